@@ -1,0 +1,112 @@
+#include "lib/cmdline.h"
+
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+const char *cmdline_next(const char *p, size_t *wlen)
+{
+	while (*p && is_space(*p))
+		p++;
+	if (!*p)
+		return NULL;
+	const char *s = p;
+	bool quoted = false;
+	while (*p && (quoted || !is_space(*p))) {
+		if (*p == '"')
+			quoted = !quoted;
+		p++;
+	}
+	*wlen = (size_t)(p - s);
+	return s;
+}
+
+/* Finds the last word `key` or `key=...`; returns the value start (or NULL) and its length. */
+static const char *find(const char *cmdline, const char *key, size_t *vlen, bool *found)
+{
+	size_t klen = 0, wlen;
+	const char *val = NULL;
+	while (key[klen])
+		klen++;
+	*found = false;
+	for (const char *w = cmdline; (w = cmdline_next(w, &wlen)); w += wlen) {
+		if (wlen < klen)
+			continue;
+		size_t i = 0;
+		while (i < klen && w[i] == key[i])
+			i++;
+		if (i < klen)
+			continue;
+		if (wlen == klen) {
+			*found = true;
+			val = w + wlen;
+			*vlen = 0;
+		} else if (w[klen] == '=') {
+			*found = true;
+			val = w + klen + 1;
+			*vlen = wlen - klen - 1;
+		}
+	}
+	return val;
+}
+
+bool cmdline_has(const char *cmdline, const char *key)
+{
+	size_t vlen;
+	bool found;
+	find(cmdline, key, &vlen, &found);
+	return found;
+}
+
+bool cmdline_get(const char *cmdline, const char *key, char *buf, size_t len)
+{
+	size_t vlen, n = 0;
+	bool found;
+	const char *v = find(cmdline, key, &vlen, &found);
+	if (!found || len == 0)
+		return false;
+	for (size_t i = 0; i < vlen; i++) {
+		if (v[i] == '"')
+			continue;
+		if (n + 1 >= len)
+			return false;
+		buf[n++] = v[i];
+	}
+	buf[n] = '\0';
+	return true;
+}
+
+bool parse_u64(const char *s, uint64_t *out)
+{
+	uint64_t v = 0;
+	unsigned base = 10;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+	}
+	if (!*s)
+		return false;
+	for (; *s; s++) {
+		unsigned d;
+		if (*s >= '0' && *s <= '9')
+			d = (unsigned)(*s - '0');
+		else if (base == 16 && *s >= 'a' && *s <= 'f')
+			d = (unsigned)(*s - 'a' + 10);
+		else if (base == 16 && *s >= 'A' && *s <= 'F')
+			d = (unsigned)(*s - 'A' + 10);
+		else
+			return false;
+		if (v > (UINT64_MAX - d) / base)
+			return false;
+		v = v * base + d;
+	}
+	*out = v;
+	return true;
+}
+
+bool cmdline_get_u64(const char *cmdline, const char *key, uint64_t *out)
+{
+	char buf[24];
+	return cmdline_get(cmdline, key, buf, sizeof(buf)) && parse_u64(buf, out);
+}
