@@ -1,0 +1,57 @@
+/* Guest entry: 32-bit protected mode, flat, paging off, EAX = SLIVER_BOOT_MAGIC,
+ * EBX = boot-info page (include/sliver/bootinfo.h). Loads our own GDT (interrupt
+ * delivery reads the CS descriptor from it), picks this vCPU's stack, calls rt_start. */
+#define RT_STACK_SHIFT 14   /* 16 KiB per vCPU, must match RT_STACK_SIZE in rt.h */
+#define MAX_VCPUS 8         /* SLIVER_MAX_VCPUS */
+
+	.code32
+	.section .text.entry, "ax"
+	.global _start
+_start:
+	cli
+	cld
+	cmpl $0x534c5652, %eax          /* SLIVER_BOOT_MAGIC */
+	jne .Lhang
+	lgdt rt_gdt_desc
+	ljmp $0x08, $1f
+1:	movw $0x10, %ax
+	movw %ax, %ds
+	movw %ax, %es
+	movw %ax, %fs
+	movw %ax, %gs
+	movw %ax, %ss
+	movl 12(%ebx), %eax             /* vcpu_id */
+	cmpl $MAX_VCPUS, %eax
+	jae .Lhang
+	incl %eax
+	shll $RT_STACK_SHIFT, %eax
+	leal rt_stacks(%eax), %esp
+	xorl %ebp, %ebp
+	pushl %ebx
+	call rt_start
+.Lhang:                                 /* shutdown(0xdead) by hand: no C runtime here */
+	movl $8, %eax                   /* HC_SHUTDOWN */
+	movl $0xdead, %edi
+	vmcall
+	jmp .Lhang
+
+	.section .rodata
+	.balign 8
+rt_gdt:
+	.quad 0
+	.quad 0x00cf9a000000ffff        /* 0x08: code, flat 4 GiB, 32-bit */
+	.quad 0x00cf92000000ffff        /* 0x10: data, flat 4 GiB */
+rt_gdt_end:
+	.balign 4
+	.word 0
+rt_gdt_desc:
+	.word rt_gdt_end - rt_gdt - 1
+	.long rt_gdt
+
+	.section .bss
+	.balign 16
+	.global rt_stacks
+rt_stacks:
+	.skip (MAX_VCPUS + 1) << RT_STACK_SHIFT
+
+	.section .note.GNU-stack, "", @progbits
