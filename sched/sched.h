@@ -1,0 +1,301 @@
+/* sliver scheduler interface: one ops table, two policies (credit, rr).
+ *
+ * Storage: the caller owns every object. `struct sched` (one instance, static), one
+ * `struct sched_dom` per domain and one `struct sched_vcpu` per vCPU, embedded in the
+ * core's own structures. No allocation happens here.
+ *
+ * Concurrency: the caller serializes every call into one `struct sched` instance (the
+ * hypervisor holds one lock around each call). Nothing here blocks, reads a clock, sends
+ * an IPI or touches hardware.
+ *
+ * Time: every entry point takes `now`, a monotonic uint64_t in nanoseconds.
+ *
+ * Kicks: when a call makes some pCPU need a new decision, it returns a mask of pCPUs to
+ * kick (sched_cpumask_t); the caller interrupts each of them (an IPI, or a flag when the
+ * pCPU is itself) and that pCPU calls pick_next. The mask may include the caller's pCPU.
+ *
+ * Timer contract: pick_next returns `run_until`. Every time-based event of the policy
+ * (slice end, cap budget exhausted, unpark at replenishment, boost expiry, credit1 tick,
+ * stealing opportunity) is folded into it. The core arms its one-shot timer at
+ * min(run_until, its own software timers) and calls pick_next again when it fires (or
+ * earlier, after a kick, a block or a yield). SCHED_NEVER means no scheduler interrupt is
+ * needed: a pCPU with a single runnable vCPU takes none.
+ *
+ * vCPU life cycle, as the core drives it:
+ *   vcpu_insert(v)                      v is BLOCKED, placed on a pCPU of its affinity
+ *   wake(v, WAKE_NEW)                   first start (never boosted)
+ *   pick_next(p) -> {v, run_until}      v RUNNING on p until the next pick_next(p)
+ *   sleep(v)  (v blocked: HLT, block)   then the core calls pick_next(p)
+ *   yield(v)                            then the core calls pick_next(p)
+ *   wake(v, WAKE_EVENT|WAKE_TIMER)      event for v: wakes a blocked v, or marks an event
+ *                                       pending for a runnable-but-waiting v (both may boost)
+ *   vcpu_remove(v)                      v must not be RUNNING (sleep + pick_next first)
+ * The vCPU returned by pick_next is charged from that call to the next call that
+ * involves its pCPU (exact accounting, no sampling).
+ */
+#ifndef SCHED_SCHED_H
+#define SCHED_SCHED_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SCHED_MAX_PCPUS 64
+#define SCHED_TRACE_LEN 256 /* records per pCPU ring, power of two */
+#define SCHED_NEVER UINT64_MAX
+#define SCHED_DEFAULT_WEIGHT 256u
+#define SCHED_MAX_WEIGHT 65535u
+
+typedef uint64_t sched_cpumask_t; /* bit n = pCPU n */
+#define SCHED_CPU(n) ((sched_cpumask_t)1 << (n))
+
+/* Why a vCPU is woken (bits, combinable). Only EVENT and TIMER may boost. */
+enum sched_wake_flags {
+	WAKE_EVENT = 1u << 0,	/* event channel, virtual interrupt, console input, ping */
+	WAKE_TIMER = 1u << 1,	/* its own software timer expired */
+	WAKE_MIGRATE = 1u << 2, /* it only moved pCPU (sleep+wake cycle): never boosted */
+	WAKE_YIELD = 1u << 3,	/* caused by its own yield/poll: never boosted */
+	WAKE_NEW = 1u << 4,	/* first start or unpause: never boosted */
+};
+
+enum sched_vstate {
+	SCHED_VS_BLOCKED = 0, /* not runnable (inserted but asleep) */
+	SCHED_VS_RUNNABLE,    /* queued on sched_vcpu.pcpu */
+	SCHED_VS_RUNNING,     /* returned by the last pick_next of sched_vcpu.pcpu */
+	SCHED_VS_PARKED,      /* runnable but its domain's cap budget is spent */
+};
+
+/* Priority classes, best first. */
+enum sched_prio { SCHED_PRI_BOOST = 0, SCHED_PRI_UNDER, SCHED_PRI_OVER, SCHED_PRI_IDLE };
+
+/* Trace events (sched_trace_rec.ev). */
+enum sched_trace_ev {
+	SCHED_EV_WAKE = 1,
+	SCHED_EV_BOOST,
+	SCHED_EV_UNBOOST,
+	SCHED_EV_PARK,
+	SCHED_EV_UNPARK,
+	SCHED_EV_MIGRATE,
+	SCHED_EV_SWITCH,
+	SCHED_EV_SLEEP,
+	SCHED_EV_YIELD,
+};
+
+struct sched_trace_rec {
+	uint64_t t;
+	uint16_t ev;
+	uint16_t dom;
+	uint16_t vcpu;
+	uint16_t pcpu;
+	int64_t arg; /* event specific: credit ns, flags, target pCPU ... */
+};
+
+struct sched_trace {
+	uint32_t head; /* next slot; records [head-LEN, head) are valid */
+	struct sched_trace_rec rec[SCHED_TRACE_LEN];
+};
+
+/* Intrusive pairing-heap node (private to the policies). */
+struct sched_hnode {
+	struct sched_hnode *child, *next, *prev;
+};
+
+struct sched_counters {
+	uint64_t run_ns;     /* exact ns charged */
+	uint64_t wakes;      /* wakes from BLOCKED */
+	uint64_t events;     /* WAKE_EVENT/TIMER notifications, including to runnable vCPUs */
+	uint64_t boosts;     /* boosts granted */
+	uint64_t boost_ns;   /* ns run while boosted */
+	uint64_t boost_deny; /* event wakes not boosted (debt, cap, migrate, yield, OVER) */
+	uint64_t parks;
+	uint64_t unparks;
+	uint64_t migrations;
+	uint64_t switches; /* times picked after something else */
+	uint64_t preempts; /* times descheduled while still runnable */
+	uint64_t yields;
+};
+
+struct sched_dom {
+	/* Set by the caller before the first vcpu_insert; then use set_params. */
+	uint32_t id;
+	uint32_t weight; /* 1..65535, 0 at insert means SCHED_DEFAULT_WEIGHT */
+	uint32_t cap;	 /* % of one pCPU, 0 = no cap; may exceed 100 for multi-vCPU */
+	/* Private. */
+	uint32_t nr_vcpus;
+	int64_t cap_tokens; /* cap budget in ns of CPU, continuous refill */
+	uint64_t cap_last;  /* time of the last refill */
+	int64_t credit1;    /* credit1 profile: domain credit */
+	struct sched_dom *next_dom;
+	bool listed;
+	struct sched_counters c;
+};
+
+struct sched_vcpu {
+	/* Set by the caller before vcpu_insert. */
+	struct sched_dom *dom;
+	uint32_t id;		  /* index within the domain */
+	sched_cpumask_t affinity; /* allowed pCPUs; 0 means all */
+	void *owner;		  /* the caller's back pointer */
+	/* Read-only for the caller. */
+	uint8_t state;	/* enum sched_vstate */
+	uint8_t prio;	/* enum sched_prio */
+	uint16_t pcpu;	/* pCPU whose queue (or CPU) it is on */
+	/* Private to the policy. */
+	struct sched_hnode hn;	 /* run queue, sleeper or park heap */
+	uint8_t heap;		 /* which heap hn is in (policy defined), 0 = none */
+	uint8_t flags;		 /* policy flags */
+	uint16_t pad;
+	uint64_t key;		 /* heap key (vtime, FIFO order or time) */
+	uint64_t seq;		 /* tie-breaker: insertion order */
+	uint64_t vtime;		 /* weighted service received (credit: weighted ns) */
+	uint64_t vrem;		 /* remainder of the vtime division */
+	int64_t credit;		 /* credit1 profile: credit in ns */
+	uint64_t since;		 /* start of the current charge interval */
+	uint64_t run_start;	 /* when it was last picked after another vCPU */
+	uint64_t boost_left;	 /* ns of latency slice left */
+	uint64_t park_until;	 /* unpark time when PARKED */
+	struct sched_vcpu *rq_next, *rq_prev; /* rr run queue */
+	struct sched_counters c;
+};
+
+struct sched_pcpu {
+	struct sched_vcpu *curr; /* RUNNING vCPU or NULL (idle) */
+	uint64_t curr_since;	 /* when curr was picked after something else */
+	uint64_t last_pick;
+	/* Run queues (policy private). */
+	struct sched_hnode *rq_boost, *rq_norm, *sleepers, *parked;
+	struct sched_vcpu *rr_head, *rr_tail;
+	uint32_t nr_queued;  /* RUNNABLE vCPUs queued here (not counting curr) */
+	uint32_t nr_vcpus;   /* vCPUs assigned here */
+	uint64_t vclock;     /* credit: virtual clock, weighted ns */
+	uint64_t vclock_rem; /* remainder of its division */
+	uint64_t vclock_last;
+	uint64_t w_active; /* sum of weights earning credit on this pCPU */
+	uint64_t idle_ns;
+	uint64_t picks;
+	struct sched_trace trace;
+};
+
+/* Global parameters (all settable at boot and at run time, see sched_config). */
+struct sched_params {
+	uint64_t tslice_ns;	/* credit.tslice_us: normal slice */
+	uint64_t ratelimit_ns;	/* credit.ratelimit_us: min run before a preemption */
+	uint64_t period_ns;	/* credit.period_us: accounting window (bank, cap bucket) */
+	uint64_t tick_ns;	/* credit.tick_us: credit1 sampling tick, 0 = exact */
+	uint64_t boost_ns;	/* credit.boost_us: latency slice of an event wake */
+	uint64_t boost_debt_ns; /* credit.boost_debt_us: deepest credit debt still boosted */
+	uint64_t cap_debt_ns;	/* credit.cap_debt_us: cap budget debt a latency slice may take */
+	uint32_t profile;	/* SCHED_PROFILE_* */
+};
+
+enum sched_profile { SCHED_PROFILE_SLIVER = 0, SCHED_PROFILE_XEN_CREDIT1 = 1 };
+
+struct sched_pick {
+	struct sched_vcpu *vcpu; /* NULL: idle */
+	uint64_t run_until;	 /* arm the one-shot timer here (SCHED_NEVER: none) */
+	sched_cpumask_t kick;	 /* other pCPUs that need a pick_next now */
+};
+
+/* printf-like callback supplied by the caller (the formats use %s %u %llu %lld). */
+typedef void (*sched_print_fn)(void *arg, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+struct sched;
+
+struct sched_ops {
+	const char *name;
+	void (*init)(struct sched *s);
+	/* v->dom, v->id, v->affinity set; returns 0 or -errno. v starts BLOCKED. */
+	int (*vcpu_insert)(struct sched *s, struct sched_vcpu *v, uint64_t now);
+	void (*vcpu_remove)(struct sched *s, struct sched_vcpu *v, uint64_t now);
+	sched_cpumask_t (*wake)(struct sched *s, struct sched_vcpu *v, uint64_t now,
+				unsigned flags);
+	/* v blocks (or is paused). If v was RUNNING its pCPU must call pick_next next. */
+	sched_cpumask_t (*sleep)(struct sched *s, struct sched_vcpu *v, uint64_t now);
+	/* v (RUNNING) gives up the rest of its slice; its pCPU calls pick_next next. */
+	void (*yield)(struct sched *s, struct sched_vcpu *v, uint64_t now);
+	struct sched_pick (*pick_next)(struct sched *s, unsigned pcpu, uint64_t now);
+	/* weight 1..65535 (0 = keep), cap % of one pCPU (0 = none). 0 or -errno. */
+	int (*set_params)(struct sched *s, struct sched_dom *d, uint32_t weight, uint32_t cap,
+			  uint64_t now);
+	sched_cpumask_t (*set_affinity)(struct sched *s, struct sched_vcpu *v,
+					sched_cpumask_t mask, uint64_t now);
+	/* Called after global parameters changed at run time. */
+	void (*params_changed)(struct sched *s, uint64_t now);
+	void (*dump)(struct sched *s, sched_print_fn pr, void *arg);
+};
+
+struct sched {
+	const struct sched_ops *ops;
+	unsigned nr_pcpus;
+	struct sched_params p;
+	uint64_t seq;	     /* FIFO tie-breaker */
+	uint64_t next_tick;  /* credit1 profile: next sampling tick */
+	uint64_t next_acct;  /* credit1 profile: next accounting */
+	uint32_t nr_vcpus;
+	struct sched_dom *doms; /* domains with vCPUs inserted */
+	struct sched_pcpu pcpu[SCHED_MAX_PCPUS];
+};
+
+extern const struct sched_ops sched_credit_ops;
+extern const struct sched_ops sched_rr_ops;
+
+/* Generic layer (sched/sched.c). */
+
+/* Resets *s, selects the credit policy with sliver defaults, nr_pcpus <= SCHED_MAX_PCPUS. */
+int sched_init(struct sched *s, unsigned nr_pcpus);
+const struct sched_ops *sched_ops_by_name(const char *name, size_t len);
+/* Applies one command-line word `key=value` (e.g. `sched=credit`, `credit.tslice_us=500`,
+ * `credit.profile=xen-credit1`). Returns 0 when applied, 1 when the word is not a
+ * scheduler key (ignore it), -22 (EINVAL) on a malformed value or a bad combination
+ * (e.g. `sched=` after vCPUs were inserted). At run time pass the current `now`. */
+int sched_config_word(struct sched *s, const char *word, size_t len, uint64_t now);
+/* Same, key and value as separate NUL-terminated strings. */
+int sched_config(struct sched *s, const char *key, const char *val, uint64_t now);
+/* Applies a profile's defaults (SCHED_PROFILE_*). */
+void sched_apply_profile(struct sched_params *p, unsigned profile);
+/* Copies the last `max` trace records of pCPU `pcpu`, oldest first; returns the count. */
+unsigned sched_trace_read(const struct sched *s, unsigned pcpu, struct sched_trace_rec *out,
+			  unsigned max);
+const char *sched_ev_name(unsigned ev);
+
+static inline int sched_vcpu_insert(struct sched *s, struct sched_vcpu *v, uint64_t now)
+{
+	return s->ops->vcpu_insert(s, v, now);
+}
+static inline void sched_vcpu_remove(struct sched *s, struct sched_vcpu *v, uint64_t now)
+{
+	s->ops->vcpu_remove(s, v, now);
+}
+static inline sched_cpumask_t sched_wake(struct sched *s, struct sched_vcpu *v, uint64_t now,
+					 unsigned flags)
+{
+	return s->ops->wake(s, v, now, flags);
+}
+static inline sched_cpumask_t sched_sleep(struct sched *s, struct sched_vcpu *v, uint64_t now)
+{
+	return s->ops->sleep(s, v, now);
+}
+static inline void sched_yield(struct sched *s, struct sched_vcpu *v, uint64_t now)
+{
+	s->ops->yield(s, v, now);
+}
+static inline struct sched_pick sched_pick_next(struct sched *s, unsigned pcpu, uint64_t now)
+{
+	return s->ops->pick_next(s, pcpu, now);
+}
+static inline int sched_set_params(struct sched *s, struct sched_dom *d, uint32_t weight,
+				   uint32_t cap, uint64_t now)
+{
+	return s->ops->set_params(s, d, weight, cap, now);
+}
+static inline sched_cpumask_t sched_set_affinity(struct sched *s, struct sched_vcpu *v,
+						 sched_cpumask_t mask, uint64_t now)
+{
+	return s->ops->set_affinity(s, v, mask, now);
+}
+static inline void sched_dump(struct sched *s, sched_print_fn pr, void *arg)
+{
+	s->ops->dump(s, pr, arg);
+}
+
+#endif

@@ -1,0 +1,42 @@
+/* Helpers shared by the policies in sched/ (not part of the interface). */
+#ifndef SCHED_SCHED_PRIV_H
+#define SCHED_SCHED_PRIV_H
+#include "sched/sched.h"
+
+#define SCHED_EINVAL 22
+#define SCHED_ENOSPC 28
+
+/* Mask of the pCPUs this instance has. */
+static inline sched_cpumask_t sched_all_pcpus(const struct sched *s)
+{
+	return s->nr_pcpus >= 64 ? ~(sched_cpumask_t)0 : SCHED_CPU(s->nr_pcpus) - 1;
+}
+
+/* Affinity of v restricted to existing pCPUs; an empty or invalid mask means all. */
+static inline sched_cpumask_t sched_affinity(const struct sched *s, const struct sched_vcpu *v)
+{
+	sched_cpumask_t m = v->affinity & sched_all_pcpus(s);
+	return m ? m : sched_all_pcpus(s);
+}
+
+static inline bool sched_allowed(const struct sched *s, const struct sched_vcpu *v, unsigned p)
+{
+	return (sched_affinity(s, v) & SCHED_CPU(p)) != 0;
+}
+
+/* Appends one record to pCPU p's trace ring. */
+void sched_trace_ev(struct sched *s, unsigned p, uint64_t t, unsigned ev,
+		    const struct sched_vcpu *v, int64_t arg);
+
+/* The pCPU of `mask` with the fewest vCPUs assigned (ties: lowest number). */
+unsigned sched_least_loaded(const struct sched *s, sched_cpumask_t mask);
+
+/* Adds v's domain to the instance's domain list if it is not there yet. */
+void sched_dom_link(struct sched *s, struct sched_dom *d);
+void sched_dom_unlink(struct sched *s, struct sched_dom *d);
+
+/* Prints the counters line of a domain and of a vCPU. */
+void sched_dump_counters(sched_print_fn pr, void *arg, const char *what, unsigned dom,
+			 int vcpu, const struct sched_counters *c);
+
+#endif
