@@ -1,0 +1,143 @@
+/* Multiboot2 header and the 32-bit entry: GRUB (BIOS or UEFI) jumps here in flat 32-bit
+ * protected mode, paging off, EAX = magic, EBX = boot information. We build page tables
+ * identity-mapping the first 4 GiB with 2 MiB pages (the 3-4 GiB MMIO hole uncached),
+ * enter long mode loading full CR0/CR4/EFER values (UEFI leaves WP, NXE and CR4 bits
+ * set), and call kmain(magic, info). */
+#include "boot/boot.h"
+
+	.section .multiboot2, "a"
+	.align 8
+mb2_header:
+	.long 0xe85250d6			/* magic */
+	.long 0					/* architecture: i386 protected mode */
+	.long mb2_header_end - mb2_header
+	.long -(0xe85250d6 + (mb2_header_end - mb2_header))
+	.short 0, 0				/* end tag */
+	.long 8
+mb2_header_end:
+
+	.section .text.boot, "ax"
+	.code32
+	.global _start
+_start:
+	cli
+	cld
+	mov	%eax, %ebp			/* keep magic and info out of the way of rep stos */
+	mov	%ebx, %esi
+	mov	$__bss_start, %edi
+	mov	$__bss_end, %ecx
+	sub	%edi, %ecx
+	xor	%eax, %eax
+	rep stosb
+	mov	%ebp, boot_magic
+	mov	%esi, boot_info_pa
+	mov	$(bsp_stack + BOOT_STACK_SIZE), %esp
+
+	/* Long mode is required: CPUID.80000001h:EDX[29]. */
+	mov	$0x80000000, %eax
+	cpuid
+	cmp	$0x80000001, %eax
+	jb	no_long_mode
+	mov	$0x80000001, %eax
+	cpuid
+	bt	$29, %edx
+	jnc	no_long_mode
+	mov	$EFER_LME, %eax
+	bt	$20, %edx			/* NX available: enable it so UEFI's EFER.NXE state is ours */
+	jnc	1f
+	or	$EFER_NXE, %eax
+1:	mov	%eax, boot_efer
+
+	/* PML4[0] -> PDPT; PDPT[0..3] -> four page directories of 2 MiB pages. */
+	mov	$boot_pdpt, %eax
+	or	$(PTE_P | PTE_W), %eax
+	mov	%eax, boot_pml4
+	xor	%ecx, %ecx
+2:	mov	%ecx, %eax
+	shl	$12, %eax
+	add	$boot_pd, %eax
+	or	$(PTE_P | PTE_W), %eax
+	mov	%eax, boot_pdpt(, %ecx, 8)
+	inc	%ecx
+	cmp	$4, %ecx
+	jb	2b
+	xor	%ecx, %ecx
+3:	mov	%ecx, %eax
+	shl	$21, %eax
+	or	$(PTE_P | PTE_W | PTE_PS), %eax
+	cmp	$1536, %ecx			/* 3 GiB and up: MMIO (LAPIC, IOAPIC, HPET): uncached */
+	jb	4f
+	or	$(PTE_PWT | PTE_PCD), %eax
+4:	mov	%eax, boot_pd(, %ecx, 8)
+	inc	%ecx
+	cmp	$2048, %ecx
+	jb	3b
+
+	mov	$boot_pml4, %eax
+	mov	%eax, %cr3
+	mov	$BOOT_CR4, %eax
+	mov	%eax, %cr4
+	mov	$MSR_EFER, %ecx
+	mov	boot_efer, %eax
+	xor	%edx, %edx
+	wrmsr
+	mov	$BOOT_CR0, %eax
+	mov	%eax, %cr0
+	lgdt	boot_gdt_ptr
+	ljmp	$BOOT_CS64, $long_entry
+
+no_long_mode:
+	mov	$no_lm_msg, %esi
+1:	lodsb
+	test	%al, %al
+	jz	2f
+	mov	$0x3f8, %dx
+	out	%al, %dx
+	jmp	1b
+2:	hlt
+	jmp	2b
+
+	.code64
+long_entry:
+	mov	$BOOT_DS, %eax
+	mov	%eax, %ds
+	mov	%eax, %es
+	mov	%eax, %ss
+	xor	%eax, %eax
+	mov	%eax, %fs
+	mov	%eax, %gs
+	mov	$(bsp_stack + BOOT_STACK_SIZE), %rsp
+	xor	%ebp, %ebp			/* terminates the backtrace chain */
+	mov	boot_magic(%rip), %edi
+	mov	boot_info_pa(%rip), %esi
+	call	kmain
+1:	cli
+	hlt
+	jmp	1b
+
+	.section .rodata
+no_lm_msg:
+	.asciz "sliver: this CPU has no long mode\r\n"
+
+	.align 16
+boot_gdt:
+	.quad 0
+	.quad 0x00af9a000000ffff		/* 0x08: 64-bit code */
+	.quad 0x00cf92000000ffff		/* 0x10: data */
+boot_gdt_end:
+boot_gdt_ptr:
+	.short boot_gdt_end - boot_gdt - 1
+	.long boot_gdt
+
+	.section .bss
+	.align 4096
+	.global boot_pml4
+boot_pml4:	.skip 4096
+boot_pdpt:	.skip 4096
+boot_pd:	.skip 4 * 4096
+	.global bsp_stack
+bsp_stack:	.skip BOOT_STACK_SIZE
+	.global boot_efer
+boot_efer:	.long 0
+boot_magic:	.long 0
+boot_info_pa:	.long 0

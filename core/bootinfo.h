@@ -1,0 +1,36 @@
+/* What GRUB handed over (multiboot2), copied out of low memory before anything else runs:
+ * under UEFI the information sits at 0x4000, where the AP trampoline goes later. */
+#ifndef CORE_BOOTINFO_H
+#define CORE_BOOTINFO_H
+#include <stdbool.h>
+#include <stdint.h>
+#include "core/memmap.h"
+
+#define MB2_BOOTLOADER_MAGIC 0x36d76289
+#define BOOT_MAX_MODULES 16
+#define BOOT_CMDLINE_MAX 1024
+
+struct boot_module {
+	uint64_t start, end; /* physical, [start, end) */
+	char cmdline[BOOT_CMDLINE_MAX]; /* as in module2: path first, then arguments */
+};
+
+struct boot_info {
+	char cmdline[BOOT_CMDLINE_MAX];
+	unsigned nr_modules;
+	struct boot_module modules[BOOT_MAX_MODULES];
+	unsigned modules_dropped; /* beyond BOOT_MAX_MODULES */
+	uint8_t rsdp[36];
+	bool have_rsdp;
+	bool efi; /* booted through UEFI (an EFI system table tag was present) */
+	bool efi_mmap; /* memory came from the EFI map (tag 17), not tag 6 */
+	struct memmap mem;
+	uint64_t mbi_start, mbi_end;
+};
+
+extern struct boot_info boot_info;
+
+/* Parses the multiboot2 information at `mbi` into bi. Returns NULL or a reason. */
+const char *bootinfo_parse(struct boot_info *bi, const uint8_t *mbi, uint64_t mbi_pa);
+
+#endif

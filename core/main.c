@@ -1,0 +1,158 @@
+/* The hypervisor's C entry: platform bring-up on the BSP, then every CPU enters the VMM
+ * loop (or the platform selftest when the command line says `selftest`). */
+#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/idt.h"
+#include "arch/x86_64/lapic.h"
+#include "arch/x86_64/panic.h"
+#include "arch/x86_64/power.h"
+#include "arch/x86_64/smp.h"
+#include "arch/x86_64/timer_hw.h"
+#include "arch/x86_64/tsc.h"
+#include "boot/boot.h"
+#include "core/bootinfo.h"
+#include "core/main.h"
+#include "core/mm.h"
+#include "core/timer.h"
+#include "drivers/acpi.h"
+#include "drivers/console.h"
+#include "drivers/pic.h"
+#include "lib/cmdline.h"
+#include "lib/string.h"
+
+#define MBI_COPY_MAX (64 * 1024)
+
+struct boot_info boot_info;
+static uint8_t mbi_copy[MBI_COPY_MAX] __attribute__((aligned(8)));
+static uint8_t bsp_ist_stack[3 * IST_STACK_SIZE] __attribute__((aligned(16)));
+extern uint8_t bsp_stack[], __image_start[], __image_end[];
+static volatile bool aps_released;
+static bool selftest_mode;
+
+/* Weak defaults until a VMM is linked in (core/vmm.c defines the real ones). */
+__attribute__((weak)) void vmm_boot(void)
+{
+	printk("sliver: no VMM in this build; nothing to run\n");
+	hv_exit(EXIT_FAIL);
+}
+
+__attribute__((weak)) void vmm_cpu_loop(void)
+{
+	for (;;)
+		cpu_idle_wait();
+}
+
+static void ap_main(unsigned cpu)
+{
+	(void)cpu;
+	timer_init_this_cpu();
+	while (!aps_released)
+		cpu_relax();
+	if (selftest_mode)
+		selftest_ap();
+	vmm_cpu_loop();
+}
+
+static void reserve_boot_memory(void)
+{
+	struct memmap *m = &boot_info.mem;
+	memmap_reserve(m, 0, 0x100000); /* BIOS data, EBDA, the AP trampoline page */
+	memmap_reserve(m, (uint64_t)__image_start, (uint64_t)__image_end);
+	memmap_reserve(m, boot_info.mbi_start, boot_info.mbi_end);
+	for (unsigned i = 0; i < boot_info.nr_modules; i++)
+		memmap_reserve(m, boot_info.modules[i].start, boot_info.modules[i].end);
+}
+
+static void print_memory(void)
+{
+	const struct memmap *m = &boot_info.mem;
+	printk("mem: %s map, %u usable ranges, %lu MiB usable\n",
+	       boot_info.efi_mmap ? "EFI" : "multiboot2", m->n, memmap_total(m) >> 20);
+	for (unsigned i = 0; i < m->n; i++)
+		printk("mem:   %016lx-%016lx %6lu KiB\n", m->r[i].start, m->r[i].end,
+		       (m->r[i].end - m->r[i].start) >> 10);
+	if (m->truncated)
+		printk("mem: warning: more than %u ranges, some memory is not used\n", MEMMAP_MAX);
+	printk("mem: %lu frames free below 4 GiB\n", mm_free_frames());
+}
+
+static unsigned prepare_aps(void)
+{
+	uint32_t self = percpu[0].apic_id;
+	unsigned n = 1;
+	for (unsigned i = 0; i < acpi.nr_cpus && n < MAX_CPUS; i++) {
+		if (acpi.apic_ids[i] == self)
+			continue;
+		struct percpu *p = &percpu[n];
+		p->apic_id = acpi.apic_ids[i];
+		p->stack = phys_to_virt(frames_alloc(CPU_STACK_SIZE / PAGE_SIZE, 1));
+		p->ist_stack = phys_to_virt(frames_alloc(3 * IST_STACK_SIZE / PAGE_SIZE, 1));
+		if (!p->stack || !p->ist_stack)
+			panic("out of memory for the stacks of cpu%u", n);
+		n++;
+	}
+	return n;
+}
+
+void kmain(uint32_t magic, uint32_t mbi_pa)
+{
+	/* Copy the boot information before anything can overwrite low memory. */
+	uint32_t mbi_size = 0;
+	if (magic == MB2_BOOTLOADER_MAGIC) {
+		memcpy(&mbi_size, (const void *)(uint64_t)mbi_pa, 4);
+		memcpy(mbi_copy, (const void *)(uint64_t)mbi_pa,
+		       mbi_size < MBI_COPY_MAX ? mbi_size : MBI_COPY_MAX);
+	}
+	console_init();
+	printk("\nsliver: hypervisor starting\n");
+
+	struct percpu *bsp = &percpu[0];
+	bsp->stack = bsp_stack;
+	bsp->ist_stack = bsp_ist_stack;
+	idt_init();
+	cpu_init_this(bsp);
+	pic_mask_all();
+
+	if (magic != MB2_BOOTLOADER_MAGIC)
+		panic("not started by a multiboot2 loader (magic %x)", magic);
+	if (mbi_size > MBI_COPY_MAX)
+		panic("multiboot2 information is %u bytes, more than %u", mbi_size, MBI_COPY_MAX);
+	const char *err = bootinfo_parse(&boot_info, mbi_copy, mbi_pa);
+	if (err)
+		panic("boot information: %s", err);
+	printk("sliver: command line: %s\n", boot_info.cmdline);
+	printk("sliver: booted by %s, %u module(s)\n", boot_info.efi ? "UEFI GRUB" : "BIOS GRUB",
+	       boot_info.nr_modules);
+	if (boot_info.modules_dropped)
+		printk("sliver: warning: %u module(s) beyond the first %u ignored\n",
+		       boot_info.modules_dropped, BOOT_MAX_MODULES);
+	reserve_boot_memory();
+	mm_init(&boot_info.mem);
+	print_memory();
+
+	lapic_init_this();
+	bsp->apic_id = lapic_id();
+	if (!acpi_init(boot_info.have_rsdp ? boot_info.rsdp : NULL)) {
+		printk("acpi: running on the boot CPU only\n");
+		acpi.nr_cpus = 1;
+		acpi.apic_ids[0] = bsp->apic_id;
+	}
+	printk("cpu: %u CPU(s) in the MADT, %s\n", acpi.nr_cpus,
+	       lapic_is_x2apic() ? "x2APIC" : "xAPIC");
+	tsc_calibrate();
+	timer_hw_calibrate();
+	timer_init_this_cpu();
+	__atomic_store_n(&bsp->online, true, __ATOMIC_RELEASE);
+
+	unsigned online = smp_boot_aps(prepare_aps(), ap_main);
+	printk("smp: %u CPU(s) online\n", online);
+
+	selftest_mode = cmdline_has(boot_info.cmdline, "selftest");
+	if (selftest_mode) {
+		aps_released = true;
+		selftest_bsp();
+	}
+	vmm_boot();
+	aps_released = true;
+	vmm_cpu_loop();
+	panic("vmm_cpu_loop returned");
+}

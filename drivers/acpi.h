@@ -1,0 +1,23 @@
+/* ACPI tables: the MADT (which CPUs exist, their LAPIC IDs) and the FADT (S5 power-off). */
+#ifndef DRIVERS_ACPI_H
+#define DRIVERS_ACPI_H
+#include <stdbool.h>
+#include <stdint.h>
+
+#define ACPI_MAX_CPUS 64
+
+struct acpi_info {
+	unsigned nr_cpus;
+	uint32_t apic_ids[ACPI_MAX_CPUS];
+	uint64_t lapic_base;
+	bool have_s5;
+};
+
+extern struct acpi_info acpi;
+
+/* rsdp: the copy GRUB gave (multiboot2 tag 14/15) or NULL to scan the BIOS areas.
+ * Returns false (with a message) when no usable MADT is found. */
+bool acpi_init(const void *rsdp);
+void acpi_poweroff(void);
+
+#endif

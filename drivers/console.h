@@ -1,0 +1,20 @@
+/* The hypervisor console: COM1, mirrored to port 0xE9 under Bochs. Whole lines are
+ * written under one lock, so output from several CPUs does not interleave. */
+#ifndef DRIVERS_CONSOLE_H
+#define DRIVERS_CONSOLE_H
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+void console_init(void);
+bool console_is_bochs(void);
+void console_write(const char *s, size_t n);
+void printk(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void vprintk(const char *fmt, va_list ap);
+/* Used by panic: stop honouring the lock (its holder may be stopped for good). */
+void console_break_lock(void);
+void console_drain(void);
+/* Polled input; -1 when none. */
+int console_getc(void);
+
+#endif

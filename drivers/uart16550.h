@@ -1,0 +1,16 @@
+/* 16550 UART, polled: 115200 8N1. */
+#ifndef DRIVERS_UART16550_H
+#define DRIVERS_UART16550_H
+#include <stdbool.h>
+#include <stdint.h>
+
+#define COM1_PORT 0x3f8
+
+void uart_init(uint16_t port);
+void uart_putc(uint16_t port, char c);
+/* Returns -1 when no byte is waiting. */
+int uart_getc(uint16_t port);
+/* Waits until the transmitter is empty, so nothing is lost at power-off. */
+void uart_drain(uint16_t port);
+
+#endif
