@@ -83,6 +83,7 @@ const char *bootinfo_parse(struct boot_info *bi, const uint8_t *mbi, uint64_t mb
 			break;
 		off += (size + 7) & ~7u;
 	}
+	bi->mmap_tag = mmap ? mmap : efi_mmap;
 	if (mmap) {
 		if (!memmap_parse_mb2(&bi->mem, mmap))
 			return "malformed memory map tag";

@@ -25,6 +25,7 @@ struct boot_info {
 	bool efi; /* booted through UEFI (an EFI system table tag was present) */
 	bool efi_mmap; /* memory came from the EFI map (tag 17), not tag 6 */
 	struct memmap mem;
+	const uint8_t *mmap_tag; /* the firmware's raw map (tag 6 or 17) inside the copy */
 	uint64_t mbi_start, mbi_end;
 };
 

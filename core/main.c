@@ -62,9 +62,35 @@ static void reserve_boot_memory(void)
 		memmap_reserve(m, boot_info.modules[i].start, boot_info.modules[i].end);
 }
 
+/* The firmware's map as given, in the fixture format of test/unit/test_memmap.c. */
+static void print_raw_map(void)
+{
+	const uint8_t *t = boot_info.mmap_tag;
+	uint32_t size, esize;
+	memcpy(&size, t + 4, 4);
+	memcpy(&esize, t + 8, 4);
+	for (uint32_t off = 16; off + esize <= size; off += esize) {
+		uint64_t base, len;
+		uint32_t type;
+		if (boot_info.efi_mmap) {
+			memcpy(&type, t + off, 4);
+			memcpy(&base, t + off + 8, 8);
+			memcpy(&len, t + off + 24, 8);
+			len <<= 12;
+		} else {
+			memcpy(&base, t + off, 8);
+			memcpy(&len, t + off + 8, 8);
+			memcpy(&type, t + off + 16, 4);
+		}
+		printk("mem: raw %016lx %016lx %u\n", base, len, type);
+	}
+}
+
 static void print_memory(void)
 {
 	const struct memmap *m = &boot_info.mem;
+	if (cmdline_has(boot_info.cmdline, "mem.raw"))
+		print_raw_map();
 	printk("mem: %s map, %u usable ranges, %lu MiB usable\n",
 	       boot_info.efi_mmap ? "EFI" : "multiboot2", m->n, memmap_total(m) >> 20);
 	for (unsigned i = 0; i < m->n; i++)

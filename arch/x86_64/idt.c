@@ -55,7 +55,8 @@ void irq_dispatch(struct irq_frame *f)
 	}
 	if (f->vector < 32)
 		panic_exception(f);
-	if (f->vector == VEC_SPURIOUS)
+	/* LAPIC spurious, and the remapped, masked 8259s' spurious IRQ 7/15: no EOI. */
+	if (f->vector == VEC_SPURIOUS || f->vector == 0x27 || f->vector == 0x2f)
 		return;
 	if (!handlers[f->vector])
 		panic_exception(f);
