@@ -73,7 +73,8 @@ const char *bootinfo_parse(struct boot_info *bi, const uint8_t *mbi, uint64_t mb
 		case TAG_ACPI_NEW:
 			/* Prefer the ACPI 2.0+ RSDP (it carries the XSDT) when both are present. */
 			if (!bi->have_rsdp || type == TAG_ACPI_NEW) {
-				size_t n = size - 8 < sizeof(bi->rsdp) ? size - 8 : sizeof(bi->rsdp);
+				size_t n =
+					size - 8 < sizeof(bi->rsdp) ? size - 8 : sizeof(bi->rsdp);
 				memcpy(bi->rsdp, t + 8, n);
 				bi->have_rsdp = true;
 			}

@@ -7,11 +7,11 @@
 #include "core/memmap.h"
 
 #define MB2_BOOTLOADER_MAGIC 0x36d76289
-#define BOOT_MAX_MODULES 16
-#define BOOT_CMDLINE_MAX 1024
+#define BOOT_MAX_MODULES     16
+#define BOOT_CMDLINE_MAX     1024
 
 struct boot_module {
-	uint64_t start, end; /* physical, [start, end) */
+	uint64_t start, end;		/* physical, [start, end) */
 	char cmdline[BOOT_CMDLINE_MAX]; /* as in module2: path first, then arguments */
 };
 
@@ -22,7 +22,7 @@ struct boot_info {
 	unsigned modules_dropped; /* beyond BOOT_MAX_MODULES */
 	uint8_t rsdp[36];
 	bool have_rsdp;
-	bool efi; /* booted through UEFI (an EFI system table tag was present) */
+	bool efi;      /* booted through UEFI (an EFI system table tag was present) */
 	bool efi_mmap; /* memory came from the EFI map (tag 17), not tag 6 */
 	struct memmap mem;
 	const uint8_t *mmap_tag; /* the firmware's raw map (tag 6 or 17) inside the copy */

@@ -5,7 +5,8 @@
 
 static uint64_t up(uint64_t a)
 {
-	return a > UINT64_MAX - (PAGE - 1) ? UINT64_MAX & ~(PAGE - 1) : (a + PAGE - 1) & ~(PAGE - 1);
+	return a > UINT64_MAX - (PAGE - 1) ? UINT64_MAX & ~(PAGE - 1)
+					   : (a + PAGE - 1) & ~(PAGE - 1);
 }
 
 static uint64_t down(uint64_t a)
@@ -21,7 +22,7 @@ static void insert_at(struct memmap *m, unsigned i, uint64_t s, uint64_t e)
 	}
 	for (unsigned j = m->n; j > i; j--)
 		m->r[j] = m->r[j - 1];
-	m->r[i] = (struct mem_range){ s, e };
+	m->r[i] = (struct mem_range){s, e};
 	m->n++;
 }
 

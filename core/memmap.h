@@ -8,8 +8,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define MEMMAP_MAX 128
-#define MB2_MEMORY_AVAILABLE 1
+#define MEMMAP_MAX		128
+#define MB2_MEMORY_AVAILABLE	1
 #define EFI_CONVENTIONAL_MEMORY 7
 
 struct mem_range {

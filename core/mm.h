@@ -7,7 +7,7 @@
 #include "core/memmap.h"
 
 #define PAGE_SIZE 4096ull
-#define MM_LIMIT (1ull << 32)
+#define MM_LIMIT  (1ull << 32)
 
 static inline void *phys_to_virt(uint64_t pa)
 {

@@ -52,7 +52,7 @@ static void oneshot_fn(struct timer *t, void *arg)
 /* Returns how many TSC ticks after the deadline the callback ran. */
 static int64_t measure_oneshot(uint64_t delay_ns)
 {
-	struct oneshot o = { 0 };
+	struct oneshot o = {0};
 	struct timer t;
 	timer_init(&t, oneshot_fn, &o);
 	uint64_t deadline = now_ns() + delay_ns;
@@ -78,7 +78,7 @@ static void run_cpu_checks(unsigned cpu)
 	r->late_ticks[1] = measure_oneshot(1000000);
 
 	/* Deadlines set out of order; timer 5 is cancelled before its time. */
-	static const unsigned offsets_us[ORDER_N] = { 300, 100, 500, 200, 400, 250 };
+	static const unsigned offsets_us[ORDER_N] = {300, 100, 500, 200, 400, 250};
 	struct timer t[ORDER_N];
 	order_count = 0;
 	uint64_t base = now_ns();
@@ -121,7 +121,8 @@ static void check_memory(void)
 			       m->r[i].end > (uint64_t)__image_start;
 	}
 	uint64_t f = frame_alloc();
-	bool alloc_ok = f && (f >= (uint64_t)__image_end || f + PAGE_SIZE <= (uint64_t)__image_start);
+	bool alloc_ok =
+		f && (f >= (uint64_t)__image_end || f + PAGE_SIZE <= (uint64_t)__image_start);
 	size_t before = mm_free_frames();
 	if (f)
 		frame_free(f);
@@ -137,13 +138,13 @@ static void check_memory(void)
 static void report_cpu(unsigned cpu)
 {
 	const struct cpu_result *r = &results[cpu];
-	static const char *const names[2] = { "100us", "1ms" };
+	static const char *const names[2] = {"100us", "1ms"};
 	for (int i = 0; i < 2; i++) {
 		int64_t late = r->late_ticks[i];
 		bool ok = late >= 0 && (uint64_t)late <= slack_ticks;
 		printk("selftest: cpu%u oneshot_%s late_ticks=%ld late_ns=%lu bound_ticks=%lu %s\n",
-		       cpu, names[i], late, late >= 0 ? tsc_to_ns((uint64_t)late) : 0,
-		       slack_ticks, ok ? "ok" : "FAIL");
+		       cpu, names[i], late, late >= 0 ? tsc_to_ns((uint64_t)late) : 0, slack_ticks,
+		       ok ? "ok" : "FAIL");
 		check(ok, "one-shot deadline");
 	}
 	printk("selftest: cpu%u timers order=%s cancel=%s\n", cpu, r->order_ok ? "ok" : "FAIL",
@@ -153,6 +154,10 @@ static void report_cpu(unsigned cpu)
 
 noreturn void selftest_bsp(void)
 {
+	if (cmdline_has(boot_info.cmdline, "selftest.crash")) {
+		printk("selftest: faulting on purpose\n");
+		*(volatile uint64_t *)0x100000000000ull = 1; /* not mapped */
+	}
 	uint64_t slack_us = 500;
 	cmdline_get_u64(boot_info.cmdline, "selftest.slack_us", &slack_us);
 	slack_ticks = ns_to_tsc(slack_us * 1000);

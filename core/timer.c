@@ -47,7 +47,7 @@ void timer_init_this_cpu(void)
 
 void timer_init(struct timer *t, timer_fn fn, void *arg)
 {
-	*t = (struct timer){ .fn = fn, .arg = arg };
+	*t = (struct timer){.fn = fn, .arg = arg};
 }
 
 void timer_set(struct timer *t, uint64_t deadline_ns)

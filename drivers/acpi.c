@@ -105,8 +105,8 @@ static void parse_fadt(const struct sdt *t)
 	const uint8_t *f = (const uint8_t *)t;
 	smi_cmd = *(const uint32_t *)(f + 48);
 	acpi_enable_val = f[52];
-	pm1a_cnt = (uint16_t)*(const uint32_t *)(f + 64);
-	pm1b_cnt = (uint16_t)*(const uint32_t *)(f + 68);
+	pm1a_cnt = (uint16_t) * (const uint32_t *)(f + 64);
+	pm1b_cnt = (uint16_t) * (const uint32_t *)(f + 68);
 	uint64_t dsdt = *(const uint32_t *)(f + 40);
 	if (t->length >= 148 && *(const uint64_t *)(f + 140))
 		dsdt = *(const uint64_t *)(f + 140);
@@ -122,7 +122,7 @@ bool acpi_init(const void *rsdp_copy)
 		 * from treating a small constant address as a null-pointer dereference.) */
 		uint64_t bda = 0x40e;
 		__asm__("" : "+r"(bda));
-		uint64_t ebda = (uint64_t)*(const uint16_t *)bda << 4;
+		uint64_t ebda = (uint64_t) * (const uint16_t *)bda << 4;
 		r = scan(ebda, ebda + 1024);
 		if (!r)
 			r = scan(0xe0000, 0x100000);

@@ -3,7 +3,7 @@
 
 #define PIT_CH2 0x42
 #define PIT_CMD 0x43
-#define PORT_B 0x61 /* bit 0: channel 2 gate, bit 1: speaker, bit 5: channel 2 output */
+#define PORT_B	0x61 /* bit 0: channel 2 gate, bit 1: speaker, bit 5: channel 2 output */
 
 void pit_oneshot_start(uint16_t ticks)
 {

@@ -2,7 +2,7 @@
 #include "arch/x86_64/cpu.h"
 
 enum { THR = 0, RBR = 0, DLL = 0, IER = 1, DLM = 1, FCR = 2, LCR = 3, MCR = 4, LSR = 5 };
-#define LSR_DR 0x01
+#define LSR_DR	 0x01
 #define LSR_THRE 0x20
 #define LSR_TEMT 0x40
 

@@ -17,7 +17,7 @@ static unsigned __int128 div128(unsigned __int128 n, uint64_t d)
 
 struct clockconv clockconv_init(uint64_t from_hz, uint64_t to_hz)
 {
-	struct clockconv c = { 0, 0 };
+	struct clockconv c = {0, 0};
 	/* mult = to_hz * 2^shift / from_hz, with the largest shift that keeps mult below 2^32:
 	 * any 64-bit input times mult then fits the 128-bit product. */
 	for (unsigned shift = 0; shift < 63; shift++) {

@@ -35,8 +35,8 @@ static void put_str(struct out *o, const char *s, int width, int prec, bool left
 		pad(o, ' ', width - n);
 }
 
-static void put_num(struct out *o, uint64_t v, bool neg, unsigned base, bool upper,
-		    int width, bool left, bool zero, const char *prefix)
+static void put_num(struct out *o, uint64_t v, bool neg, unsigned base, bool upper, int width,
+		    bool left, bool zero, const char *prefix)
 {
 	const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
 	char tmp[24];
@@ -64,7 +64,7 @@ static void put_num(struct out *o, uint64_t v, bool neg, unsigned base, bool upp
 
 int fmt_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 {
-	struct out o = { buf, size, 0 };
+	struct out o = {buf, size, 0};
 	for (; *fmt; fmt++) {
 		if (*fmt != '%') {
 			put(&o, *fmt);
@@ -109,7 +109,8 @@ int fmt_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 			else if (*fmt == 'z')
 				lng = 3;
 			else if (*fmt == 'h')
-				; /* promoted to int anyway; narrowed below is not needed for output */
+				; /* promoted to int anyway; narrowed below is not needed for output
+				   */
 			else
 				break;
 		}

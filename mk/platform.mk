@@ -14,3 +14,27 @@ UNIT_SRCS_cmdline := test/unit/test_cmdline.c lib/cmdline.c
 UNIT_SRCS_memmap := test/unit/test_memmap.c core/memmap.c core/bootinfo.c
 UNIT_SRCS_timerq := test/unit/test_timerq.c core/timerq.c
 UNIT_SRCS_clockconv := test/unit/test_clockconv.c lib/clockconv.c
+
+# End-to-end: boot the selftest scenario in every emulator setup the issue names.
+SELFTEST_OK := --expect '^selftest: PASS' --expect '^sliver: exit 0$$' --reject 'FAIL'
+e2e-selftest-bochs-1cpu: $(BUILD)/selftest.iso
+	tools/e2e.sh $@ $(SELFTEST_OK) --expect 'cpus online=1 madt=1' \
+	    -- --emu bochs --cpus 1 --timeout 120 $<
+e2e-selftest-bochs-2cpu: $(BUILD)/selftest.iso
+	tools/e2e.sh $@ $(SELFTEST_OK) --expect 'cpus online=2 madt=2' \
+	    --expect 'cpu1 oneshot_1ms .* ok' -- --emu bochs --cpus 2 --timeout 120 $<
+e2e-selftest-qemu-4cpu: $(BUILD)/selftest.iso
+	tools/e2e.sh $@ $(SELFTEST_OK) --expect 'cpus online=4 madt=4' \
+	    --expect 'cpu3 timers order=ok' -- --emu qemu --icount --cpus 4 --timeout 120 $<
+e2e-selftest-qemu-uefi: $(BUILD)/selftest.iso
+	tools/e2e.sh $@ $(SELFTEST_OK) --expect 'booted by UEFI GRUB' \
+	    --expect 'cpus online=2 madt=2' -- --emu qemu-uefi --icount --cpus 2 --timeout 240 $<
+# A hypervisor fault must dump and end the run with EXIT_PANIC (2), never hang.
+e2e-panic-dump: $(BUILD)/selftest-crash.iso
+	tools/e2e.sh $@ --status 2 --expect 'PANIC on cpu0: #PF page fault' \
+	    --expect '^CR0 .* CR2 0000100000000000' --expect '^RIP .*RFLAGS' \
+	    --expect '^backtrace: [0-9a-f]+' -- --emu qemu --icount --cpus 2 --timeout 60 $<
+TEST_TARGETS += e2e-selftest-bochs-1cpu e2e-selftest-bochs-2cpu e2e-selftest-qemu-4cpu \
+	e2e-selftest-qemu-uefi e2e-panic-dump
+.PHONY: e2e-selftest-bochs-1cpu e2e-selftest-bochs-2cpu e2e-selftest-qemu-4cpu \
+	e2e-selftest-qemu-uefi e2e-panic-dump

@@ -6,11 +6,11 @@
 
 #define MAX_CPUS 64
 
-#define MSR_IA32_APIC_BASE 0x1b
+#define MSR_IA32_APIC_BASE    0x1b
 #define MSR_IA32_TSC_DEADLINE 0x6e0
-#define MSR_IA32_EFER 0xc0000080
-#define MSR_FS_BASE 0xc0000100
-#define MSR_GS_BASE 0xc0000101
+#define MSR_IA32_EFER	      0xc0000080
+#define MSR_FS_BASE	      0xc0000100
+#define MSR_GS_BASE	      0xc0000101
 
 #define RFLAGS_IF (1ul << 9)
 
@@ -36,8 +36,7 @@ static inline uint64_t rdmsr(uint32_t msr)
 
 static inline void wrmsr(uint32_t msr, uint64_t v)
 {
-	__asm__ volatile("wrmsr" ::"c"(msr), "a"((uint32_t)v), "d"((uint32_t)(v >> 32))
-			 : "memory");
+	__asm__ volatile("wrmsr" ::"c"(msr), "a"((uint32_t)v), "d"((uint32_t)(v >> 32)) : "memory");
 }
 
 static inline uint64_t rdtsc(void)
@@ -64,16 +63,16 @@ static inline uint8_t inb(uint16_t port)
 	return v;
 }
 
-#define DEFINE_CR_ACCESSORS(n)                                                 \
-	static inline uint64_t read_cr##n(void)                                \
-	{                                                                      \
-		uint64_t v;                                                    \
-		__asm__ volatile("mov %%cr" #n ", %0" : "=r"(v));              \
-		return v;                                                      \
-	}                                                                      \
-	static inline void write_cr##n(uint64_t v)                             \
-	{                                                                      \
-		__asm__ volatile("mov %0, %%cr" #n ::"r"(v) : "memory");       \
+#define DEFINE_CR_ACCESSORS(n)                                                                     \
+	static inline uint64_t read_cr##n(void)                                                    \
+	{                                                                                          \
+		uint64_t v;                                                                        \
+		__asm__ volatile("mov %%cr" #n ", %0" : "=r"(v));                                  \
+		return v;                                                                          \
+	}                                                                                          \
+	static inline void write_cr##n(uint64_t v)                                                 \
+	{                                                                                          \
+		__asm__ volatile("mov %0, %%cr" #n ::"r"(v) : "memory");                           \
 	}
 DEFINE_CR_ACCESSORS(0)
 DEFINE_CR_ACCESSORS(2)
@@ -132,19 +131,19 @@ struct tss64 {
 
 #define GDT_KERNEL_CS 0x08
 #define GDT_KERNEL_DS 0x10
-#define GDT_TSS 0x18
-#define GDT_ENTRIES 5
+#define GDT_TSS	      0x18
+#define GDT_ENTRIES   5
 
-#define IST_NMI 1
-#define IST_DF 2
-#define IST_MCE 3
+#define IST_NMI	       1
+#define IST_DF	       2
+#define IST_MCE	       3
 #define IST_STACK_SIZE 8192
 #define CPU_STACK_SIZE 32768
 
 /* Per-CPU data. GS.base points at it; `self` is its first field so this_cpu() is one load. */
 struct percpu {
 	struct percpu *self;
-	unsigned id;      /* dense index, 0 = BSP */
+	unsigned id;	  /* dense index, 0 = BSP */
 	uint32_t apic_id; /* from the MADT */
 	volatile bool online;
 	uint64_t gdt[GDT_ENTRIES] __attribute__((aligned(16)));

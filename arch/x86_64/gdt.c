@@ -30,7 +30,7 @@ void cpu_init_this(struct percpu *p)
 		p->tss.ist[i] = (uint64_t)(p->ist_stack + (i + 1) * IST_STACK_SIZE);
 	p->tss.iomap_base = sizeof(p->tss);
 
-	struct desc_ptr gdtr = { sizeof(p->gdt) - 1, (uint64_t)p->gdt };
+	struct desc_ptr gdtr = {sizeof(p->gdt) - 1, (uint64_t)p->gdt};
 	__asm__ volatile("lgdt %0\n\t"
 			 "pushq %1\n\t"
 			 "leaq 1f(%%rip), %%rax\n\t"

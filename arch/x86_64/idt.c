@@ -21,7 +21,10 @@ void idt_init(void)
 		idt[v] = (struct idt_entry){
 			.off0 = (uint16_t)a,
 			.sel = GDT_KERNEL_CS,
-			.ist = v == 2 ? IST_NMI : v == 8 ? IST_DF : v == 18 ? IST_MCE : 0,
+			.ist = v == 2	 ? IST_NMI
+			       : v == 8	 ? IST_DF
+			       : v == 18 ? IST_MCE
+					 : 0,
 			.type = 0x8e, /* present, DPL 0, 64-bit interrupt gate */
 			.off1 = (uint16_t)(a >> 16),
 			.off2 = (uint32_t)(a >> 32),
@@ -34,7 +37,7 @@ void idt_load(void)
 	struct {
 		uint16_t limit;
 		uint64_t base;
-	} __attribute__((packed)) idtr = { sizeof(idt) - 1, (uint64_t)idt };
+	} __attribute__((packed)) idtr = {sizeof(idt) - 1, (uint64_t)idt};
 	__asm__ volatile("lidt %0" ::"m"(idtr));
 }
 

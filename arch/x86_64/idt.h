@@ -6,10 +6,10 @@
 #include <stdint.h>
 
 /* Vectors the hypervisor uses. */
-#define VEC_TIMER 0xf0	    /* LAPIC timer: one-shot or TSC-deadline */
+#define VEC_TIMER      0xf0 /* LAPIC timer: one-shot or TSC-deadline */
 #define VEC_RESCHEDULE 0xf1 /* IPI: pick again */
-#define VEC_CALL 0xf2	    /* IPI: run a queued function */
-#define VEC_SPURIOUS 0xff
+#define VEC_CALL       0xf2 /* IPI: run a queued function */
+#define VEC_SPURIOUS   0xff
 
 struct irq_frame {
 	uint64_t r15, r14, r13, r12, r11, r10, r9, r8, rbp, rdi, rsi, rdx, rcx, rbx, rax;

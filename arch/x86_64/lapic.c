@@ -23,14 +23,14 @@ enum {
 	APIC_TIMER_DIV = 0x3e0,
 };
 
-#define LVT_MASKED (1u << 16)
+#define LVT_MASKED	       (1u << 16)
 #define LVT_TIMER_TSC_DEADLINE (2u << 17)
-#define ICR_INIT (5u << 8)
-#define ICR_STARTUP (6u << 8)
-#define ICR_NMI (4u << 8)
-#define ICR_ASSERT (1u << 14)
-#define ICR_PENDING (1u << 12)
-#define ICR_ALL_BUT_SELF (3u << 18)
+#define ICR_INIT	       (5u << 8)
+#define ICR_STARTUP	       (6u << 8)
+#define ICR_NMI		       (4u << 8)
+#define ICR_ASSERT	       (1u << 14)
+#define ICR_PENDING	       (1u << 12)
+#define ICR_ALL_BUT_SELF       (3u << 18)
 
 static bool x2apic, ready;
 static volatile uint32_t *mmio;

@@ -8,12 +8,28 @@
 static volatile int panicking;
 
 static const char *const exception_names[32] = {
-	"#DE divide error", "#DB debug", "NMI", "#BP breakpoint", "#OF overflow",
-	"#BR bound range", "#UD invalid opcode", "#NM device not available",
-	"#DF double fault", "coprocessor overrun", "#TS invalid TSS", "#NP segment not present",
-	"#SS stack fault", "#GP general protection", "#PF page fault", "reserved 15",
-	"#MF x87 error", "#AC alignment check", "#MC machine check", "#XM SIMD error",
-	"#VE virtualization", "#CP control protection",
+	"#DE divide error",
+	"#DB debug",
+	"NMI",
+	"#BP breakpoint",
+	"#OF overflow",
+	"#BR bound range",
+	"#UD invalid opcode",
+	"#NM device not available",
+	"#DF double fault",
+	"coprocessor overrun",
+	"#TS invalid TSS",
+	"#NP segment not present",
+	"#SS stack fault",
+	"#GP general protection",
+	"#PF page fault",
+	"reserved 15",
+	"#MF x87 error",
+	"#AC alignment check",
+	"#MC machine check",
+	"#XM SIMD error",
+	"#VE virtualization",
+	"#CP control protection",
 };
 
 bool panic_in_progress(void)
@@ -50,8 +66,8 @@ static void dump_frame(const struct irq_frame *f)
 	printk("RSI %016lx RDI %016lx RBP %016lx RSP %016lx\n", f->rsi, f->rdi, f->rbp, f->rsp);
 	printk("R8  %016lx R9  %016lx R10 %016lx R11 %016lx\n", f->r8, f->r9, f->r10, f->r11);
 	printk("R12 %016lx R13 %016lx R14 %016lx R15 %016lx\n", f->r12, f->r13, f->r14, f->r15);
-	printk("CR0 %016lx CR2 %016lx CR3 %016lx CR4 %016lx\n", read_cr0(), read_cr2(),
-	       read_cr3(), read_cr4());
+	printk("CR0 %016lx CR2 %016lx CR3 %016lx CR4 %016lx\n", read_cr0(), read_cr2(), read_cr3(),
+	       read_cr4());
 }
 
 /* Frame-pointer walk; every frame is checked to lie in identity-mapped memory. */
@@ -73,20 +89,18 @@ static void backtrace(uint64_t rbp)
 noreturn void panic_exception(struct irq_frame *f)
 {
 	panic_begin();
-	const char *name = f->vector < 32 && exception_names[f->vector]
-				   ? exception_names[f->vector]
-				   : "unexpected interrupt";
+	const char *name = f->vector < 32 && exception_names[f->vector] ? exception_names[f->vector]
+									: "unexpected interrupt";
 	printk("\nsliver: PANIC on cpu%u: %s (vector %lu) error %lx at RIP %lx\n",
 	       this_cpu_id_safe(), name, f->vector, f->error, f->rip);
 	dump_frame(f);
-	printk("RIP ");
 	backtrace(f->rbp);
 	hv_exit(EXIT_PANIC);
 }
 
 noreturn void panic(const char *fmt, ...)
 {
-	struct irq_frame f = { 0 };
+	struct irq_frame f = {0};
 	__asm__ volatile("mov %%rbx, %0; mov %%rbp, %1; mov %%rsp, %2; mov %%r12, %3; "
 			 "mov %%r13, %4; mov %%r14, %5; mov %%r15, %6"
 			 : "=m"(f.rbx), "=m"(f.rbp), "=m"(f.rsp), "=m"(f.r12), "=m"(f.r13),

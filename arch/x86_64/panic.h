@@ -12,10 +12,10 @@ noreturn void panic_exception(struct irq_frame *f);
 bool panic_in_progress(void);
 noreturn void panic_park_this_cpu(void);
 
-#define BUG_ON(cond)                                                           \
-	do {                                                                   \
-		if (cond)                                                      \
-			panic("BUG at %s:%d: %s", __FILE__, __LINE__, #cond);  \
+#define BUG_ON(cond)                                                                               \
+	do {                                                                                       \
+		if (cond)                                                                          \
+			panic("BUG at %s:%d: %s", __FILE__, __LINE__, #cond);                      \
 	} while (0)
 
 #endif

@@ -5,7 +5,7 @@
 #include "lib/string.h"
 
 #define QEMU_DEBUG_EXIT_PORT 0xf4
-#define BOCHS_DEBUGGER_PORT 0x8900
+#define BOCHS_DEBUGGER_PORT  0x8900
 
 static bool under_qemu(void)
 {

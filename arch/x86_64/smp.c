@@ -40,9 +40,11 @@ static void ap_entry(unsigned cpu)
 unsigned smp_boot_aps(unsigned n, void (*ap_main)(unsigned cpu))
 {
 	ap_main_fn = ap_main;
-	size_t blob = (size_t)(ap_trampoline_end - ap_trampoline);
+	/* Symbols of the linked blob: compare addresses, not pointers to distinct objects. */
+	uintptr_t blob_start = (uintptr_t)ap_trampoline;
+	size_t blob = (size_t)((uintptr_t)ap_trampoline_end - blob_start);
 	struct ap_params *params =
-		(struct ap_params *)(AP_TRAMPOLINE_PA + ((uint8_t *)&ap_params - ap_trampoline));
+		(struct ap_params *)(AP_TRAMPOLINE_PA + ((uintptr_t)&ap_params - blob_start));
 
 	for (unsigned cpu = 1; cpu < n && cpu < MAX_CPUS; cpu++) {
 		struct percpu *p = &percpu[cpu];

@@ -8,7 +8,10 @@ typedef struct {
 	volatile uint32_t next, owner;
 } spinlock_t;
 
-#define SPINLOCK_INIT { 0, 0 }
+#define SPINLOCK_INIT                                                                              \
+	{                                                                                          \
+		0, 0                                                                               \
+	}
 
 static inline void spin_lock(spinlock_t *l)
 {

@@ -45,7 +45,8 @@ void timer_hw_arm(uint64_t deadline_tsc)
 		return;
 	}
 	uint64_t now = rdtsc();
-	uint64_t count = deadline_tsc > now ? clockconv_apply(tsc_lapic_conv, deadline_tsc - now) : 0;
+	uint64_t count =
+		deadline_tsc > now ? clockconv_apply(tsc_lapic_conv, deadline_tsc - now) : 0;
 	/* Round up so it never fires early; a count beyond 32 bits fires early and the
 	 * software timer layer re-arms for the rest. */
 	count += 1;

@@ -40,7 +40,8 @@ void tsc_calibrate(void)
 	tsc_hz = best * PIT_HZ / ticks;
 	uint64_t cpuid_hz = cpuid_tsc_hz();
 	const char *src = "PIT";
-	if (cpuid_hz && cpuid_hz / 100 > (cpuid_hz > tsc_hz ? cpuid_hz - tsc_hz : tsc_hz - cpuid_hz)) {
+	if (cpuid_hz &&
+	    cpuid_hz / 100 > (cpuid_hz > tsc_hz ? cpuid_hz - tsc_hz : tsc_hz - cpuid_hz)) {
 		tsc_hz = cpuid_hz;
 		src = "CPUID.15h";
 	}

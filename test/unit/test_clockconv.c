@@ -16,8 +16,8 @@ static void check_pair(uint64_t from, uint64_t to)
 {
 	struct clockconv c = clockconv_init(from, to);
 	assert_true(c.mult > 0 && c.mult < (1ull << 32));
-	static const uint64_t inputs[] = { 0, 1, 999, 1000000, 123456789, 1ull << 40,
-					   3600ull * 1000000000ull * 24 * 365 };
+	static const uint64_t inputs[] = {
+		0, 1, 999, 1000000, 123456789, 1ull << 40, 3600ull * 1000000000ull * 24 * 365};
 	for (unsigned i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++) {
 		uint64_t v = inputs[i], want = exact(v, from, to), got = clockconv_apply(c, v);
 		/* Never above the exact value; below it by at most 1 unit + 2^-30 relative. */
@@ -29,8 +29,8 @@ static void check_pair(uint64_t from, uint64_t to)
 static void test_rates(void **state)
 {
 	(void)state;
-	static const uint64_t hz[] = { 50000000, 1000000000, 1000003219, 2096016863, 3400000000,
-				       4999999999 };
+	static const uint64_t hz[] = {50000000,	  1000000000, 1000003219,
+				      2096016863, 3400000000, 4999999999};
 	for (unsigned i = 0; i < sizeof(hz) / sizeof(hz[0]); i++) {
 		check_pair(hz[i], 1000000000); /* TSC -> ns */
 		check_pair(1000000000, hz[i]); /* ns -> TSC */

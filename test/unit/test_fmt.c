@@ -10,12 +10,12 @@
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
 #pragma GCC diagnostic ignored "-Wformat-security"
 
-#define CHECK(expect, ...)                                                     \
-	do {                                                                   \
-		char b[128];                                                   \
-		int n = fmt_snprintf(b, sizeof(b), __VA_ARGS__);               \
-		assert_string_equal(b, expect);                                \
-		assert_int_equal(n, strlen(expect));                           \
+#define CHECK(expect, ...)                                                                         \
+	do {                                                                                       \
+		char b[128];                                                                       \
+		int n = fmt_snprintf(b, sizeof(b), __VA_ARGS__);                                   \
+		assert_string_equal(b, expect);                                                    \
+		assert_int_equal(n, strlen(expect));                                               \
 	} while (0)
 
 static void test_integers(void **state)

@@ -13,8 +13,14 @@
 #define MAX_ENTRIES 64
 static uint8_t tag[16 + 24 * MAX_ENTRIES];
 
-static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
-static void put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
+static void put32(uint8_t *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+}
+static void put64(uint8_t *p, uint64_t v)
+{
+	memcpy(p, &v, 8);
+}
 
 /* Builds a multiboot2 tag 6 from (base, len, type) triples. */
 static const uint8_t *mb2_tag(const uint64_t (*e)[3], unsigned n)
@@ -77,7 +83,7 @@ static void test_seabios_fixture(void **state)
 	(void)state;
 	uint64_t e[MAX_ENTRIES][3];
 	unsigned n = load_fixture("seabios-256m.map", e);
-	struct memmap m = { 0 };
+	struct memmap m = {0};
 	assert_true(memmap_parse_mb2(&m, mb2_tag(e, n)));
 	assert_well_formed(&m);
 	assert_int_equal(m.n, 2);
@@ -90,7 +96,7 @@ static void test_ovmf_fixture(void **state)
 	(void)state;
 	uint64_t e[MAX_ENTRIES][3];
 	unsigned n = load_fixture("ovmf-256m.map", e);
-	struct memmap m = { 0 };
+	struct memmap m = {0};
 	assert_true(memmap_parse_mb2(&m, mb2_tag(e, n)));
 	assert_well_formed(&m);
 	/* ACPI NVS (type 4) at 8 MiB splits the low range, as emulators.md warns. */
@@ -116,12 +122,12 @@ static void test_overlap_reserved_wins(void **state)
 	(void)state;
 	/* Unsorted, overlapping: a reserved hole inside usable memory listed before it. */
 	static const uint64_t e[][3] = {
-		{ 0x200000, 0x1000, 2 },
-		{ 0x100000, 0x400000, 1 },
-		{ 0x300000, 0x300000, 1 },
-		{ 0x5ff800, 0x100, 3 },
+		{0x200000, 0x1000, 2},
+		{0x100000, 0x400000, 1},
+		{0x300000, 0x300000, 1},
+		{0x5ff800, 0x100, 3},
 	};
-	struct memmap m = { 0 };
+	struct memmap m = {0};
 	assert_true(memmap_parse_mb2(&m, mb2_tag(e, 4)));
 	assert_well_formed(&m);
 	/* usable 0x100000-0x600000; holes at 0x200000 (one page) and 0x5ff000 (rounded out). */
@@ -133,7 +139,7 @@ static void test_overlap_reserved_wins(void **state)
 static void test_reserve_splits_and_trims(void **state)
 {
 	(void)state;
-	struct memmap m = { 0 };
+	struct memmap m = {0};
 	memmap_add(&m, 0x100000, 0x1000000);
 	memmap_reserve(&m, 0x100000, 0x180000);	 /* trims the front */
 	memmap_reserve(&m, 0x400800, 0x401000);	 /* unaligned: rounds outward */
@@ -148,7 +154,7 @@ static void test_reserve_splits_and_trims(void **state)
 static void test_add_merges_adjacent(void **state)
 {
 	(void)state;
-	struct memmap m = { 0 };
+	struct memmap m = {0};
 	memmap_add(&m, 0x300000, 0x400000);
 	memmap_add(&m, 0x100000, 0x200000);
 	memmap_add(&m, 0x1ff000, 0x301000); /* bridges both */
@@ -162,8 +168,8 @@ static void test_efi_map(void **state)
 	(void)state;
 	static uint8_t t[16 + 48 * 3];
 	/* type, phys, pages: conventional, ACPI NVS (10), conventional */
-	static const uint64_t d[3][3] = { { 7, 0x100000, 0x700 }, { 10, 0x800000, 8 },
-					  { 7, 0x808000, 0x10 } };
+	static const uint64_t d[3][3] = {
+		{7, 0x100000, 0x700}, {10, 0x800000, 8}, {7, 0x808000, 0x10}};
 	put32(t, 17);
 	put32(t + 4, sizeof(t));
 	put32(t + 8, 48);
@@ -175,7 +181,7 @@ static void test_efi_map(void **state)
 		put64(p + 8, d[i][1]);
 		put64(p + 24, d[i][2]);
 	}
-	struct memmap m = { 0 };
+	struct memmap m = {0};
 	assert_true(memmap_parse_efi(&m, t));
 	assert_int_equal(m.n, 2);
 	assert_range(&m, 0, 0x100000, 0x800000);
@@ -185,16 +191,16 @@ static void test_efi_map(void **state)
 static void test_malformed(void **state)
 {
 	(void)state;
-	struct memmap m = { 0 };
-	uint8_t t[16] = { 6, 0, 0, 0, 16, 0, 0, 0, 8, 0, 0, 0 }; /* entry size 8: too small */
+	struct memmap m = {0};
+	uint8_t t[16] = {6, 0, 0, 0, 16, 0, 0, 0, 8, 0, 0, 0}; /* entry size 8: too small */
 	assert_false(memmap_parse_mb2(&m, t));
 }
 
 static void test_overflowing_entry(void **state)
 {
 	(void)state;
-	static const uint64_t e[][3] = { { 0xfffffffffffff000ull, 0x10000, 1 } };
-	struct memmap m = { 0 };
+	static const uint64_t e[][3] = {{0xfffffffffffff000ull, 0x10000, 1}};
+	struct memmap m = {0};
 	assert_true(memmap_parse_mb2(&m, mb2_tag(e, 1)));
 	assert_well_formed(&m);
 }
@@ -203,7 +209,7 @@ static void test_bootinfo_parse(void **state)
 {
 	(void)state;
 	static uint8_t mbi[512] __attribute__((aligned(8)));
-	static const uint64_t e[][3] = { { 0x100000, 0x1000000, 1 } };
+	static const uint64_t e[][3] = {{0x100000, 0x1000000, 1}};
 	memset(mbi, 0, sizeof(mbi));
 	size_t off = 8;
 	put32(mbi + off, 1); /* command line */
@@ -240,10 +246,14 @@ static void test_bootinfo_parse(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_seabios_fixture),	  cmocka_unit_test(test_ovmf_fixture),
-		cmocka_unit_test(test_overlap_reserved_wins), cmocka_unit_test(test_reserve_splits_and_trims),
-		cmocka_unit_test(test_add_merges_adjacent), cmocka_unit_test(test_efi_map),
-		cmocka_unit_test(test_malformed),	  cmocka_unit_test(test_overflowing_entry),
+		cmocka_unit_test(test_seabios_fixture),
+		cmocka_unit_test(test_ovmf_fixture),
+		cmocka_unit_test(test_overlap_reserved_wins),
+		cmocka_unit_test(test_reserve_splits_and_trims),
+		cmocka_unit_test(test_add_merges_adjacent),
+		cmocka_unit_test(test_efi_map),
+		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_overflowing_entry),
 		cmocka_unit_test(test_bootinfo_parse),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -10,14 +10,14 @@
 static void test_order_and_fifo(void **state)
 {
 	(void)state;
-	struct timerq q = { 0 };
-	struct timerq_node n[5] = { 0 };
+	struct timerq q = {0};
+	struct timerq_node n[5] = {0};
 	timerq_insert(&q, &n[0], 300);
 	timerq_insert(&q, &n[1], 100);
 	timerq_insert(&q, &n[2], 200);
 	timerq_insert(&q, &n[3], 100); /* same deadline as n[1]: after it */
 	timerq_insert(&q, &n[4], 50);
-	struct timerq_node *expect[] = { &n[4], &n[1], &n[3], &n[2], &n[0] };
+	struct timerq_node *expect[] = {&n[4], &n[1], &n[3], &n[2], &n[0]};
 	for (int i = 0; i < 5; i++)
 		assert_ptr_equal(timerq_pop_expired(&q, 1000), expect[i]);
 	assert_null(timerq_first(&q));
@@ -26,8 +26,8 @@ static void test_order_and_fifo(void **state)
 static void test_expiry_boundary(void **state)
 {
 	(void)state;
-	struct timerq q = { 0 };
-	struct timerq_node a = { 0 };
+	struct timerq q = {0};
+	struct timerq_node a = {0};
 	timerq_insert(&q, &a, 100);
 	assert_null(timerq_pop_expired(&q, 99));
 	assert_ptr_equal(timerq_pop_expired(&q, 100), &a);
@@ -37,8 +37,8 @@ static void test_expiry_boundary(void **state)
 static void test_rearm_and_remove(void **state)
 {
 	(void)state;
-	struct timerq q = { 0 };
-	struct timerq_node a = { 0 }, b = { 0 }, c = { 0 };
+	struct timerq q = {0};
+	struct timerq_node a = {0}, b = {0}, c = {0};
 	timerq_insert(&q, &a, 10);
 	timerq_insert(&q, &b, 20);
 	timerq_insert(&q, &c, 30);
@@ -56,7 +56,7 @@ static void test_random_against_sort(void **state)
 	(void)state;
 	enum { N = 500 };
 	static struct timerq_node n[N];
-	struct timerq q = { 0 };
+	struct timerq q = {0};
 	srand(1);
 	for (int i = 0; i < N; i++)
 		timerq_insert(&q, &n[i], (uint64_t)(rand() % 1000));
