@@ -4,3 +4,12 @@ HV_SRCS += $(SCHED_SRCS)
 
 UNIT_TESTS += sched
 UNIT_SRCS_sched := test/unit/test_sched.c $(SCHED_SRCS)
+
+# The simulator links the very same sched/ sources, built for speed (no sanitizers).
+SIM_SRCS := test/sim/main.c test/sim/sim.c test/sim/scenario.c test/sim/stats.c \
+            lib/cmdline.c $(SCHED_SRCS)
+SIM_CFLAGS := -std=gnu11 -O2 -g $(WARN) -Iinclude -I.
+
+$(BUILD)/sliver-sim: $(SIM_SRCS) $(wildcard test/sim/*.h sched/*.h lib/cmdline.h)
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(SIM_CFLAGS) -o $@ $(SIM_SRCS) -lm

@@ -1,54 +1,1093 @@
-/* Credit policy: placeholder that forwards to round-robin until the credit engine lands.
- * The interface (sched/sched.h) is final; only the policy behind it changes. */
+/* Credit policy, tickless and exact, with a bounded latency boost.
+ *
+ * Two engines behind one ops table, chosen by credit.tick_us:
+ *
+ * tick_us = 0 (sliver, the default): every pCPU keeps a virtual clock `vclock` that advances
+ *   at 2^16/W per ns, W being the summed weight of the vCPUs earning credit on it (runnable,
+ *   running, parked, and sleepers whose credit is below the bank). A vCPU's `vtime` advances
+ *   by run_ns*2^16/weight at every charge, so its credit in ns is
+ *   (vclock - vtime) * weight / 2^16: earned in proportion to weight, burned per ns actually
+ *   run, charged at every switch. Run queue order is BOOST (FIFO) then vtime, which is
+ *   "most credit per weight first" and makes UNDER/OVER a reading, not a state.
+ *   An EVENT or TIMER wake gets a latency slice (BOOST, credit.boost_us) even when OVER,
+ *   as long as its debt is under credit.boost_debt_us; the slice is charged like any run,
+ *   so the debt is repaid by running later in the vtime order (see docs/scheduler.md).
+ *   Caps: a per-domain token bucket (rate cap%, depth cap% of credit.period_us); a run is
+ *   leased from it, so the vCPU is parked at the exact ns its budget runs out and unparked
+ *   at the exact ns the refill reaches one slice.
+ *
+ * tick_us > 0 (credit.profile=xen-credit1): Xen credit1 as measured in 2006: credit burned
+ *   by sampling the running vCPU at each tick, distributed to active vCPUs every period,
+ *   clipped to one slice either way; BOOST for an UNDER vCPU that wakes, until the next tick
+ *   that finds it running; FIFO within a priority; caps by parking at accounting.
+ */
 #include "sched/sched.h"
+#include "sched/heap.h"
+#include "sched/sched_priv.h"
 
-static void c_init(struct sched *s) { sched_rr_ops.init(s); }
-static int c_insert(struct sched *s, struct sched_vcpu *v, uint64_t now)
+#define VT_SHIFT 16
+#define VCLOCK_BASE ((uint64_t)1 << 62) /* keeps vtime - lag from wrapping below 0 */
+#define KEY_PRIO_SHIFT 60
+
+enum { HEAP_NONE = 0, HEAP_BOOST, HEAP_NORM, HEAP_SLEEP, HEAP_PARK };
+enum { F_YIELD = 1, F_C1_ACTIVE = 2, F_MOVE = 4, F_C1_PARK = 8 };
+
+static bool c1_mode(const struct sched *s)
 {
-	return sched_rr_ops.vcpu_insert(s, v, now);
+	return s->p.tick_ns != 0;
 }
-static void c_remove(struct sched *s, struct sched_vcpu *v, uint64_t now)
+
+static uint32_t vweight(const struct sched_vcpu *v)
 {
-	sched_rr_ops.vcpu_remove(s, v, now);
+	return v->dom->weight ? v->dom->weight : SCHED_DEFAULT_WEIGHT;
 }
-static sched_cpumask_t c_wake(struct sched *s, struct sched_vcpu *v, uint64_t now, unsigned f)
+
+/* ---- virtual time -------------------------------------------------------------------- */
+
+static uint64_t ns_to_vt(uint64_t ns, uint32_t w)
 {
-	return sched_rr_ops.wake(s, v, now, f);
+	if (ns > ((uint64_t)1 << 46))
+		ns = (uint64_t)1 << 46;
+	return (ns << VT_SHIFT) / w;
 }
-static sched_cpumask_t c_sleep(struct sched *s, struct sched_vcpu *v, uint64_t now)
+
+static uint64_t bank_ns(const struct sched *s)
 {
-	return sched_rr_ops.sleep(s, v, now);
+	return s->p.period_ns;
 }
-static void c_yield(struct sched *s, struct sched_vcpu *v, uint64_t now)
+
+/* Credit in ns: positive is UNDER (owed CPU), negative is OVER (in debt). */
+static int64_t vcredit(const struct sched *s, const struct sched_vcpu *v)
 {
-	sched_rr_ops.yield(s, v, now);
+	if (c1_mode(s))
+		return v->credit;
+	int64_t lag = (int64_t)(s->pcpu[v->pcpu].vclock - v->vtime);
+	const int64_t lim = (int64_t)1 << 46;
+	if (lag > lim)
+		lag = lim;
+	if (lag < -lim)
+		lag = -lim;
+	return lag * (int64_t)vweight(v) / (1 << VT_SHIFT);
 }
-static struct sched_pick c_pick(struct sched *s, unsigned p, uint64_t now)
+
+static void activate(struct sched_pcpu *pc, struct sched_vcpu *v)
 {
-	return sched_rr_ops.pick_next(s, p, now);
+	if (!v->w_acct) {
+		v->w_acct = vweight(v);
+		pc->w_active += v->w_acct;
+	}
 }
-static int c_set(struct sched *s, struct sched_dom *d, uint32_t w, uint32_t c, uint64_t now)
+
+static void deactivate(struct sched_pcpu *pc, struct sched_vcpu *v)
 {
-	return sched_rr_ops.set_params(s, d, w, c, now);
+	pc->w_active -= v->w_acct;
+	v->w_acct = 0;
 }
-static sched_cpumask_t c_aff(struct sched *s, struct sched_vcpu *v, sched_cpumask_t m,
-			     uint64_t now)
+
+static void heap_del(struct sched *s, struct sched_vcpu *v)
 {
-	return sched_rr_ops.set_affinity(s, v, m, now);
+	struct sched_pcpu *pc = &s->pcpu[v->pcpu];
+	switch (v->heap) {
+	case HEAP_BOOST:
+		hn_remove(&pc->rq_boost, &v->hn);
+		pc->nr_queued--;
+		break;
+	case HEAP_NORM:
+		hn_remove(&pc->rq_norm, &v->hn);
+		pc->nr_queued--;
+		break;
+	case HEAP_SLEEP:
+		hn_remove(&pc->sleepers, &v->hn);
+		break;
+	case HEAP_PARK:
+		hn_remove(&pc->parked, &v->hn);
+		break;
+	}
+	v->heap = HEAP_NONE;
 }
-static void c_dump(struct sched *s, sched_print_fn pr, void *arg) { sched_rr_ops.dump(s, pr, arg); }
+
+/* Advances pCPU p's virtual clock to `now`, retiring sleepers whose credit reaches the bank
+ * at the exact virtual time it happens (they stop earning and stop diluting the others). */
+static void vclock_advance(struct sched *s, unsigned p, uint64_t now)
+{
+	struct sched_pcpu *pc = &s->pcpu[p];
+	if (c1_mode(s) || now <= pc->vclock_last) {
+		if (now > pc->vclock_last)
+			pc->vclock_last = now;
+		return;
+	}
+	uint64_t dt = now - pc->vclock_last;
+	while (dt) {
+		uint64_t w = pc->w_active;
+		if (!w) {
+			pc->vclock_rem = 0;
+			break;
+		}
+		uint64_t chunk = dt > ((uint64_t)1 << 40) ? (uint64_t)1 << 40 : dt;
+		struct sched_vcpu *sl = hn_min(pc->sleepers);
+		if (sl && sl->key <= pc->vclock) {
+			heap_del(s, sl);
+			deactivate(pc, sl);
+			continue;
+		}
+		if (sl) {
+			/* ns until vclock reaches sl->key: ceil(((key - vclock) * W - rem) / 2^16) */
+			unsigned __int128 need = (unsigned __int128)(sl->key - pc->vclock) * w;
+			need = need > pc->vclock_rem ? need - pc->vclock_rem : 0;
+			unsigned __int128 need_ns = (need + (1u << VT_SHIFT) - 1) >> VT_SHIFT;
+			if (need_ns <= chunk)
+				chunk = (uint64_t)need_ns;
+		}
+		uint64_t total = (chunk << VT_SHIFT) + pc->vclock_rem;
+		pc->vclock += total / w;
+		pc->vclock_rem = total % w;
+		dt -= chunk;
+		if (sl && sl->key <= pc->vclock) {
+			heap_del(s, sl);
+			deactivate(pc, sl);
+		}
+	}
+	pc->vclock_last = now;
+}
+
+/* ---- caps ------------------------------------------------------------------------------ */
+
+static int64_t cap_depth(const struct sched *s, const struct sched_dom *d)
+{
+	return (int64_t)(s->p.period_ns * d->cap / 100);
+}
+
+/* Budget a parked vCPU waits for: one slice, or the whole bucket if that is smaller. */
+static int64_t cap_unpark_thr(const struct sched *s, const struct sched_dom *d)
+{
+	int64_t thr = (int64_t)s->p.tslice_ns, depth = cap_depth(s, d);
+	if (thr > depth)
+		thr = depth;
+	return thr > 0 ? thr : 1;
+}
+
+static void cap_refill(const struct sched *s, struct sched_dom *d, uint64_t now)
+{
+	if (!d->cap || now <= d->cap_last) {
+		if (now > d->cap_last)
+			d->cap_last = now;
+		return;
+	}
+	uint64_t dt = now - d->cap_last;
+	int64_t depth = cap_depth(s, d);
+	d->cap_last = now;
+	if (dt > ((uint64_t)1 << 40)) {
+		d->cap_tokens = depth;
+		d->cap_rem = 0;
+		return;
+	}
+	uint64_t total = dt * d->cap + d->cap_rem;
+	d->cap_tokens += (int64_t)(total / 100);
+	d->cap_rem = total % 100;
+	if (d->cap_tokens >= depth) {
+		d->cap_tokens = depth;
+		d->cap_rem = 0;
+	}
+}
+
+static int64_t cap_avail(const struct sched_dom *d)
+{
+	return d->cap_tokens - d->cap_reserved;
+}
+
+static bool capped(const struct sched *s, const struct sched_vcpu *v)
+{
+	return v->dom->cap && !c1_mode(s);
+}
+
+/* ---- queues ---------------------------------------------------------------------------- */
+
+static void enqueue(struct sched *s, struct sched_vcpu *v)
+{
+	struct sched_pcpu *pc = &s->pcpu[v->pcpu];
+	v->state = SCHED_VS_RUNNABLE;
+	v->seq = s->seq++;
+	if (v->prio == SCHED_PRI_BOOST) {
+		v->key = v->seq;
+		v->heap = HEAP_BOOST;
+		hn_insert(&pc->rq_boost, &v->hn);
+	} else {
+		if (c1_mode(s)) {
+			v->key = ((uint64_t)v->prio << KEY_PRIO_SHIFT) | v->seq;
+		} else {
+			v->key = v->vtime;
+			v->prio = vcredit(s, v) > 0 ? SCHED_PRI_UNDER : SCHED_PRI_OVER;
+		}
+		v->heap = HEAP_NORM;
+		hn_insert(&pc->rq_norm, &v->hn);
+	}
+	pc->nr_queued++;
+}
+
+static struct sched_vcpu *queue_head(struct sched_pcpu *pc)
+{
+	struct sched_vcpu *b = hn_min(pc->rq_boost);
+	return b ? b : hn_min(pc->rq_norm);
+}
+
+/* Moves a vCPU that is on no run queue (its heap is NONE, SLEEP or PARK) to pCPU `to`,
+ * keeping its credit (lag) and its earning state. */
+static void transfer(struct sched *s, struct sched_vcpu *v, unsigned to, uint64_t now)
+{
+	unsigned from = v->pcpu;
+	if (from == to)
+		return;
+	struct sched_pcpu *pf = &s->pcpu[from], *pt = &s->pcpu[to];
+	vclock_advance(s, from, now);
+	vclock_advance(s, to, now);
+	uint8_t heap = v->heap;
+	if (heap == HEAP_SLEEP || heap == HEAP_PARK)
+		heap_del(s, v);
+	v->vtime = v->vtime - pf->vclock + pt->vclock;
+	if (v->w_acct) {
+		pf->w_active -= v->w_acct;
+		pt->w_active += v->w_acct;
+	}
+	pf->nr_vcpus--;
+	pt->nr_vcpus++;
+	v->pcpu = (uint16_t)to;
+	v->c.migrations++;
+	v->dom->c.migrations++;
+	sched_trace_ev(s, from, now, SCHED_EV_MIGRATE, v, to);
+	sched_trace_ev(s, to, now, SCHED_EV_MIGRATE, v, to);
+	if (heap == HEAP_SLEEP) {
+		v->key = v->vtime + ns_to_vt(bank_ns(s), vweight(v));
+		v->heap = HEAP_SLEEP;
+		hn_insert(&pt->sleepers, &v->hn);
+	} else if (heap == HEAP_PARK) {
+		v->key = v->park_until;
+		v->heap = HEAP_PARK;
+		hn_insert(&pt->parked, &v->hn);
+	}
+}
+
+/* An idle pCPU (no current vCPU, nothing queued) of `mask`, or -1. */
+static int find_idle(const struct sched *s, sched_cpumask_t mask)
+{
+	for (unsigned p = 0; p < s->nr_pcpus; p++)
+		if ((mask & SCHED_CPU(p)) && !s->pcpu[p].curr && !s->pcpu[p].nr_queued)
+			return (int)p;
+	return -1;
+}
+
+/* Decides whether v, just queued on its pCPU, must preempt what runs there. */
+static sched_cpumask_t tickle(struct sched *s, struct sched_vcpu *v)
+{
+	struct sched_pcpu *pc = &s->pcpu[v->pcpu];
+	struct sched_vcpu *cur = pc->curr;
+	if (!cur || cur->state != SCHED_VS_RUNNING || v->prio < cur->prio) {
+		pc->resched = true;
+		return SCHED_CPU(v->pcpu);
+	}
+	/* Not preempting: let an idle pCPU of its affinity steal it. */
+	int idle = find_idle(s, sched_affinity(s, v));
+	return idle >= 0 ? SCHED_CPU((unsigned)idle) : 0;
+}
+
+static void park(struct sched *s, struct sched_vcpu *v, uint64_t now)
+{
+	struct sched_pcpu *pc = &s->pcpu[v->pcpu];
+	struct sched_dom *d = v->dom;
+	if (c1_mode(s)) {
+		v->park_until = SCHED_NEVER; /* credit1 unparks at accounting */
+	} else {
+		int64_t need = cap_unpark_thr(s, d) - cap_avail(d);
+		uint64_t wait = need > 0 ? ((uint64_t)need * 100 + d->cap - 1) / d->cap : 0;
+		v->park_until = now + (wait ? wait : 1);
+	}
+	if (v->prio == SCHED_PRI_BOOST) {
+		v->prio = SCHED_PRI_OVER;
+		v->boost_left = 0;
+	}
+	v->state = SCHED_VS_PARKED;
+	v->key = v->park_until;
+	v->seq = s->seq++;
+	v->heap = HEAP_PARK;
+	hn_insert(&pc->parked, &v->hn);
+	v->c.parks++;
+	d->c.parks++;
+	sched_trace_ev(s, v->pcpu, now, SCHED_EV_PARK, v, d->cap_tokens);
+}
+
+static void unpark(struct sched *s, struct sched_vcpu *v, uint64_t now)
+{
+	heap_del(s, v);
+	if (!c1_mode(s)) {
+		/* A parked vCPU earned credit while waiting; the bank still bounds it. */
+		uint64_t floor = s->pcpu[v->pcpu].vclock - ns_to_vt(bank_ns(s), vweight(v));
+		if ((int64_t)(v->vtime - floor) < 0)
+			v->vtime = floor;
+	}
+	v->c.unparks++;
+	v->dom->c.unparks++;
+	sched_trace_ev(s, v->pcpu, now, SCHED_EV_UNPARK, v, v->dom->cap_tokens);
+}
+
+/* Unparks the vCPUs of pCPU p whose refill time has come. */
+static void unpark_due(struct sched *s, unsigned p, uint64_t now)
+{
+	struct sched_pcpu *pc = &s->pcpu[p];
+	struct sched_vcpu *v;
+	while ((v = hn_min(pc->parked)) && v->park_until <= now) {
+		struct sched_dom *d = v->dom;
+		cap_refill(s, d, now);
+		if (d->cap && cap_avail(d) < cap_unpark_thr(s, d)) {
+			/* Another vCPU of the domain used the refill: wait again. */
+			heap_del(s, v);
+			v->c.parks--;
+			d->c.parks--;
+			park(s, v, now);
+			continue;
+		}
+		unpark(s, v, now);
+		enqueue(s, v);
+	}
+}
+
+/* ---- charging -------------------------------------------------------------------------- */
+
+static void charge(struct sched *s, struct sched_vcpu *v, uint64_t now)
+{
+	struct sched_dom *d = v->dom;
+	uint64_t dt = now > v->since ? now - v->since : 0;
+	v->since = now;
+	if (capped(s, v)) {
+		d->cap_reserved -= (int64_t)v->lease;
+		v->lease = 0;
+		cap_refill(s, d, now);
+		d->cap_tokens -= (int64_t)dt;
+	}
+	if (!dt)
+		return;
+	v->c.run_ns += dt;
+	d->c.run_ns += dt;
+	if (v->prio == SCHED_PRI_BOOST) {
+		v->c.boost_ns += dt;
+		d->c.boost_ns += dt;
+		v->boost_left = v->boost_left > dt ? v->boost_left - dt : 0;
+	}
+	if (!c1_mode(s)) {
+		uint32_t w = vweight(v);
+		uint64_t total = (dt > ((uint64_t)1 << 46) ? (uint64_t)1 << 46 : dt) << VT_SHIFT;
+		total += v->vrem;
+		v->vtime += total / w;
+		v->vrem = total % w;
+	}
+}
+
+static void unboost(struct sched *s, struct sched_vcpu *v, uint64_t now)
+{
+	if (v->prio != SCHED_PRI_BOOST)
+		return;
+	v->boost_left = 0;
+	v->prio = vcredit(s, v) > 0 ? SCHED_PRI_UNDER : SCHED_PRI_OVER;
+	sched_trace_ev(s, v->pcpu, now, SCHED_EV_UNBOOST, v, vcredit(s, v));
+}
+
+/* ---- credit1 emulation ----------------------------------------------------------------- */
+
+static void c1_requeue(struct sched *s, struct sched_vcpu *v)
+{
+	if (v->heap == HEAP_NORM || v->heap == HEAP_BOOST) {
+		heap_del(s, v);
+		enqueue(s, v);
+	}
+}
+
+/* Xen credit1's csched_acct(): share period*pCPUs of credit among the active vCPUs by
+ * weight, clip, set UNDER/OVER, park capped vCPUs in debt, unpark the others. */
+static void c1_acct(struct sched *s, uint64_t now)
+{
+	uint64_t weight_total = 0;
+	const int64_t per_tslice = (int64_t)s->p.tslice_ns;
+	for (struct sched_dom *d = s->doms; d; d = d->next_dom)
+		for (struct sched_vcpu *v = d->vcpus; v; v = v->next_in_dom)
+			if (v->flags & F_C1_ACTIVE)
+				weight_total += vweight(v);
+	if (!weight_total)
+		return;
+	uint64_t credit_total = s->p.period_ns * s->nr_pcpus;
+	for (struct sched_dom *d = s->doms; d; d = d->next_dom) {
+		uint64_t n_act = 0;
+		for (struct sched_vcpu *v = d->vcpus; v; v = v->next_in_dom)
+			n_act += (v->flags & F_C1_ACTIVE) ? 1 : 0;
+		if (!n_act)
+			continue;
+		uint64_t peak = n_act * s->p.period_ns, credit_cap = 0;
+		if (d->cap) {
+			credit_cap = (d->cap * s->p.period_ns + 99) / 100;
+			if (credit_cap < peak)
+				peak = credit_cap;
+			credit_cap = (credit_cap + n_act - 1) / n_act;
+		}
+		uint64_t fair = (credit_total * vweight(d->vcpus) * n_act + weight_total - 1) /
+				weight_total;
+		if (fair > peak)
+			fair = peak;
+		int64_t per_vcpu = (int64_t)((fair + n_act - 1) / n_act);
+		for (struct sched_vcpu *v = d->vcpus; v; v = v->next_in_dom) {
+			if (!(v->flags & F_C1_ACTIVE))
+				continue;
+			v->credit += per_vcpu;
+			uint8_t old = v->prio;
+			if (v->credit < 0) {
+				v->prio = SCHED_PRI_OVER;
+				if (d->cap && v->credit < -(int64_t)credit_cap &&
+				    !(v->flags & F_C1_PARK)) {
+					v->flags |= F_C1_PARK;
+					if (v->state == SCHED_VS_RUNNABLE) {
+						heap_del(s, v);
+						park(s, v, now);
+					}
+				}
+				if (v->credit < -per_tslice)
+					v->credit = -per_tslice;
+			} else {
+				v->prio = SCHED_PRI_UNDER;
+				if (v->flags & F_C1_PARK) {
+					v->flags &= (uint8_t)~F_C1_PARK;
+					if (v->state == SCHED_VS_PARKED) {
+						unpark(s, v, now);
+						enqueue(s, v);
+						s->kick_pending |= SCHED_CPU(v->pcpu);
+						old = v->prio;
+					}
+				}
+				if (v->credit > per_tslice) {
+					v->flags &= (uint8_t)~F_C1_ACTIVE;
+					v->credit /= 2;
+				}
+			}
+			if (old != v->prio && v->state == SCHED_VS_RUNNABLE)
+				c1_requeue(s, v);
+		}
+	}
+}
+
+/* Processes every credit1 tick up to `now`: the vCPU running at a tick pays a whole tick
+ * (sampling, as credit1 did) and loses BOOST; accounting runs every period. */
+static void c1_catch_up(struct sched *s, uint64_t now)
+{
+	if (!c1_mode(s))
+		return;
+	if (!s->next_tick) {
+		s->next_tick = (now / s->p.tick_ns + 1) * s->p.tick_ns;
+		s->next_acct = (now / s->p.period_ns + 1) * s->p.period_ns;
+	}
+	while (s->next_tick <= now) {
+		uint64_t t = s->next_tick;
+		for (unsigned p = 0; p < s->nr_pcpus; p++) {
+			struct sched_vcpu *cur = s->pcpu[p].curr;
+			if (!cur || cur->state != SCHED_VS_RUNNING)
+				continue;
+			cur->credit -= (int64_t)s->p.tick_ns;
+			cur->flags |= F_C1_ACTIVE;
+			if (cur->prio == SCHED_PRI_BOOST) {
+				cur->prio = SCHED_PRI_UNDER;
+				sched_trace_ev(s, p, t, SCHED_EV_UNBOOST, cur, cur->credit);
+			}
+		}
+		while (s->next_acct <= t) {
+			c1_acct(s, t);
+			s->next_acct += s->p.period_ns;
+		}
+		s->next_tick += s->p.tick_ns;
+	}
+}
+
+/* ---- ops ------------------------------------------------------------------------------- */
+
+static void credit_init(struct sched *s)
+{
+	for (unsigned p = 0; p < SCHED_MAX_PCPUS; p++)
+		s->pcpu[p].vclock = VCLOCK_BASE;
+}
+
+static int credit_vcpu_insert(struct sched *s, struct sched_vcpu *v, uint64_t now)
+{
+	struct sched_dom *d = v->dom;
+	if (!d || d->weight > SCHED_MAX_WEIGHT)
+		return -SCHED_EINVAL;
+	if (!d->weight)
+		d->weight = SCHED_DEFAULT_WEIGHT;
+	c1_catch_up(s, now);
+	unsigned p = sched_least_loaded(s, sched_affinity(s, v));
+	vclock_advance(s, p, now);
+	v->pcpu = (uint16_t)p;
+	v->state = SCHED_VS_BLOCKED;
+	v->prio = SCHED_PRI_UNDER;
+	v->heap = HEAP_NONE;
+	v->flags = 0;
+	v->vtime = s->pcpu[p].vclock;
+	v->vrem = 0;
+	v->credit = 0;
+	v->w_acct = 0;
+	v->lease = 0;
+	v->boost_left = 0;
+	v->since = now;
+	s->pcpu[p].nr_vcpus++;
+	s->nr_vcpus++;
+	if (d->nr_vcpus++ == 0) {
+		d->cap_tokens = cap_depth(s, d);
+		d->cap_reserved = 0;
+		d->cap_last = now;
+		d->cap_rem = 0;
+	}
+	v->next_in_dom = d->vcpus;
+	d->vcpus = v;
+	sched_dom_link(s, d);
+	return 0;
+}
+
+static void credit_vcpu_remove(struct sched *s, struct sched_vcpu *v, uint64_t now)
+{
+	struct sched_pcpu *pc = &s->pcpu[v->pcpu];
+	struct sched_dom *d = v->dom;
+	vclock_advance(s, v->pcpu, now);
+	if (pc->curr == v) {
+		if (v->state == SCHED_VS_RUNNING)
+			charge(s, v, now);
+		pc->curr = NULL;
+	}
+	heap_del(s, v);
+	deactivate(pc, v);
+	v->state = SCHED_VS_BLOCKED;
+	pc->nr_vcpus--;
+	s->nr_vcpus--;
+	struct sched_vcpu **pp = &d->vcpus;
+	while (*pp && *pp != v)
+		pp = &(*pp)->next_in_dom;
+	if (*pp)
+		*pp = v->next_in_dom;
+	if (--d->nr_vcpus == 0)
+		sched_dom_unlink(s, d);
+}
+
+/* May an event wake of v be boosted? Counts a denial when not. */
+static bool may_boost(struct sched *s, struct sched_vcpu *v, unsigned flags, uint64_t now)
+{
+	bool ok;
+	if (!(flags & (WAKE_EVENT | WAKE_TIMER)) || (flags & (WAKE_MIGRATE | WAKE_YIELD | WAKE_NEW)))
+		return false;
+	if (c1_mode(s)) {
+		/* credit1: only an UNDER (or still BOOST) vCPU that is not parked. */
+		ok = v->prio <= SCHED_PRI_UNDER && !(v->flags & F_C1_PARK);
+	} else {
+		ok = s->p.boost_ns && vcredit(s, v) >= -(int64_t)s->p.boost_debt_ns;
+		if (ok && capped(s, v)) {
+			cap_refill(s, v->dom, now);
+			ok = cap_avail(v->dom) > -(int64_t)s->p.cap_debt_ns;
+		}
+	}
+	if (!ok) {
+		v->c.boost_deny++;
+		v->dom->c.boost_deny++;
+	}
+	return ok;
+}
+
+static void boost(struct sched *s, struct sched_vcpu *v, uint64_t now)
+{
+	if (v->prio != SCHED_PRI_BOOST) {
+		v->c.boosts++;
+		v->dom->c.boosts++;
+	}
+	v->prio = SCHED_PRI_BOOST;
+	v->boost_left = s->p.boost_ns;
+	sched_trace_ev(s, v->pcpu, now, SCHED_EV_BOOST, v, vcredit(s, v));
+}
+
+static sched_cpumask_t credit_wake(struct sched *s, struct sched_vcpu *v, uint64_t now,
+				   unsigned flags)
+{
+	sched_cpumask_t kick = sched_take_kicks(s);
+	c1_catch_up(s, now);
+	if (flags & (WAKE_EVENT | WAKE_TIMER)) {
+		v->c.events++;
+		v->dom->c.events++;
+	}
+	switch (v->state) {
+	case SCHED_VS_RUNNING:
+		return kick;
+	case SCHED_VS_RUNNABLE:
+		/* An event for a vCPU that waits in the queue: it is as urgent as a wake. */
+		if (c1_mode(s) || v->prio == SCHED_PRI_BOOST)
+			return kick;
+		vclock_advance(s, v->pcpu, now);
+		if (!may_boost(s, v, flags, now))
+			return kick;
+		heap_del(s, v);
+		boost(s, v, now);
+		enqueue(s, v);
+		return kick | tickle(s, v);
+	case SCHED_VS_PARKED:
+		if (c1_mode(s))
+			return kick;
+		vclock_advance(s, v->pcpu, now);
+		if (!may_boost(s, v, flags, now))
+			return kick;
+		unpark(s, v, now);
+		boost(s, v, now);
+		enqueue(s, v);
+		return kick | tickle(s, v);
+	default:
+		break;
+	}
+
+	/* BLOCKED: place it, restore its earning state, then boost, park or queue it. */
+	v->c.wakes++;
+	v->dom->c.wakes++;
+	sched_cpumask_t aff = sched_affinity(s, v);
+	unsigned target = v->pcpu;
+	if (!(aff & SCHED_CPU(target)) || s->pcpu[target].curr || s->pcpu[target].nr_queued) {
+		int idle = find_idle(s, aff);
+		if (idle >= 0)
+			target = (unsigned)idle;
+		else if (!(aff & SCHED_CPU(target)))
+			target = sched_least_loaded(s, aff);
+	}
+	transfer(s, v, target, now);
+	struct sched_pcpu *pc = &s->pcpu[target];
+	vclock_advance(s, target, now);
+	if (!c1_mode(s)) {
+		if (v->heap == HEAP_SLEEP) {
+			heap_del(s, v); /* still earning: keeps what it earned (< bank) */
+		} else if (!v->w_acct) {
+			/* Slept past the bank: at most one bank of credit, debt kept. */
+			uint64_t floor = pc->vclock - ns_to_vt(bank_ns(s), vweight(v));
+			if ((int64_t)(v->vtime - floor) < 0)
+				v->vtime = floor;
+		}
+		activate(pc, v);
+	}
+	sched_trace_ev(s, target, now, SCHED_EV_WAKE, v, flags);
+	bool b = may_boost(s, v, flags, now);
+	if (!b && c1_mode(s) && (v->flags & F_C1_PARK)) {
+		park(s, v, now);
+		return kick;
+	}
+	if (!b && capped(s, v)) {
+		cap_refill(s, v->dom, now);
+		if (cap_avail(v->dom) <= 0) {
+			park(s, v, now);
+			return kick;
+		}
+	}
+	if (b)
+		boost(s, v, now);
+	else if (!c1_mode(s))
+		v->prio = SCHED_PRI_UNDER; /* enqueue() sets UNDER/OVER from credit */
+	enqueue(s, v);
+	return kick | tickle(s, v);
+}
+
+/* Puts a vCPU that stopped being runnable into its sleeping earning state. */
+static void to_sleeper(struct sched *s, struct sched_vcpu *v)
+{
+	struct sched_pcpu *pc = &s->pcpu[v->pcpu];
+	if (c1_mode(s))
+		return;
+	if (v->w_acct && vcredit(s, v) < (int64_t)bank_ns(s)) {
+		v->key = v->vtime + ns_to_vt(bank_ns(s), vweight(v));
+		v->seq = s->seq++;
+		v->heap = HEAP_SLEEP;
+		hn_insert(&pc->sleepers, &v->hn);
+	} else {
+		deactivate(pc, v);
+	}
+}
+
+static sched_cpumask_t credit_sleep(struct sched *s, struct sched_vcpu *v, uint64_t now)
+{
+	sched_cpumask_t kick = sched_take_kicks(s);
+	c1_catch_up(s, now);
+	vclock_advance(s, v->pcpu, now);
+	switch (v->state) {
+	case SCHED_VS_RUNNING:
+		charge(s, v, now);
+		kick |= SCHED_CPU(v->pcpu);
+		break;
+	case SCHED_VS_RUNNABLE:
+	case SCHED_VS_PARKED:
+		heap_del(s, v);
+		break;
+	default:
+		return kick;
+	}
+	v->state = SCHED_VS_BLOCKED;
+	v->flags &= (uint8_t)~F_YIELD;
+	if (!c1_mode(s))
+		unboost(s, v, now); /* the latency slice ends when the vCPU blocks */
+	to_sleeper(s, v);
+	sched_trace_ev(s, v->pcpu, now, SCHED_EV_SLEEP, v, vcredit(s, v));
+	return kick;
+}
+
+static void credit_yield(struct sched *s, struct sched_vcpu *v, uint64_t now)
+{
+	if (v->state != SCHED_VS_RUNNING)
+		return;
+	v->flags |= F_YIELD;
+	v->c.yields++;
+	v->dom->c.yields++;
+	sched_trace_ev(s, v->pcpu, now, SCHED_EV_YIELD, v, vcredit(s, v));
+}
+
+/* An idle pCPU takes the best queued vCPU another pCPU is not running and it may run. */
+static struct sched_vcpu *steal(struct sched *s, unsigned p, uint64_t now)
+{
+	for (unsigned i = 1; i < s->nr_pcpus; i++) {
+		unsigned q = (p + i) % s->nr_pcpus;
+		struct sched_pcpu *qc = &s->pcpu[q];
+		struct sched_vcpu *cand[2] = {hn_min(qc->rq_boost), hn_min(qc->rq_norm)};
+		for (int k = 0; k < 2; k++) {
+			struct sched_vcpu *v = cand[k];
+			if (!v || !sched_allowed(s, v, p))
+				continue;
+			vclock_advance(s, q, now);
+			heap_del(s, v);
+			transfer(s, v, p, now);
+			return v;
+		}
+	}
+	return NULL;
+}
+
+/* Sends a RUNNING vCPU whose affinity no longer includes its pCPU to an allowed one. */
+static sched_cpumask_t move_away(struct sched *s, struct sched_vcpu *v, uint64_t now)
+{
+	sched_cpumask_t aff = sched_affinity(s, v);
+	int idle = find_idle(s, aff);
+	unsigned to = idle >= 0 ? (unsigned)idle : sched_least_loaded(s, aff);
+	v->flags &= (uint8_t)~F_MOVE;
+	v->state = SCHED_VS_BLOCKED;
+	unboost(s, v, now);
+	transfer(s, v, to, now);
+	enqueue(s, v);
+	return tickle(s, v);
+}
+
+/* Leases cap budget for a run of v; false when there is none (v must park). */
+static bool take_lease(struct sched *s, struct sched_vcpu *v, uint64_t now)
+{
+	if (!capped(s, v))
+		return true;
+	struct sched_dom *d = v->dom;
+	cap_refill(s, d, now);
+	int64_t avail = cap_avail(d), lease;
+	if (v->prio == SCHED_PRI_BOOST) {
+		lease = avail + (int64_t)s->p.cap_debt_ns;
+		if (lease > (int64_t)v->boost_left)
+			lease = (int64_t)v->boost_left;
+	} else {
+		lease = avail < (int64_t)s->p.tslice_ns ? avail : (int64_t)s->p.tslice_ns;
+	}
+	if (lease <= 0)
+		return false;
+	v->lease = (uint64_t)lease;
+	d->cap_reserved += lease;
+	return true;
+}
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+/* The slice length of v: its latency slice when boosted (sliver), else the time slice. */
+static uint64_t slice_of(const struct sched *s, const struct sched_vcpu *v)
+{
+	return v->prio == SCHED_PRI_BOOST && !c1_mode(s) ? s->p.boost_ns : s->p.tslice_ns;
+}
+
+/* Charges the current vCPU and decides whether it keeps the pCPU. Returns it when it does;
+ * otherwise it was requeued (*requeued set), parked, moved or had blocked. */
+static struct sched_vcpu *decide_current(struct sched *s, unsigned p, uint64_t now,
+					 struct sched_pick *r, bool *requeued,
+					 uint64_t *ratelimit_until)
+{
+	struct sched_pcpu *pc = &s->pcpu[p];
+	struct sched_vcpu *cur = pc->curr;
+	*requeued = false;
+	if (!cur || cur->state != SCHED_VS_RUNNING)
+		return NULL;
+	charge(s, cur, now);
+	if (cur->flags & F_MOVE) {
+		r->kick |= move_away(s, cur, now);
+		return NULL;
+	}
+	bool park_now = false;
+	if (c1_mode(s)) {
+		park_now = cur->flags & F_C1_PARK;
+	} else {
+		if (cur->prio == SCHED_PRI_BOOST && cur->boost_left == 0)
+			unboost(s, cur, now);
+		park_now = capped(s, cur) && cap_avail(cur->dom) <= 0 &&
+			   (cur->prio != SCHED_PRI_BOOST ||
+			    cap_avail(cur->dom) <= -(int64_t)s->p.cap_debt_ns);
+	}
+	if (park_now) {
+		cur->state = SCHED_VS_BLOCKED;
+		park(s, cur, now);
+		return NULL;
+	}
+	bool yielded = cur->flags & F_YIELD;
+	bool boosted = cur->prio == SCHED_PRI_BOOST && !c1_mode(s);
+	bool expired = now >= pc->curr_since + slice_of(s, cur);
+	/* A boosted vCPU finishes its (short) latency slice; others yield to a tickle. */
+	bool want = yielded || expired || (pc->resched && !boosted);
+	if (want && !yielded && s->p.ratelimit_ns && now < cur->run_start + s->p.ratelimit_ns &&
+	    queue_head(pc)) {
+		/* Ratelimit: keep it, decide again when it has run long enough. */
+		*ratelimit_until = cur->run_start + s->p.ratelimit_ns;
+		want = false;
+	}
+	if (!want && take_lease(s, cur, now))
+		return cur;
+	cur->state = SCHED_VS_BLOCKED;
+	enqueue(s, cur);
+	*requeued = true;
+	return NULL;
+}
+
+static struct sched_pick credit_pick_next(struct sched *s, unsigned p, uint64_t now)
+{
+	struct sched_pcpu *pc = &s->pcpu[p];
+	struct sched_pick r = {NULL, SCHED_NEVER, 0};
+	r.kick = sched_take_kicks(s);
+	c1_catch_up(s, now);
+	vclock_advance(s, p, now);
+	unpark_due(s, p, now);
+	pc->picks++;
+
+	struct sched_vcpu *cur = pc->curr;
+	bool requeued;
+	uint64_t ratelimit_until = 0;
+	struct sched_vcpu *next = decide_current(s, p, now, &r, &requeued, &ratelimit_until);
+	bool new_slice = next == NULL;
+	if (!ratelimit_until)
+		pc->resched = false;
+
+	struct sched_vcpu *yielder = requeued && (cur->flags & F_YIELD) ? cur : NULL;
+	if (yielder)
+		yielder->flags &= (uint8_t)~F_YIELD;
+	while (!next) {
+		next = queue_head(pc);
+		if (next && next == yielder) {
+			/* A yield gives way to anyone else queued here, once. */
+			heap_del(s, yielder);
+			struct sched_vcpu *other = queue_head(pc);
+			enqueue(s, yielder);
+			if (other)
+				next = other;
+		}
+		yielder = NULL;
+		if (next)
+			heap_del(s, next);
+		else if (!(next = steal(s, p, now)))
+			break;
+		next->state = SCHED_VS_RUNNING;
+		if (!take_lease(s, next, now)) {
+			next->state = SCHED_VS_BLOCKED;
+			park(s, next, now);
+			next = NULL;
+		}
+	}
+
+	pc->curr = next;
+	if (!next) {
+		pc->curr_since = now;
+	} else {
+		if (next != cur) {
+			next->c.switches++;
+			next->dom->c.switches++;
+			next->run_start = now;
+			if (cur && cur->state == SCHED_VS_RUNNABLE) {
+				cur->c.preempts++;
+				cur->dom->c.preempts++;
+			}
+			sched_trace_ev(s, p, now, SCHED_EV_SWITCH, next,
+				       cur ? (int64_t)cur->dom->id : -1);
+		}
+		if (new_slice)
+			pc->curr_since = now;
+		next->state = SCHED_VS_RUNNING;
+		next->since = now;
+		r.vcpu = next;
+		if (!c1_mode(s) && next->prio == SCHED_PRI_BOOST)
+			r.run_until = now + next->boost_left;
+		else if (queue_head(pc) || c1_mode(s))
+			r.run_until = pc->curr_since + s->p.tslice_ns;
+		if (ratelimit_until)
+			r.run_until = ratelimit_until;
+		if (capped(s, next))
+			r.run_until = min_u64(r.run_until, now + next->lease);
+	}
+	struct sched_vcpu *pk = hn_min(pc->parked);
+	if (pk)
+		r.run_until = min_u64(r.run_until, pk->park_until);
+	if (c1_mode(s))
+		r.run_until = min_u64(r.run_until, s->next_tick);
+	if (r.run_until <= now)
+		r.run_until = now + 1;
+	/* Work this pCPU cannot run now and an idle one could: kick that one to steal. */
+	struct sched_vcpu *h = queue_head(pc);
+	if (h) {
+		int idle = find_idle(s, sched_affinity(s, h) & ~SCHED_CPU(p));
+		if (idle >= 0)
+			r.kick |= SCHED_CPU((unsigned)idle);
+	}
+	r.kick &= ~SCHED_CPU(p);
+	return r;
+}
+
+static int credit_set_params(struct sched *s, struct sched_dom *d, uint32_t weight,
+			     uint32_t cap, uint64_t now)
+{
+	if (weight > SCHED_MAX_WEIGHT || cap > 100 * SCHED_MAX_PCPUS)
+		return -SCHED_EINVAL;
+	c1_catch_up(s, now);
+	if (weight && weight != d->weight) {
+		for (struct sched_vcpu *v = d->vcpus; v; v = v->next_in_dom) {
+			struct sched_pcpu *pc = &s->pcpu[v->pcpu];
+			vclock_advance(s, v->pcpu, now);
+			if (v->w_acct) {
+				pc->w_active += weight;
+				pc->w_active -= v->w_acct;
+				v->w_acct = weight;
+			}
+		}
+		d->weight = weight;
+		for (struct sched_vcpu *v = d->vcpus; v; v = v->next_in_dom) {
+			if (v->heap == HEAP_SLEEP) { /* its bank in vtime changed */
+				heap_del(s, v);
+				v->heap = HEAP_SLEEP;
+				v->key = v->vtime + ns_to_vt(bank_ns(s), weight);
+				hn_insert(&s->pcpu[v->pcpu].sleepers, &v->hn);
+			}
+		}
+	}
+	if (cap != d->cap) {
+		cap_refill(s, d, now);
+		uint32_t old = d->cap;
+		d->cap = cap;
+		d->cap_last = now;
+		d->cap_rem = 0;
+		if (!old || d->cap_tokens > cap_depth(s, d))
+			d->cap_tokens = cap_depth(s, d);
+		for (struct sched_vcpu *v = d->vcpus; v; v = v->next_in_dom) {
+			if (v->state != SCHED_VS_PARKED)
+				continue;
+			/* Re-time the unpark under the new cap (now, if uncapped). */
+			v->park_until = now;
+			heap_del(s, v);
+			v->key = now;
+			v->heap = HEAP_PARK;
+			hn_insert(&s->pcpu[v->pcpu].parked, &v->hn);
+			s->kick_pending |= SCHED_CPU(v->pcpu);
+		}
+		if (!cap)
+			for (struct sched_vcpu *v = d->vcpus; v; v = v->next_in_dom)
+				v->flags &= (uint8_t)~F_C1_PARK;
+	}
+	return 0;
+}
+
+static sched_cpumask_t credit_set_affinity(struct sched *s, struct sched_vcpu *v,
+					   sched_cpumask_t mask, uint64_t now)
+{
+	v->affinity = mask;
+	if (sched_allowed(s, v, v->pcpu))
+		return sched_take_kicks(s);
+	sched_cpumask_t aff = sched_affinity(s, v);
+	switch (v->state) {
+	case SCHED_VS_RUNNING:
+		v->flags |= F_MOVE;
+		s->pcpu[v->pcpu].resched = true;
+		return sched_take_kicks(s) | SCHED_CPU(v->pcpu);
+	case SCHED_VS_RUNNABLE:
+		vclock_advance(s, v->pcpu, now);
+		heap_del(s, v);
+		transfer(s, v, sched_least_loaded(s, aff), now);
+		if (v->prio == SCHED_PRI_BOOST)
+			unboost(s, v, now); /* moving is not an event */
+		enqueue(s, v);
+		return sched_take_kicks(s) | tickle(s, v);
+	default:
+		transfer(s, v, sched_least_loaded(s, aff), now);
+		return sched_take_kicks(s);
+	}
+}
+
+static void credit_params_changed(struct sched *s, uint64_t now)
+{
+	/* Engine switch or new period: restart credit1 ticks, re-key the queues. */
+	s->next_tick = 0;
+	c1_catch_up(s, now);
+	for (struct sched_dom *d = s->doms; d; d = d->next_dom) {
+		cap_refill(s, d, now);
+		if (d->cap_tokens > cap_depth(s, d))
+			d->cap_tokens = cap_depth(s, d);
+		for (struct sched_vcpu *v = d->vcpus; v; v = v->next_in_dom) {
+			if (v->heap == HEAP_NORM || v->heap == HEAP_BOOST) {
+				heap_del(s, v);
+				enqueue(s, v);
+			}
+			s->kick_pending |= SCHED_CPU(v->pcpu);
+		}
+	}
+}
+
+static const char *const prio_name[] = {"boost", "under", "over", "idle"};
+static const char *const state_name[] = {"blocked", "runnable", "running", "parked"};
+
+static void credit_dump(struct sched *s, sched_print_fn pr, void *arg)
+{
+	const struct sched_params *p = &s->p;
+	pr(arg,
+	   "sched policy=credit profile=%s pcpus=%u tslice_ns=%llu ratelimit_ns=%llu"
+	   " period_ns=%llu tick_ns=%llu boost_ns=%llu boost_debt_ns=%llu cap_debt_ns=%llu\n",
+	   p->profile == SCHED_PROFILE_XEN_CREDIT1 ? "xen-credit1" : "sliver", s->nr_pcpus,
+	   (unsigned long long)p->tslice_ns, (unsigned long long)p->ratelimit_ns,
+	   (unsigned long long)p->period_ns, (unsigned long long)p->tick_ns,
+	   (unsigned long long)p->boost_ns, (unsigned long long)p->boost_debt_ns,
+	   (unsigned long long)p->cap_debt_ns);
+	for (unsigned i = 0; i < s->nr_pcpus; i++) {
+		struct sched_pcpu *pc = &s->pcpu[i];
+		pr(arg, "sched pcpu%u curr=%s%u queued=%u vcpus=%u w_active=%llu picks=%llu\n", i,
+		   pc->curr ? "d" : "idle", pc->curr ? pc->curr->dom->id : 0, pc->nr_queued,
+		   pc->nr_vcpus, (unsigned long long)pc->w_active,
+		   (unsigned long long)pc->picks);
+	}
+	for (struct sched_dom *d = s->doms; d; d = d->next_dom) {
+		pr(arg, "sched dom d%u weight=%u cap=%u cap_tokens_ns=%lld vcpus=%u\n", d->id,
+		   d->weight, d->cap, (long long)d->cap_tokens, d->nr_vcpus);
+		sched_dump_counters(pr, arg, "dom", d->id, -1, &d->c);
+		for (struct sched_vcpu *v = d->vcpus; v; v = v->next_in_dom) {
+			pr(arg, "sched vcpu d%uv%u pcpu=%u state=%s prio=%s credit_ns=%lld\n",
+			   d->id, v->id, v->pcpu, state_name[v->state & 3], prio_name[v->prio & 3],
+			   (long long)vcredit(s, v));
+			sched_dump_counters(pr, arg, "vcpu", d->id, (int)v->id, &v->c);
+		}
+	}
+}
 
 const struct sched_ops sched_credit_ops = {
 	.name = "credit",
-	.init = c_init,
-	.vcpu_insert = c_insert,
-	.vcpu_remove = c_remove,
-	.wake = c_wake,
-	.sleep = c_sleep,
-	.yield = c_yield,
-	.pick_next = c_pick,
-	.set_params = c_set,
-	.set_affinity = c_aff,
-	.params_changed = NULL,
-	.dump = c_dump,
+	.init = credit_init,
+	.vcpu_insert = credit_vcpu_insert,
+	.vcpu_remove = credit_vcpu_remove,
+	.wake = credit_wake,
+	.sleep = credit_sleep,
+	.yield = credit_yield,
+	.pick_next = credit_pick_next,
+	.set_params = credit_set_params,
+	.set_affinity = credit_set_affinity,
+	.params_changed = credit_params_changed,
+	.dump = credit_dump,
 };

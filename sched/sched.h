@@ -121,10 +121,12 @@ struct sched_dom {
 	uint32_t cap;	 /* % of one pCPU, 0 = no cap; may exceed 100 for multi-vCPU */
 	/* Private. */
 	uint32_t nr_vcpus;
-	int64_t cap_tokens; /* cap budget in ns of CPU, continuous refill */
-	uint64_t cap_last;  /* time of the last refill */
-	int64_t credit1;    /* credit1 profile: domain credit */
+	int64_t cap_tokens;   /* cap budget in ns of CPU, continuous refill */
+	int64_t cap_reserved; /* ns leased to its running vCPUs */
+	uint64_t cap_last;    /* time of the last refill */
+	uint64_t cap_rem;     /* remainder of the refill division */
 	struct sched_dom *next_dom;
+	struct sched_vcpu *vcpus; /* its inserted vCPUs */
 	bool listed;
 	struct sched_counters c;
 };
@@ -153,14 +155,19 @@ struct sched_vcpu {
 	uint64_t run_start;	 /* when it was last picked after another vCPU */
 	uint64_t boost_left;	 /* ns of latency slice left */
 	uint64_t park_until;	 /* unpark time when PARKED */
+	uint64_t lease;		 /* cap budget leased for the current run */
+	uint32_t w_acct;	 /* weight counted in its pCPU's w_active, 0 = inactive */
+	uint32_t pad2;
 	struct sched_vcpu *rq_next, *rq_prev; /* rr run queue */
+	struct sched_vcpu *next_in_dom;
 	struct sched_counters c;
 };
 
 struct sched_pcpu {
 	struct sched_vcpu *curr; /* RUNNING vCPU or NULL (idle) */
-	uint64_t curr_since;	 /* when curr was picked after something else */
+	uint64_t curr_since;	 /* start of curr's current slice */
 	uint64_t last_pick;
+	bool resched;		 /* a wake asked for preemption (tickle) */
 	/* Run queues (policy private). */
 	struct sched_hnode *rq_boost, *rq_norm, *sleepers, *parked;
 	struct sched_vcpu *rr_head, *rr_tail;
@@ -232,7 +239,8 @@ struct sched {
 	uint64_t next_tick;  /* credit1 profile: next sampling tick */
 	uint64_t next_acct;  /* credit1 profile: next accounting */
 	uint32_t nr_vcpus;
-	struct sched_dom *doms; /* domains with vCPUs inserted */
+	sched_cpumask_t kick_pending; /* kicks from calls that return none (set_params...) */
+	struct sched_dom *doms;	      /* domains with vCPUs inserted */
 	struct sched_pcpu pcpu[SCHED_MAX_PCPUS];
 };
 
@@ -257,6 +265,14 @@ void sched_apply_profile(struct sched_params *p, unsigned profile);
 unsigned sched_trace_read(const struct sched *s, unsigned pcpu, struct sched_trace_rec *out,
 			  unsigned max);
 const char *sched_ev_name(unsigned ev);
+/* Kicks left by set_params, set_affinity or a run-time parameter change; call after them.
+ * (pick_next, wake and sleep already include pending kicks in what they return.) */
+static inline sched_cpumask_t sched_take_kicks(struct sched *s)
+{
+	sched_cpumask_t k = s->kick_pending;
+	s->kick_pending = 0;
+	return k;
+}
 
 static inline int sched_vcpu_insert(struct sched *s, struct sched_vcpu *v, uint64_t now)
 {

@@ -1,0 +1,162 @@
+/* sliver-sim SCENARIO.cfg [key=value | dN.key=value ...]
+ * Runs a scenario on the real scheduler and prints the hypervisor's machine-readable lines
+ * (ping, lat, share) plus work/sim lines; checks the scenario's expect.* bounds.
+ * Exit: 0 pass, 1 a bound failed, 2 bad input. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/cmdline.h"
+#include "test/sim/sim.h"
+
+unsigned sim_nvcpus(void);
+struct sim_vcpu *sim_vcpu(unsigned i);
+
+static struct sched S;
+static struct sim_cfg C;
+static int failures;
+
+static void print_cb(void *arg, const char *fmt, ...)
+{
+	(void)arg;
+	va_list ap;
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+}
+
+static void fail(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	printf("FAIL ");
+	vprintf(fmt, ap);
+	printf("\n");
+	va_end(ap);
+	failures++;
+}
+
+static void print_summary(const char *what, const struct stat_summary *m, bool p999)
+{
+	printf("%s n=%zu min_us=%.1f avg_us=%.1f p50_us=%.1f p99_us=%.1f", what, m->n, m->min,
+	       m->avg, m->p50, m->p99);
+	if (p999)
+		printf(" p999_us=%.1f", m->p999);
+	printf(" max_us=%.1f mdev_us=%.1f\n", m->max, m->mdev);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		fprintf(stderr, "usage: sliver-sim SCENARIO.cfg [key=value | dN.key=value ...]\n");
+		return 2;
+	}
+	if (scenario_load(&C, argv[1], argc - 2, argv + 2))
+		return 2;
+	if (sched_init(&S, C.pcpus)) {
+		fprintf(stderr, "sliver-sim: sched_init(%u) failed\n", C.pcpus);
+		return 2;
+	}
+	/* The hypervisor line goes word by word to the scheduler, as the core does at boot. */
+	size_t wl;
+	for (const char *w = C.hv_line; (w = cmdline_next(w, &wl)); w += wl) {
+		if (sched_config_word(&S, w, wl, 0) < 0) {
+			fprintf(stderr, "sliver-sim: %s: bad scheduler setting '%.*s'\n", argv[1],
+				(int)wl, w);
+			return 2;
+		}
+	}
+	entitlement(&C);
+	struct sim_result res;
+	if (sim_run(&C, &S, &res))
+		return 2;
+	double span = (double)(C.duration_ns - C.warmup_ns);
+	printf("sim scenario=%s sched=%s profile=%s duration_ms=%llu pcpus=%u switch_ns=%llu"
+	       " tslice_us=%llu events=%llu switches=%llu wall_ms=%.0f\n",
+	       argv[1], S.ops->name,
+	       S.p.profile == SCHED_PROFILE_XEN_CREDIT1 ? "xen-credit1" : "sliver",
+	       (unsigned long long)(C.duration_ns / 1000000), C.pcpus,
+	       (unsigned long long)C.switch_ns, (unsigned long long)(S.p.tslice_ns / 1000),
+	       (unsigned long long)res.events, (unsigned long long)res.switches,
+	       res.wall_s * 1000);
+
+	for (unsigned i = 0; i < C.ndoms; i++) {
+		struct sim_dom *d = &C.doms[i];
+		if (C.ping_dom != d->id)
+			continue;
+		struct stat_summary m;
+		samples_summary(&d->ping, &m);
+		char what[16];
+		snprintf(what, sizeof(what), "ping d%u", d->id);
+		print_summary(what, &m, false);
+		if (C.exp_ping_p99_us > 0 && m.p99 > C.exp_ping_p99_us)
+			fail("ping d%u p99_us=%.1f > %.1f", d->id, m.p99, C.exp_ping_p99_us);
+		if (C.exp_ping_max_us > 0 && m.max > C.exp_ping_max_us)
+			fail("ping d%u max_us=%.1f > %.1f", d->id, m.max, C.exp_ping_max_us);
+		if (C.exp_ping_avg_min_us > 0 && m.avg < C.exp_ping_avg_min_us)
+			fail("ping d%u avg_us=%.1f < %.1f", d->id, m.avg, C.exp_ping_avg_min_us);
+		if (!m.n)
+			fail("ping d%u: no ping answered", d->id);
+	}
+	for (unsigned i = 0; i < sim_nvcpus(); i++) {
+		struct sim_vcpu *v = sim_vcpu(i);
+		if (!v->lat.n)
+			continue;
+		struct stat_summary m;
+		samples_summary(&v->lat, &m);
+		char what[24];
+		snprintf(what, sizeof(what), "lat d%uv%u", v->d->id, v->idx);
+		print_summary(what, &m, true);
+		if (C.exp_lat_p99_us > 0 && m.p99 > C.exp_lat_p99_us)
+			fail("lat d%uv%u p99_us=%.1f > %.1f", v->d->id, v->idx, m.p99,
+			     C.exp_lat_p99_us);
+	}
+	for (unsigned i = 0; i < C.ndoms; i++) {
+		struct sim_dom *d = &C.doms[i];
+		double held = 0, useful = 0;
+		for (unsigned k = 0; k < sim_nvcpus(); k++) {
+			struct sim_vcpu *v = sim_vcpu(k);
+			if (v->d == d) {
+				held += (double)v->sched_ns;
+				useful += (double)v->useful_ns;
+			}
+		}
+		double pct = held / span * 100, ent = d->entitled * 100;
+		printf("share d%u pct=%.2f entitled_pct=%.2f\n", d->id, pct, ent);
+		printf("work d%u name=%s useful_pct=%.2f boosts=%llu boost_deny=%llu parks=%llu"
+		       " switches=%llu\n",
+		       d->id, d->name, useful / span * 100, (unsigned long long)d->sd.c.boosts,
+		       (unsigned long long)d->sd.c.boost_deny, (unsigned long long)d->sd.c.parks,
+		       (unsigned long long)d->sd.c.switches);
+		double err = pct - ent;
+		if (d->attack != ATK_NONE) {
+			if (C.exp_gain_max > 0 && err > C.exp_gain_max)
+				fail("share d%u (attacker) pct=%.2f entitled=%.2f gain > %.2f", d->id,
+				     pct, ent, C.exp_gain_max);
+			continue;
+		}
+		double tol = d->cap ? C.exp_cap_tol : C.exp_share_tol;
+		if (tol > 0 && fabs(err) > tol)
+			fail("share d%u pct=%.2f entitled=%.2f off by more than %.2f", d->id, pct, ent,
+			     tol);
+		if (C.exp_rel_tol_pct > 0 && ent > 0 && fabs(err) / ent * 100 > C.exp_rel_tol_pct)
+			fail("share d%u pct=%.3f entitled=%.3f off by more than %.2f%%", d->id, pct,
+			     ent, C.exp_rel_tol_pct);
+	}
+	if (C.dump)
+		sched_dump(&S, print_cb, NULL);
+	if (C.trace) {
+		for (unsigned p = 0; p < C.pcpus; p++) {
+			struct sched_trace_rec r[SCHED_TRACE_LEN];
+			unsigned n = sched_trace_read(&S, p, r, SCHED_TRACE_LEN);
+			for (unsigned i = 0; i < n; i++)
+				printf("trace p%u t=%llu %s d%u v%u arg=%lld\n", p,
+				       (unsigned long long)r[i].t, sched_ev_name(r[i].ev), r[i].dom,
+				       r[i].vcpu, (long long)r[i].arg);
+		}
+	}
+	printf("result %s\n", failures ? "FAIL" : "PASS");
+	return failures ? 1 : 0;
+}

@@ -1,0 +1,458 @@
+/* The event loop: pCPUs that call the real scheduler exactly as the core does (pick_next on
+ * timer, kick, block and yield; wake on events), guests that spin, sleep, answer pings and
+ * attack the accounting, a ping source with jitter, and a VM switch cost. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "test/sim/sim.h"
+
+enum ev_type { EV_TIMER, EV_GUEST, EV_SLEEP_END, EV_PING, EV_KICK, EV_HOLD_END, EV_WARMUP };
+
+struct ev {
+	uint64_t t, seq, gen;
+	uint32_t type, id;
+};
+
+struct pcpu_sim {
+	struct sim_vcpu *cur;
+	struct sim_vcpu *last_exec; /* the vCPU whose state is loaded (no switch cost) */
+	uint64_t timer_gen;
+};
+
+static struct {
+	struct sim_cfg *c;
+	struct sched *s;
+	struct ev *h;
+	size_t hn, hcap;
+	uint64_t seq, rng, events, switches;
+	struct pcpu_sim pc[SCHED_MAX_PCPUS];
+	struct sim_vcpu *v;
+	unsigned nv;
+	uint64_t now;
+} G;
+
+/* ---- event heap ------------------------------------------------------------------------ */
+
+static bool ev_less(const struct ev *a, const struct ev *b)
+{
+	return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+}
+
+static void ev_push(uint64_t t, uint32_t type, uint32_t id, uint64_t gen)
+{
+	if (G.hn == G.hcap) {
+		G.hcap = G.hcap ? G.hcap * 2 : 1024;
+		G.h = realloc(G.h, G.hcap * sizeof(*G.h));
+		if (!G.h) {
+			perror("sliver-sim");
+			exit(2);
+		}
+	}
+	size_t i = G.hn++;
+	struct ev e = {t, G.seq++, gen, type, id};
+	while (i && ev_less(&e, &G.h[(i - 1) / 2])) {
+		G.h[i] = G.h[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	G.h[i] = e;
+}
+
+static struct ev ev_pop(void)
+{
+	struct ev top = G.h[0], last = G.h[--G.hn];
+	size_t i = 0;
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		const struct ev *best = &last;
+		if (l < G.hn && ev_less(&G.h[l], best))
+			m = l, best = &G.h[l];
+		if (l + 1 < G.hn && ev_less(&G.h[l + 1], best))
+			m = l + 1;
+		if (m == i)
+			break;
+		G.h[i] = G.h[m];
+		i = m;
+	}
+	if (G.hn)
+		G.h[i] = last;
+	return top;
+}
+
+/* xorshift64*: deterministic for a given sim.seed. */
+static uint64_t rnd(void)
+{
+	G.rng ^= G.rng >> 12;
+	G.rng ^= G.rng << 25;
+	G.rng ^= G.rng >> 27;
+	return G.rng * 2685821657736338717ull;
+}
+
+/* ---- guests ---------------------------------------------------------------------------- */
+
+static unsigned vid(const struct sim_vcpu *v)
+{
+	return (unsigned)(v - G.v);
+}
+
+static bool has_work(const struct sim_vcpu *v)
+{
+	return v->pq_n || (v->spinning && v->spin_left);
+}
+
+static void ping_push(struct sim_vcpu *v, uint64_t t)
+{
+	if (v->pq_n == v->pq_cap) {
+		size_t nc = v->pq_cap ? v->pq_cap * 2 : 16;
+		uint64_t *q = malloc(nc * sizeof(*q));
+		if (!q) {
+			perror("sliver-sim");
+			exit(2);
+		}
+		for (size_t i = 0; i < v->pq_n; i++)
+			q[i] = v->pq[(v->pq_head + i) % v->pq_cap];
+		free(v->pq);
+		v->pq = q;
+		v->pq_cap = nc;
+		v->pq_head = 0;
+	}
+	if (!v->pq_n)
+		v->ping_left = v->d->service_ns;
+	v->pq[(v->pq_head + v->pq_n++) % v->pq_cap] = t;
+}
+
+/* Applies the guest work done since exec_from (pings first: they are interrupts). */
+static void progress(struct sim_vcpu *v, uint64_t now)
+{
+	if (v->running_on < 0 || now <= v->exec_from)
+		return;
+	uint64_t el = now - v->exec_from;
+	v->exec_from = now;
+	v->useful_ns += el;
+	while (el) {
+		if (v->pq_n) {
+			uint64_t take = el < v->ping_left ? el : v->ping_left;
+			v->ping_left -= take;
+			el -= take;
+			if (!v->ping_left) {
+				uint64_t done = now - el, arr = v->pq[v->pq_head];
+				if (arr >= G.c->warmup_ns)
+					samples_add(&v->d->ping, done - arr);
+				v->pq_head = (v->pq_head + 1) % v->pq_cap;
+				v->pq_n--;
+				v->ping_left = v->d->service_ns;
+			}
+		} else if (v->spinning && v->spin_left == UINT64_MAX) {
+			el = 0;
+		} else if (v->spinning && v->spin_left) {
+			uint64_t take = el < v->spin_left ? el : v->spin_left;
+			v->spin_left -= take;
+			el -= take;
+			if (!v->spin_left) {
+				/* Burst done: sleep from the moment it finished. */
+				v->spinning = false;
+				v->sleep_end = now - el + v->d->sleep_ns;
+				ev_push(v->sleep_end, EV_SLEEP_END, vid(v), 0);
+			}
+		} else {
+			v->useful_ns -= el;
+			el = 0;
+		}
+	}
+}
+
+/* The attacker's sleep window around accounting point k*P: [kP - lead, kP + after). */
+static bool in_hold_window(const struct sim_dom *d, uint64_t t, uint64_t *until)
+{
+	uint64_t P = d->atk_period_ns, k = (t + d->atk_lead_ns) / P;
+	if (k == 0)
+		return false;
+	uint64_t start = k * P - d->atk_lead_ns, end = k * P + d->atk_after_ns;
+	if (t >= start && t < end) {
+		*until = end;
+		return true;
+	}
+	return false;
+}
+
+static uint64_t next_hold_start(const struct sim_dom *d, uint64_t t)
+{
+	uint64_t P = d->atk_period_ns, k = (t + d->atk_lead_ns) / P + 1;
+	return k * P - d->atk_lead_ns;
+}
+
+static void guest_arm(struct sim_vcpu *v, uint64_t now)
+{
+	uint64_t base = v->exec_from > now ? v->exec_from : now, t = UINT64_MAX;
+	v->gen++;
+	if (v->pq_n)
+		t = base + v->ping_left;
+	else if (v->spinning && v->spin_left != UINT64_MAX && v->spin_left)
+		t = base + v->spin_left;
+	else if (!has_work(v))
+		t = now;
+	if (v->d->attack == ATK_YIELD95) {
+		uint64_t y = v->picked_at + G.s->p.tslice_ns * 95 / 100;
+		if (y < t)
+			t = y > now ? y : now;
+	} else if (v->d->attack == ATK_SLEEP_ACCT) {
+		uint64_t until, y = next_hold_start(v->d, now);
+		if (in_hold_window(v->d, now, &until))
+			y = now;
+		if (y < t)
+			t = y;
+	}
+	if (t != UINT64_MAX)
+		ev_push(t, EV_GUEST, vid(v), v->gen);
+}
+
+static void kick_mask(sched_cpumask_t m, uint64_t now)
+{
+	for (unsigned p = 0; m && p < G.c->pcpus; p++)
+		if (m & SCHED_CPU(p))
+			ev_push(now, EV_KICK, p, 0);
+}
+
+/* The core's reschedule path on pCPU p. */
+static void resched(unsigned p, uint64_t now)
+{
+	struct pcpu_sim *ps = &G.pc[p];
+	struct sim_vcpu *cur = ps->cur;
+	if (cur)
+		progress(cur, now);
+	struct sched_pick pk = sched_pick_next(G.s, p, now);
+	struct sim_vcpu *next = pk.vcpu ? (struct sim_vcpu *)pk.vcpu->owner : NULL;
+	if (cur && cur != next) {
+		cur->sched_ns += now - cur->picked_at;
+		cur->running_on = -1;
+		cur->gen++;
+	}
+	if (next && next != cur) {
+		next->picked_at = now;
+		next->running_on = (int)p;
+		next->exec_from = now + (ps->last_exec != next ? G.c->switch_ns : 0);
+		ps->last_exec = next;
+		G.switches++;
+		if (next->lat_pending) {
+			if (next->woke_at >= G.c->warmup_ns)
+				samples_add(&next->lat, next->exec_from - next->woke_at);
+			next->lat_pending = false;
+		}
+		guest_arm(next, now);
+	} else if (next && next->d->attack == ATK_YIELD95 && now >= next->picked_at +
+			   G.s->p.tslice_ns * 95 / 100) {
+		next->picked_at = now; /* re-picked after its yield: a new slice to game */
+		guest_arm(next, now);
+	}
+	ps->cur = next;
+	ps->timer_gen++;
+	if (pk.run_until != SCHED_NEVER)
+		ev_push(pk.run_until, EV_TIMER, p, ps->timer_gen);
+	kick_mask(pk.kick, now);
+}
+
+static void vcpu_wake(struct sim_vcpu *v, uint64_t now, unsigned flags)
+{
+	if (v->sv.state == SCHED_VS_BLOCKED) {
+		v->lat_pending = true;
+		v->woke_at = now;
+	}
+	kick_mask(sched_wake(G.s, &v->sv, now, flags), now);
+}
+
+static void vcpu_block(struct sim_vcpu *v, uint64_t now)
+{
+	unsigned p = (unsigned)v->running_on;
+	kick_mask(sched_sleep(G.s, &v->sv, now) & ~SCHED_CPU(p), now);
+	resched(p, now);
+}
+
+static void on_guest(struct sim_vcpu *v, uint64_t now)
+{
+	if (v->running_on < 0)
+		return;
+	progress(v, now);
+	uint64_t until;
+	if (v->d->attack == ATK_SLEEP_ACCT && in_hold_window(v->d, now, &until)) {
+		v->hold_until = until;
+		ev_push(until, EV_HOLD_END, vid(v), 0);
+		vcpu_block(v, now);
+		return;
+	}
+	if (v->d->attack == ATK_YIELD95 && now >= v->picked_at + G.s->p.tslice_ns * 95 / 100) {
+		sched_yield(G.s, &v->sv, now);
+		resched((unsigned)v->running_on, now);
+		return;
+	}
+	if (!has_work(v)) {
+		vcpu_block(v, now);
+		return;
+	}
+	guest_arm(v, now);
+}
+
+static void on_ping(struct sim_dom *d, uint64_t now)
+{
+	struct sim_vcpu *v = (struct sim_vcpu *)d->sd.vcpus->owner;
+	for (struct sched_vcpu *sv = d->sd.vcpus; sv; sv = sv->next_in_dom)
+		if (((struct sim_vcpu *)sv->owner)->idx == 0)
+			v = sv->owner;
+	uint64_t j = G.c->ping_jitter_ns;
+	uint64_t next = now + G.c->ping_interval_ns - j + (j ? rnd() % (2 * j + 1) : 0);
+	ev_push(next, EV_PING, d->id, 0);
+	if (v->running_on >= 0) {
+		progress(v, now);
+		ping_push(v, now);
+		guest_arm(v, now);
+		return;
+	}
+	ping_push(v, now);
+	vcpu_wake(v, now, WAKE_EVENT);
+}
+
+static void on_sleep_end(struct sim_vcpu *v, uint64_t now)
+{
+	if (v->spinning || now != v->sleep_end)
+		return;
+	if (v->running_on >= 0)
+		progress(v, now);
+	v->spinning = true;
+	v->spin_left = v->d->spin_ns;
+	if (v->running_on >= 0)
+		guest_arm(v, now);
+	else
+		vcpu_wake(v, now, WAKE_TIMER);
+}
+
+static void warmup_snapshot(uint64_t now)
+{
+	for (unsigned i = 0; i < G.nv; i++) {
+		struct sim_vcpu *v = &G.v[i];
+		progress(v, now);
+		if (v->running_on >= 0) {
+			v->sched_ns += now - v->picked_at;
+			v->picked_at = now;
+		}
+		v->sched_ns = 0;
+		v->useful_ns = 0;
+	}
+}
+
+int sim_run(struct sim_cfg *c, struct sched *s, struct sim_result *res)
+{
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	memset(&G, 0, sizeof(G));
+	G.c = c;
+	G.s = s;
+	G.rng = c->seed * 0x9e3779b97f4a7c15ull + 1;
+	for (unsigned i = 0; i < c->ndoms; i++)
+		G.nv += c->doms[i].nvcpus;
+	G.v = calloc(G.nv ? G.nv : 1, sizeof(*G.v));
+	if (!G.v)
+		return -1;
+	unsigned n = 0;
+	for (unsigned i = 0; i < c->ndoms; i++) {
+		struct sim_dom *d = &c->doms[i];
+		d->sd.id = d->id;
+		d->sd.weight = d->weight;
+		d->sd.cap = d->cap;
+		for (unsigned k = 0; k < d->nvcpus; k++, n++) {
+			struct sim_vcpu *v = &G.v[n];
+			v->d = d;
+			v->idx = k;
+			v->running_on = -1;
+			v->sv.dom = &d->sd;
+			v->sv.id = k;
+			v->sv.affinity = d->pin;
+			v->sv.owner = v;
+			if (sched_vcpu_insert(s, &v->sv, 0)) {
+				fprintf(stderr, "sliver-sim: d%u: vcpu_insert failed\n", d->id);
+				return -1;
+			}
+		}
+	}
+	for (unsigned i = 0; i < G.nv; i++) {
+		struct sim_vcpu *v = &G.v[i];
+		const struct sim_dom *d = v->d;
+		if (d->kind == G_SPINNER || (d->kind == G_HOSTILE && d->attack != ATK_NONE)) {
+			v->spinning = true;
+			v->spin_left = UINT64_MAX;
+		} else if (d->spin_ns) {
+			/* Duty cycles start at a seeded point of their period. */
+			v->spinning = false;
+			v->sleep_end = rnd() % (d->spin_ns + d->sleep_ns) + 1;
+			ev_push(v->sleep_end, EV_SLEEP_END, i, 0);
+		}
+		if (has_work(v))
+			kick_mask(sched_wake(s, &v->sv, 0, WAKE_NEW), 0);
+	}
+	for (unsigned p = 0; p < c->pcpus; p++)
+		ev_push(0, EV_KICK, p, 0);
+	if (c->ping_dom) {
+		uint64_t j = c->ping_jitter_ns;
+		ev_push(c->ping_interval_ns - j + (j ? rnd() % (2 * j + 1) : 0), EV_PING, c->ping_dom,
+			0);
+	}
+	if (c->warmup_ns)
+		ev_push(c->warmup_ns, EV_WARMUP, 0, 0);
+
+	while (G.hn) {
+		struct ev e = ev_pop();
+		if (e.t > c->duration_ns)
+			break;
+		G.now = e.t;
+		G.events++;
+		switch (e.type) {
+		case EV_TIMER:
+			if (e.gen == G.pc[e.id].timer_gen)
+				resched(e.id, e.t);
+			break;
+		case EV_KICK:
+			resched(e.id, e.t);
+			break;
+		case EV_GUEST:
+			if (e.gen == G.v[e.id].gen)
+				on_guest(&G.v[e.id], e.t);
+			break;
+		case EV_SLEEP_END:
+			on_sleep_end(&G.v[e.id], e.t);
+			break;
+		case EV_HOLD_END:
+			if (G.v[e.id].sv.state == SCHED_VS_BLOCKED)
+				vcpu_wake(&G.v[e.id], e.t, WAKE_TIMER);
+			break;
+		case EV_PING:
+			on_ping(&c->doms[e.id - 1], e.t);
+			break;
+		case EV_WARMUP:
+			warmup_snapshot(e.t);
+			break;
+		}
+	}
+	uint64_t end = c->duration_ns;
+	for (unsigned i = 0; i < G.nv; i++) {
+		struct sim_vcpu *v = &G.v[i];
+		progress(v, end);
+		if (v->running_on >= 0)
+			v->sched_ns += end - v->picked_at;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	res->events = G.events;
+	res->switches = G.switches;
+	res->wall_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	return 0;
+}
+
+/* Accessors for main.c. */
+unsigned sim_nvcpus(void);
+struct sim_vcpu *sim_vcpu(unsigned i);
+unsigned sim_nvcpus(void)
+{
+	return G.nv;
+}
+struct sim_vcpu *sim_vcpu(unsigned i)
+{
+	return &G.v[i];
+}

@@ -1,0 +1,98 @@
+/* sliver-sim: discrete-event simulator around the real sched/ code. Host C, may use libc and
+ * floating point (only sched/ may not). */
+#ifndef TEST_SIM_SIM_H
+#define TEST_SIM_SIM_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sched/sched.h"
+
+#define SIM_MAX_DOMS 64
+#define SIM_MAX_VCPUS 2048
+#define SIM_LINE 4096
+
+enum guest_kind { G_SPINNER, G_ECHO, G_IDLE, G_SERVICE, G_HOSTILE };
+enum attack { ATK_NONE, ATK_SLEEP_ACCT, ATK_YIELD95 };
+
+/* A growable sample set in ns. */
+struct samples {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+struct sim_dom {
+	unsigned id; /* d1.. in module order */
+	char name[32];
+	char image[96]; /* module path */
+	enum guest_kind kind;
+	char line[SIM_LINE]; /* module command line */
+	uint32_t weight, cap, nvcpus;
+	sched_cpumask_t pin;
+	uint64_t spin_ns, sleep_ns; /* duty cycle; spin_ns 0 = none */
+	uint64_t service_ns;	    /* CPU time to answer one ping */
+	enum attack attack;
+	uint64_t atk_period_ns, atk_lead_ns, atk_after_ns; /* asleep [kP-lead, kP+after) */
+	struct sched_dom sd;
+	struct samples ping;
+	double demand; /* CPU (fraction of one pCPU) it would use if never delayed */
+	double entitled;
+};
+
+struct sim_vcpu {
+	struct sched_vcpu sv;
+	struct sim_dom *d;
+	unsigned idx;
+	int running_on;	     /* pCPU executing it, -1 */
+	uint64_t exec_from;  /* when guest code (re)started executing (after a switch) */
+	uint64_t picked_at;  /* when its pCPU picked it (share accounting) */
+	uint64_t sched_ns;   /* time it held a pCPU (includes switch cost) */
+	uint64_t useful_ns;  /* guest work done */
+	bool spinning;	     /* duty/spinner: has background CPU work */
+	uint64_t spin_left;  /* ns left in this burst (UINT64_MAX: forever) */
+	uint64_t sleep_end;  /* duty: end of the current sleep */
+	uint64_t *pq;	     /* pending ping arrival times (FIFO ring) */
+	size_t pq_head, pq_n, pq_cap;
+	uint64_t ping_left;  /* ns of service left for the head ping */
+	uint64_t gen;	     /* guest event generation */
+	bool lat_pending;
+	uint64_t woke_at;
+	uint64_t hold_until; /* sleep-acct attacker: asleep until */
+	struct samples lat;
+};
+
+struct sim_cfg {
+	char hv_line[SIM_LINE];
+	unsigned ndoms;
+	struct sim_dom doms[SIM_MAX_DOMS];
+	/* sim.* and ping.* */
+	uint64_t duration_ns, switch_ns, seed, warmup_ns;
+	unsigned pcpus;
+	unsigned ping_dom; /* 0 = none */
+	uint64_t ping_interval_ns, ping_jitter_ns;
+	bool dump, trace;
+	/* expect.*: bounds checked at the end, 0 = not checked */
+	double exp_ping_p99_us, exp_ping_max_us, exp_ping_avg_min_us, exp_share_tol,
+		exp_cap_tol, exp_rel_tol_pct, exp_gain_max, exp_lat_p99_us;
+};
+
+/* scenario.c */
+int scenario_load(struct sim_cfg *c, const char *path, int noverrides, char **overrides);
+
+/* stats.c */
+void samples_add(struct samples *s, uint64_t v);
+struct stat_summary {
+	size_t n;
+	double min, avg, p50, p99, p999, max, mdev; /* microseconds */
+};
+void samples_summary(struct samples *s, struct stat_summary *out);
+void entitlement(struct sim_cfg *c);
+
+/* sim.c */
+struct sim_result {
+	uint64_t events, switches;
+	double wall_s;
+};
+int sim_run(struct sim_cfg *c, struct sched *s, struct sim_result *res);
+
+#endif
