@@ -56,7 +56,9 @@ $(foreach t,$(UNIT_TESTS),$(eval $(call unit_rule,$(t))))
 
 unit: $(addprefix $(BUILD)/unit/,$(UNIT_TESTS))
 	@set -e; for t in $^; do echo "== $$t"; $$t; done
-TEST_TARGETS := unit $(TEST_TARGETS)
+unit-%: $(BUILD)/unit/%
+	$<
+TEST_TARGETS := all $(addprefix unit-,$(UNIT_TESTS)) $(TEST_TARGETS)
 
 # ISOs: build/<name>.iso (hybrid BIOS+UEFI) and build/<name>-bios.iso (small, for Bochs).
 iso: $(BUILD)/$(SCENARIO).iso $(BUILD)/$(SCENARIO)-bios.iso
