@@ -14,14 +14,21 @@ static inline uint64_t rdtsc(void)
 	return ((uint64_t)hi << 32) | lo;
 }
 
-/* (a * mul) >> shift with a 96-bit intermediate, shift <= 32. */
+/* (a * mul) >> shift with the full 96-bit product (shift < 64), exactly as the
+ * hypervisor's clockconv_apply computes it with 128 bits. */
 static uint64_t mul_u64_u32_shr(uint64_t a, uint32_t mul, uint32_t shift)
 {
-	uint64_t lo = (uint64_t)(uint32_t)a * mul;
-	uint64_t hi = (a >> 32) * mul;
+	uint64_t lo = (uint64_t)(uint32_t)a * mul;        /* bits 0..63 */
+	uint64_t mid = (a >> 32) * mul;                   /* bits 32..95 */
+	uint64_t low64 = lo + (mid << 32);
+	uint32_t high32 = (uint32_t)(mid >> 32) + (low64 < lo);
 	if (shift == 0)
-		return lo + (hi << 32);
-	return (lo >> shift) + (hi << (32 - shift));
+		return low64;
+	if (shift < 32)
+		return (low64 >> shift) | ((uint64_t)high32 << (64 - shift));
+	if (shift == 32)
+		return (low64 >> 32) | ((uint64_t)high32 << 32);
+	return ((low64 >> 32) | ((uint64_t)high32 << 32)) >> (shift - 32);
 }
 
 static void timer_isr(struct rt_frame *f)
@@ -36,7 +43,7 @@ void rt_clock_init(const struct sliver_boot_info *bi)
 {
 	tsc_base = bi->tsc_base;
 	tsc_mul = bi->tsc_mul;
-	tsc_shift = bi->tsc_shift > 32 ? 32 : bi->tsc_shift;
+	tsc_shift = bi->tsc_shift > 63 ? 63 : bi->tsc_shift;
 	rt_irq_register(RT_VEC_TIMER, timer_isr);
 	hc_event_bind(SLIVER_PORT_TIMER, RT_VEC_TIMER, 0);
 }

@@ -1,0 +1,220 @@
+/* VM-exit decoding: a const table indexed by the basic exit reason (SDM Vol. 3C
+ * appendix C), bounds-checked, turns each exit into a normalized struct hv_exit with its
+ * operands decoded from the exit qualification (SDM 27.2.1). Reasons without an entry
+ * decode as HV_EXIT_UNHANDLED: core/ crashes the domain, it never skips them. */
+#include "arch/x86_64/vmx/vmx.h"
+
+typedef void (*decode_fn)(struct hv_vcpu *v, struct hv_exit *e);
+
+struct exit_desc {
+	const char *name;
+	uint8_t kind;
+	decode_fn decode;
+};
+
+static void dec_exception(struct hv_vcpu *v, struct hv_exit *e)
+{
+	uint32_t info = (uint32_t)vmcs_read(v, VMCS_EXIT_INTERRUPTION_INFO);
+	if ((info & INTR_INFO_VALID) && (info & INTR_TYPE_MASK) == INTR_TYPE_NMI)
+		e->kind = HV_EXIT_NMI;
+	else
+		e->kind = HV_EXIT_UNHANDLED; /* the exception bitmap is 0: should not happen */
+}
+
+/* Table 27-3. */
+static void dec_cr(struct hv_vcpu *v, struct hv_exit *e)
+{
+	(void)v;
+	e->cr.cr = e->qual & 0xf;
+	e->cr.type = (e->qual >> 4) & 3;
+	e->cr.gpr = (e->qual >> 8) & 0xf;
+	e->cr.lmsw = (uint16_t)(e->qual >> 16);
+}
+
+/* Table 27-5. */
+static void dec_io(struct hv_vcpu *v, struct hv_exit *e)
+{
+	(void)v;
+	e->io.size = (e->qual & 7) + 1;
+	e->io.in = e->qual & (1u << 3);
+	e->io.string = e->qual & (1u << 4);
+	e->io.rep = e->qual & (1u << 5);
+	e->io.port = (uint16_t)(e->qual >> 16);
+}
+
+static void dec_rdmsr(struct hv_vcpu *v, struct hv_exit *e)
+{
+	e->msr.index = (uint32_t)v->g.r[HV_RCX];
+}
+
+static void dec_wrmsr(struct hv_vcpu *v, struct hv_exit *e)
+{
+	e->msr.index = (uint32_t)v->g.r[HV_RCX];
+	e->msr.value = (v->g.r[HV_RDX] << 32) | (uint32_t)v->g.r[HV_RAX];
+}
+
+/* Table 27-7. */
+static void dec_ept(struct hv_vcpu *v, struct hv_exit *e)
+{
+	e->ept.gpa = vmcs_read(v, VMCS_GUEST_PHYSICAL_ADDRESS);
+	e->ept.read = e->qual & 1;
+	e->ept.write = e->qual & 2;
+	e->ept.fetch = e->qual & 4;
+	e->ept.gla_valid = e->qual & (1u << 7);
+	e->ept.gla = e->ept.gla_valid ? vmcs_read(v, VMCS_GUEST_LINEAR_ADDRESS) : 0;
+}
+
+static void dec_misconfig(struct hv_vcpu *v, struct hv_exit *e)
+{
+	e->ept.gpa = vmcs_read(v, VMCS_GUEST_PHYSICAL_ADDRESS);
+}
+
+#define X(r, n, k, d) [EXIT_REASON_##r] = { n, HV_EXIT_##k, d }
+static const struct exit_desc exit_table[VMX_NR_EXIT_REASONS] = {
+	X(EXCEPTION_NMI, "exception or NMI", NMI, dec_exception),
+	X(EXTERNAL_INTERRUPT, "external interrupt", EXTINT, 0),
+	X(TRIPLE_FAULT, "triple fault", TRIPLE_FAULT, 0),
+	X(INIT, "INIT signal", UNHANDLED, 0),
+	X(SIPI, "SIPI", UNHANDLED, 0),
+	X(IO_SMI, "I/O SMI", UNHANDLED, 0),
+	X(OTHER_SMI, "other SMI", UNHANDLED, 0),
+	X(INTERRUPT_WINDOW, "interrupt window", INTWIN, 0),
+	X(NMI_WINDOW, "NMI window", UNHANDLED, 0),
+	X(TASK_SWITCH, "task switch", UNHANDLED, 0),
+	X(CPUID, "CPUID", CPUID, 0),
+	X(GETSEC, "GETSEC", UD, 0),
+	X(HLT, "HLT", HLT, 0),
+	X(INVD, "INVD", UNHANDLED, 0),
+	X(INVLPG, "INVLPG", UNHANDLED, 0),
+	X(RDPMC, "RDPMC", UD, 0),
+	X(RDTSC, "RDTSC", UNHANDLED, 0),
+	X(RSM, "RSM", UD, 0),
+	X(VMCALL, "VMCALL", HYPERCALL, 0),
+	X(VMCLEAR, "VMCLEAR", UD, 0),
+	X(VMLAUNCH, "VMLAUNCH", UD, 0),
+	X(VMPTRLD, "VMPTRLD", UD, 0),
+	X(VMPTRST, "VMPTRST", UD, 0),
+	X(VMREAD, "VMREAD", UD, 0),
+	X(VMRESUME, "VMRESUME", UD, 0),
+	X(VMWRITE, "VMWRITE", UD, 0),
+	X(VMXOFF, "VMXOFF", UD, 0),
+	X(VMXON, "VMXON", UD, 0),
+	X(CR_ACCESS, "control-register access", CR, dec_cr),
+	X(DR_ACCESS, "debug-register access", UNHANDLED, 0),
+	X(IO_INSTRUCTION, "I/O instruction", IO, dec_io),
+	X(RDMSR, "RDMSR", RDMSR, dec_rdmsr),
+	X(WRMSR, "WRMSR", WRMSR, dec_wrmsr),
+	X(INVALID_GUEST_STATE, "VM entry: invalid guest state", ENTRY_FAIL, 0),
+	X(MSR_LOADING, "VM entry: MSR loading", ENTRY_FAIL, 0),
+	X(MWAIT, "MWAIT", UD, 0),
+	X(MONITOR_TRAP_FLAG, "monitor trap flag", UNHANDLED, 0),
+	X(MONITOR, "MONITOR", UD, 0),
+	X(PAUSE, "PAUSE", PAUSE, 0),
+	X(MACHINE_CHECK, "VM entry: machine check", ENTRY_FAIL, 0),
+	X(TPR_BELOW_THRESHOLD, "TPR below threshold", UNHANDLED, 0),
+	X(APIC_ACCESS, "APIC access", UNHANDLED, 0),
+	X(VIRTUALIZED_EOI, "virtualized EOI", UNHANDLED, 0),
+	X(GDTR_IDTR_ACCESS, "GDTR/IDTR access", UNHANDLED, 0),
+	X(LDTR_TR_ACCESS, "LDTR/TR access", UNHANDLED, 0),
+	X(EPT_VIOLATION, "EPT violation", EPT, dec_ept),
+	X(EPT_MISCONFIG, "EPT misconfiguration", UNHANDLED, dec_misconfig),
+	X(INVEPT, "INVEPT", UD, 0),
+	X(RDTSCP, "RDTSCP", UNHANDLED, 0),
+	X(PREEMPTION_TIMER, "VMX-preemption timer", PREEMPT, 0),
+	X(INVVPID, "INVVPID", UD, 0),
+	X(WBINVD, "WBINVD", UNHANDLED, 0),
+	X(XSETBV, "XSETBV", UNHANDLED, 0),
+	X(APIC_WRITE, "APIC write", UNHANDLED, 0),
+	X(RDRAND, "RDRAND", UNHANDLED, 0),
+	X(INVPCID, "INVPCID", UNHANDLED, 0),
+	X(VMFUNC, "VMFUNC", UD, 0),
+	X(ENCLS, "ENCLS", UD, 0),
+	X(RDSEED, "RDSEED", UNHANDLED, 0),
+	X(PML_FULL, "PML full", UNHANDLED, 0),
+	X(XSAVES, "XSAVES", UNHANDLED, 0),
+	X(XRSTORS, "XRSTORS", UNHANDLED, 0),
+};
+#undef X
+_Static_assert(VMX_NR_EXIT_REASONS + 1 == HV_NR_EXIT_REASONS, "exit reason count");
+
+const char *hv_exit_reason_name(unsigned reason)
+{
+	if (reason >= VMX_NR_EXIT_REASONS || !exit_table[reason].name)
+		return "unknown";
+	return exit_table[reason].name;
+}
+
+static const char *const kind_names[HV_EXIT_NR_KINDS] = {
+	[HV_EXIT_NONE] = "none", [HV_EXIT_EXTINT] = "interrupt", [HV_EXIT_PREEMPT] = "preempt",
+	[HV_EXIT_NMI] = "nmi", [HV_EXIT_INTWIN] = "intwin", [HV_EXIT_HYPERCALL] = "hypercall",
+	[HV_EXIT_CPUID] = "cpuid", [HV_EXIT_RDMSR] = "rdmsr", [HV_EXIT_WRMSR] = "wrmsr",
+	[HV_EXIT_IO] = "io", [HV_EXIT_HLT] = "hlt", [HV_EXIT_PAUSE] = "pause", [HV_EXIT_CR] = "cr",
+	[HV_EXIT_UD] = "ud", [HV_EXIT_EPT] = "ept", [HV_EXIT_TRIPLE_FAULT] = "triple-fault",
+	[HV_EXIT_ENTRY_FAIL] = "entry-fail", [HV_EXIT_UNHANDLED] = "unhandled",
+};
+
+const char *hv_exit_kind_name(unsigned kind)
+{
+	return kind < HV_EXIT_NR_KINDS && kind_names[kind] ? kind_names[kind] : "?";
+}
+
+/* SDM 30.4, table 30-1. */
+static const char *const insn_errors[] = {
+	[1] = "VMCALL executed in VMX root operation",
+	[2] = "VMCLEAR with invalid physical address",
+	[3] = "VMCLEAR with VMXON pointer",
+	[4] = "VMLAUNCH with non-clear VMCS",
+	[5] = "VMRESUME with non-launched VMCS",
+	[6] = "VMRESUME after VMXOFF",
+	[7] = "VM entry with invalid control field(s)",
+	[8] = "VM entry with invalid host-state field(s)",
+	[9] = "VMPTRLD with invalid physical address",
+	[10] = "VMPTRLD with VMXON pointer",
+	[11] = "VMPTRLD with incorrect VMCS revision identifier",
+	[12] = "VMREAD/VMWRITE from/to unsupported VMCS component",
+	[13] = "VMWRITE to read-only VMCS component",
+	[15] = "VMXON executed in VMX root operation",
+	[16] = "VM entry with invalid executive-VMCS pointer",
+	[17] = "VM entry with non-launched executive VMCS",
+	[18] = "VM entry with executive-VMCS pointer not VMXON pointer",
+	[19] = "VMCALL with non-clear VMCS",
+	[20] = "VMCALL with invalid VM-exit control fields",
+	[22] = "VMCALL with incorrect MSEG revision identifier",
+	[23] = "VMXOFF under dual-monitor treatment",
+	[24] = "VMCALL with invalid SMM-monitor features",
+	[25] = "VM entry with invalid VM-execution control fields in executive VMCS",
+	[26] = "VM entry with events blocked by MOV SS",
+	[28] = "Invalid operand to INVEPT/INVVPID",
+};
+
+const char *hv_insn_error_name(uint32_t err)
+{
+	if (err < sizeof insn_errors / sizeof insn_errors[0] && insn_errors[err])
+		return insn_errors[err];
+	return "unknown VM-instruction error";
+}
+
+void vmx_decode_exit(struct hv_vcpu *v, uint32_t raw, struct hv_exit *e);
+void vmx_decode_exit(struct hv_vcpu *v, uint32_t raw, struct hv_exit *e)
+{
+	unsigned reason = raw & 0xffff;
+	e->qual = vmcs_read(v, VMCS_EXIT_QUALIFICATION);
+	e->insn_len = (uint8_t)vmcs_read(v, VMCS_EXIT_INSTRUCTION_LENGTH);
+	if (reason >= VMX_NR_EXIT_REASONS || !exit_table[reason].name) {
+		e->reason = HV_NR_EXIT_REASONS - 1; /* counted, and named "unknown" below */
+		e->kind = HV_EXIT_UNHANDLED;
+		e->fail.error = reason;
+		e->fail.why = "exit reason outside the table";
+		return;
+	}
+	e->reason = (uint16_t)reason;
+	e->kind = exit_table[reason].kind;
+	if (raw & EXIT_REASON_FAILED_VMENTRY) {
+		e->kind = HV_EXIT_ENTRY_FAIL;
+		e->fail.error = reason;
+		e->fail.why = exit_table[reason].name;
+		return;
+	}
+	if (exit_table[reason].decode)
+		exit_table[reason].decode(v, e);
+}

@@ -1,0 +1,121 @@
+/* The hardware-virtualization backend interface that core/ uses (VMX here; an SVM
+ * backend provides the same functions). core/ never sees a VMCS: it gets a normalized
+ * exit record from hv_vcpu_run() and decides what it means. Nothing here calls core/
+ * (only the frame allocator, a platform service). */
+#ifndef ARCH_X86_64_HV_H
+#define ARCH_X86_64_HV_H
+#include <stdbool.h>
+#include <stdint.h>
+
+#define HV_NR_EXIT_REASONS 66  /* raw reasons counted per domain (the last: unknown) */
+
+/* Guest general registers, indexed as the SDM encodes them in exit qualifications
+ * (0 = RAX, 1 = RCX, 2 = RDX, 3 = RBX, 4 = RSP, 5 = RBP, 6 = RSI, 7 = RDI, 8..15 = R8..R15).
+ * RSP lives in the VMCS: use hv_gpr_get/hv_gpr_set, not gpr[4]. */
+enum { HV_RAX, HV_RCX, HV_RDX, HV_RBX, HV_RSP, HV_RBP, HV_RSI, HV_RDI, HV_R8, HV_R9, HV_R10,
+       HV_R11, HV_R12, HV_R13, HV_R14, HV_R15 };
+
+enum hv_exit_kind {
+	HV_EXIT_NONE = 0,
+	HV_EXIT_EXTINT,       /* a host interrupt arrived (taken at the drain) */
+	HV_EXIT_PREEMPT,      /* the VMX-preemption timer (deadline backstop) */
+	HV_EXIT_NMI,          /* a host NMI (already handled by the backend) */
+	HV_EXIT_INTWIN,       /* the guest can take an interrupt now */
+	HV_EXIT_HYPERCALL,    /* VMCALL */
+	HV_EXIT_CPUID,
+	HV_EXIT_RDMSR,        /* msr.index */
+	HV_EXIT_WRMSR,        /* msr.index, msr.value */
+	HV_EXIT_IO,           /* io.* */
+	HV_EXIT_HLT,
+	HV_EXIT_PAUSE,
+	HV_EXIT_CR,           /* cr.* */
+	HV_EXIT_UD,           /* an instruction guests may not use (VMX, MONITOR...): #UD */
+	HV_EXIT_EPT,          /* ept.*: access outside the guest's memory */
+	HV_EXIT_TRIPLE_FAULT,
+	HV_EXIT_ENTRY_FAIL,   /* VM entry failed: fail.* */
+	HV_EXIT_UNHANDLED,    /* a reason sliver does not handle: crash the domain */
+	HV_EXIT_NR_KINDS
+};
+
+struct hv_exit {
+	uint16_t reason;      /* raw backend reason, < HV_NR_EXIT_REASONS (else UNHANDLED) */
+	uint8_t kind;         /* enum hv_exit_kind */
+	uint8_t insn_len;     /* length of the exiting instruction, where defined */
+	bool injected;        /* the vector passed to hv_vcpu_run was delivered at entry */
+	uint64_t qual;        /* raw exit qualification */
+	union {
+		struct { uint16_t port; uint8_t size; bool in, string, rep; } io;
+		struct { uint32_t index; uint64_t value; } msr;
+		struct { uint8_t cr, type, gpr; uint16_t lmsw; } cr; /* type: 0 mov to, 1 mov from,
+		                                                         2 clts, 3 lmsw */
+		struct { uint64_t gpa, gla; bool read, write, fetch, gla_valid; } ept;
+		struct { uint32_t error; const char *why; } fail;
+	};
+};
+
+struct hv_space;      /* a guest-physical address space (EPT) */
+struct hv_vcpu;       /* backend state of one vCPU */
+
+/* Per-pCPU state a dump shows (hv_read_state). */
+struct hv_state {
+	uint64_t gpr[16];
+	uint64_t rip, rflags, cr0, cr3, cr4, efer, cr0_shadow, cr4_shadow;
+	uint16_t cs, ss;
+	uint32_t cs_ar, intr_state, activity;
+	uint64_t idt_vectoring;
+};
+
+/* Once on the BSP: false (with a reason) when this CPU cannot run guests. */
+bool hv_detect(const char **why);
+/* On every pCPU before it runs guests: VMXON. 0, or -1 with a reason. */
+int hv_cpu_init(const char **why);
+
+/* Maps guest-physical [0, size) onto host [hpa, hpa + size), write-back, 2 MiB pages
+ * where both are aligned. NULL when out of memory. */
+struct hv_space *hv_space_create(uint64_t hpa, uint64_t size);
+void hv_space_destroy(struct hv_space *s);
+/* Guest-physical to host pointer, or NULL when [gpa, gpa + len) is not all guest memory. */
+void *hv_space_ptr(struct hv_space *s, uint64_t gpa, uint64_t len);
+
+/* A vCPU in 32-bit protected mode, flat, paging off, at rip with eax/ebx set.
+ * vpid 1..65535, unique per vCPU. NULL on failure (why set). */
+struct hv_vcpu *hv_vcpu_create(struct hv_space *s, uint16_t vpid, uint64_t rip, uint32_t eax,
+			       uint32_t ebx, const char **why);
+/* The vCPU must not be running; frees its VMCS and state. Any pCPU. */
+void hv_vcpu_destroy(struct hv_vcpu *v);
+/* Releases v from the pCPU it last ran on (VMCLEAR), so it can run on another one. Call on
+ * that pCPU when switching away from v. */
+void hv_vcpu_put(struct hv_vcpu *v);
+
+/* Enters the guest until the next exit; interrupts must be disabled. deadline_tsc arms
+ * the VMX-preemption timer (UINT64_MAX: none). inject_vector >= 0 is an external
+ * interrupt to deliver if the guest can take it now (e->injected says whether it was;
+ * otherwise an interrupt window is requested). Pending exceptions (hv_inject_exception)
+ * go first. Host interrupts that caused the exit are still pending on return: the caller
+ * opens a window (sti; nop; cli) to take them. */
+void hv_vcpu_run(struct hv_vcpu *v, uint64_t deadline_tsc, int inject_vector,
+		 struct hv_exit *e);
+
+uint64_t hv_gpr_get(struct hv_vcpu *v, unsigned idx);
+void hv_gpr_set(struct hv_vcpu *v, unsigned idx, uint64_t val);
+/* Completes the exiting instruction: RIP += len, clears STI/MOV-SS blocking. */
+void hv_skip_insn(struct hv_vcpu *v, unsigned len);
+/* Delivers exception `vector` at the next entry (error code when has_error). */
+void hv_inject_exception(struct hv_vcpu *v, uint8_t vector, bool has_error, uint32_t error);
+bool hv_guest_long_mode(struct hv_vcpu *v);
+unsigned hv_guest_cpl(struct hv_vcpu *v);
+bool hv_guest_if(struct hv_vcpu *v);
+/* Guest writes CR0/CR4 (mov to CR, clts, lmsw) and EFER: the backend keeps the forced
+ * bits, the read shadows, and long-mode activation in step. false: give the guest #GP. */
+bool hv_write_cr(struct hv_vcpu *v, unsigned cr, uint64_t val);
+uint64_t hv_read_cr(struct hv_vcpu *v, unsigned cr);
+bool hv_write_efer(struct hv_vcpu *v, uint64_t val);
+uint64_t hv_read_efer(struct hv_vcpu *v);
+void hv_read_state(struct hv_vcpu *v, struct hv_state *st);
+/* Counters per raw reason (bounds-checked, "?" outside). */
+const char *hv_exit_reason_name(unsigned reason);
+const char *hv_exit_kind_name(unsigned kind);
+/* VM-instruction error text (SDM 30.4), for entry failures. */
+const char *hv_insn_error_name(uint32_t err);
+
+#endif

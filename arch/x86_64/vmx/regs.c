@@ -1,0 +1,150 @@
+/* Guest register access for core/ (the VMCS of v must be current on this pCPU), and the
+ * emulation of guest writes to CR0/CR4/EFER: every CR0/CR4 bit is host-owned (mask all
+ * ones), so the guest sees its own values in the read shadows while the real registers
+ * keep the VMX fixed bits (SDM 23.8, 25.3) and long-mode activation follows CR0.PG with
+ * EFER.LME (SDM Vol. 3A 9.8.5). */
+#include "arch/x86_64/vmx/vmx.h"
+
+uint64_t hv_gpr_get(struct hv_vcpu *v, unsigned idx)
+{
+	if (idx == HV_RSP)
+		return vmcs_read(v, VMCS_GUEST_RSP);
+	return idx < 16 ? v->g.r[idx] : 0;
+}
+
+void hv_gpr_set(struct hv_vcpu *v, unsigned idx, uint64_t val)
+{
+	if (idx == HV_RSP)
+		vmcs_write(v, VMCS_GUEST_RSP, val);
+	else if (idx < 16)
+		v->g.r[idx] = val;
+}
+
+void hv_skip_insn(struct hv_vcpu *v, unsigned len)
+{
+	vmcs_write(v, VMCS_GUEST_RIP, vmcs_read(v, VMCS_GUEST_RIP) + len);
+	uint64_t intr = vmcs_read(v, VMCS_GUEST_INTERRUPTIBILITY);
+	if (intr & (INTR_BLOCKING_BY_STI | INTR_BLOCKING_BY_MOV_SS))
+		vmcs_write(v, VMCS_GUEST_INTERRUPTIBILITY,
+			   intr & ~(uint64_t)(INTR_BLOCKING_BY_STI | INTR_BLOCKING_BY_MOV_SS));
+}
+
+void hv_inject_exception(struct hv_vcpu *v, uint8_t vector, bool has_error, uint32_t error)
+{
+	v->pending_exc = true;
+	v->exc_info = INTR_INFO_VALID | INTR_TYPE_HW_EXCEPTION | vector |
+		      (has_error ? INTR_INFO_DELIVER_ERROR_CODE : 0);
+	v->exc_error = error;
+	v->exc_len = 0;
+}
+
+bool hv_guest_long_mode(struct hv_vcpu *v)
+{
+	return v->efer & EFER_LMA;
+}
+
+unsigned hv_guest_cpl(struct hv_vcpu *v)
+{
+	return (vmcs_read(v, VMCS_GUEST_SS_AR) >> 5) & 3;
+}
+
+bool hv_guest_if(struct hv_vcpu *v)
+{
+	return vmcs_read(v, VMCS_GUEST_RFLAGS) & RFLAGS_IF;
+}
+
+static void update_long_mode(struct hv_vcpu *v)
+{
+	bool lma = (v->cr0 & CR0_PG) && (v->efer & EFER_LME);
+	v->efer = lma ? v->efer | EFER_LMA : v->efer & ~EFER_LMA;
+	uint32_t entry = lma ? v->entry_ctls | ENTRY_IA32E_MODE_GUEST
+			     : v->entry_ctls & ~ENTRY_IA32E_MODE_GUEST;
+	if (entry != v->entry_ctls) {
+		v->entry_ctls = entry;
+		vmcs_write(v, VMCS_ENTRY_CONTROLS, entry);
+	}
+	vmcs_write(v, VMCS_GUEST_IA32_EFER, v->efer);
+}
+
+bool hv_write_cr(struct hv_vcpu *v, unsigned cr, uint64_t val)
+{
+	const struct vmx_caps *c = &vmx_caps;
+	if (cr == 0) {
+		if (val >> 32)
+			return false;
+		if ((val & CR0_PG) && !(val & CR0_PE))
+			return false;
+		if ((val & CR0_NW) && !(val & CR0_CD))
+			return false;
+		if ((val & CR0_PG) && (v->efer & EFER_LME) && !(v->cr4 & CR4_PAE))
+			return false;
+		val |= CR0_ET;
+		/* Unrestricted guest: PE and PG are the guest's own (26.3.1.1). */
+		uint64_t fixed0 = c->cr0_fixed0 & ~(CR0_PE | CR0_PG);
+		uint64_t real = ((val | fixed0) & c->cr0_fixed1) & ~(CR0_CD | CR0_NW);
+		v->cr0 = val;
+		vmcs_write(v, VMCS_CR0_READ_SHADOW, val);
+		vmcs_write(v, VMCS_GUEST_CR0, real);
+		update_long_mode(v);
+		return true;
+	}
+	if (cr == 4) {
+		if (val & CR4_VMXE)
+			return false; /* no nested VMX */
+		if (val & ~(c->cr4_fixed1 & ~CR4_VMXE))
+			return false;
+		if ((v->efer & EFER_LMA) && !(val & CR4_PAE))
+			return false;
+		v->cr4 = val;
+		vmcs_write(v, VMCS_CR4_READ_SHADOW, val);
+		vmcs_write(v, VMCS_GUEST_CR4, (val | c->cr4_fixed0) & c->cr4_fixed1);
+		return true;
+	}
+	return false;
+}
+
+uint64_t hv_read_cr(struct hv_vcpu *v, unsigned cr)
+{
+	switch (cr) {
+	case 0: return v->cr0;
+	case 3: return vmcs_read(v, VMCS_GUEST_CR3);
+	case 4: return v->cr4;
+	default: return 0;
+	}
+}
+
+bool hv_write_efer(struct hv_vcpu *v, uint64_t val)
+{
+	if (val & ~(EFER_SCE | EFER_LME | EFER_LMA | EFER_NXE))
+		return false;
+	if ((v->cr0 & CR0_PG) && ((val ^ v->efer) & EFER_LME))
+		return false; /* LME may change only with paging off */
+	v->efer = (val & ~EFER_LMA) | (v->efer & EFER_LMA);
+	update_long_mode(v);
+	return true;
+}
+
+uint64_t hv_read_efer(struct hv_vcpu *v)
+{
+	return v->efer;
+}
+
+void hv_read_state(struct hv_vcpu *v, struct hv_state *st)
+{
+	for (unsigned i = 0; i < 16; i++)
+		st->gpr[i] = hv_gpr_get(v, i);
+	st->rip = vmcs_read(v, VMCS_GUEST_RIP);
+	st->rflags = vmcs_read(v, VMCS_GUEST_RFLAGS);
+	st->cr0 = vmcs_read(v, VMCS_GUEST_CR0);
+	st->cr3 = vmcs_read(v, VMCS_GUEST_CR3);
+	st->cr4 = vmcs_read(v, VMCS_GUEST_CR4);
+	st->cr0_shadow = v->cr0;
+	st->cr4_shadow = v->cr4;
+	st->efer = v->efer;
+	st->cs = (uint16_t)vmcs_read(v, VMCS_GUEST_CS_SELECTOR);
+	st->ss = (uint16_t)vmcs_read(v, VMCS_GUEST_SS_SELECTOR);
+	st->cs_ar = (uint32_t)vmcs_read(v, VMCS_GUEST_CS_AR);
+	st->intr_state = (uint32_t)vmcs_read(v, VMCS_GUEST_INTERRUPTIBILITY);
+	st->activity = (uint32_t)vmcs_read(v, VMCS_GUEST_ACTIVITY_STATE);
+	st->idt_vectoring = vmcs_read(v, VMCS_IDT_VECTORING_INFO);
+}

@@ -1,0 +1,141 @@
+/* Running a vCPU: make its VMCS current on this pCPU, inject what is pending, arm the
+ * VMX-preemption timer, enter, and decode the exit.
+ * Bochs bugs (docs: shared/emulators.md): (1) an external interrupt does not force an
+ * exit while the guest keeps IF=0, so the preemption timer is armed to the same deadline
+ * as the LAPIC timer; (2) after an NMI exit, "blocking by NMI" stays set in the guest and
+ * the host stays NMI-blocked, so we clear the guest bit and run the host NMI handler
+ * through `int $2`, whose IRET unblocks NMIs. */
+#include "arch/x86_64/vmx/vmx.h"
+
+void vmx_decode_exit(struct hv_vcpu *v, uint32_t raw, struct hv_exit *e);
+
+static bool load_here(struct hv_vcpu *v, struct hv_exit *e)
+{
+	unsigned cpu = this_cpu()->id;
+	struct vmx_cpu *vc = &vmx_cpu[cpu];
+	if (vc->current == v)
+		return true;
+	if (vc->current)
+		hv_vcpu_put(vc->current);
+	if (v->cpu >= 0) {
+		e->kind = HV_EXIT_ENTRY_FAIL;
+		e->fail.why = "vCPU is still current on another pCPU (missing hv_vcpu_put)";
+		return false;
+	}
+	if (!vmptrld(v->vmcs_pa)) {
+		e->kind = HV_EXIT_ENTRY_FAIL;
+		e->fail.why = "VMPTRLD failed";
+		return false;
+	}
+	vc->current = v;
+	v->cpu = (int)cpu;
+	v->launched = false;
+	vmcs_write_host_percpu(v);
+	/* Translations of an earlier user of this EPT root or VPID must not survive. */
+	if (vmx_caps.ept_vpid & EPT_CAP_INVEPT_SINGLE)
+		invept(1, ept_pointer(v->space));
+	else
+		invept(2, 0);
+	if (vmx_caps.ept_vpid & EPT_CAP_INVVPID_SINGLE)
+		invvpid(1, v->vpid);
+	else
+		invvpid(2, 0);
+	return true;
+}
+
+static void inject(struct hv_vcpu *v, int vector, struct hv_exit *e)
+{
+	bool want_window = false;
+	if (v->pending_exc) {
+		vmcs_write(v, VMCS_ENTRY_INTERRUPTION_INFO, v->exc_info);
+		if (v->exc_info & INTR_INFO_DELIVER_ERROR_CODE)
+			vmcs_write(v, VMCS_ENTRY_EXCEPTION_ERROR_CODE, v->exc_error);
+		vmcs_write(v, VMCS_ENTRY_INSTRUCTION_LENGTH, v->exc_len);
+		v->pending_exc = false;
+		want_window = vector >= 0;
+	} else if (vector >= 0) {
+		uint64_t intr = vmcs_read(v, VMCS_GUEST_INTERRUPTIBILITY);
+		if ((vmcs_read(v, VMCS_GUEST_RFLAGS) & RFLAGS_IF) &&
+		    !(intr & (INTR_BLOCKING_BY_STI | INTR_BLOCKING_BY_MOV_SS))) {
+			vmcs_write(v, VMCS_ENTRY_INTERRUPTION_INFO,
+				   INTR_INFO_VALID | INTR_TYPE_EXTERNAL | (uint32_t)vector);
+			e->injected = true;
+		} else {
+			want_window = true;
+		}
+	}
+	uint32_t ctls = want_window ? v->cpu_ctls | CPU_INTERRUPT_WINDOW_EXITING
+				    : v->cpu_ctls & ~CPU_INTERRUPT_WINDOW_EXITING;
+	if (ctls != v->cpu_ctls) {
+		v->cpu_ctls = ctls;
+		vmcs_write(v, VMCS_PROC_BASED_CONTROLS, ctls);
+	}
+}
+
+static void arm_preemption_timer(struct hv_vcpu *v, uint64_t deadline_tsc)
+{
+	uint64_t ticks = 0xffffffffull;
+	if (deadline_tsc != UINT64_MAX) {
+		uint64_t now = rdtsc();
+		ticks = deadline_tsc > now ? (deadline_tsc - now) >> vmx_caps.preempt_shift : 0;
+		if (ticks > 0xffffffffull)
+			ticks = 0xffffffffull;
+	}
+	vmcs_write(v, VMCS_PREEMPTION_TIMER_VALUE, ticks);
+}
+
+/* An event whose delivery the exit interrupted (27.2.4) is delivered again at the next
+ * entry, before anything new. */
+static void requeue_vectoring(struct hv_vcpu *v)
+{
+	uint32_t info = (uint32_t)vmcs_read(v, VMCS_IDT_VECTORING_INFO);
+	if (!(info & INTR_INFO_VALID))
+		return;
+	v->pending_exc = true;
+	v->exc_info = info & ~(1u << 12); /* bit 12 is undefined on entry */
+	v->exc_error = (uint32_t)vmcs_read(v, VMCS_IDT_VECTORING_ERROR);
+	uint32_t type = info & INTR_TYPE_MASK;
+	/* Software interrupts and exceptions (types 4-6) need their instruction length. */
+	v->exc_len = type >= INTR_TYPE_SW_INTERRUPT && type <= (6u << 8)
+			     ? (uint32_t)vmcs_read(v, VMCS_EXIT_INSTRUCTION_LENGTH) : 0;
+}
+
+void hv_vcpu_run(struct hv_vcpu *v, uint64_t deadline_tsc, int inject_vector,
+		 struct hv_exit *e)
+{
+	*e = (struct hv_exit){ .kind = HV_EXIT_NONE };
+	if (!load_here(v, e))
+		return;
+	inject(v, inject_vector, e);
+	arm_preemption_timer(v, deadline_tsc);
+	if (v->vmx_error) {
+		e->kind = HV_EXIT_ENTRY_FAIL;
+		e->fail.error = v->vmx_error_field;
+		e->fail.why = "a VMREAD/VMWRITE failed (fail.error = VMCS field)";
+		return;
+	}
+	if (vmx_enter(&v->g, v->launched)) {
+		uint64_t err = 0;
+		vmread_checked(VMCS_VM_INSTRUCTION_ERROR, &err);
+		e->kind = HV_EXIT_ENTRY_FAIL;
+		e->injected = false;
+		e->fail.error = (uint32_t)err;
+		e->fail.why = hv_insn_error_name((uint32_t)err);
+		return;
+	}
+	v->launched = true;
+	uint32_t raw = (uint32_t)vmcs_read(v, VMCS_EXIT_REASON);
+	vmx_decode_exit(v, raw, e);
+	if (e->kind == HV_EXIT_NMI) {
+		uint64_t intr = vmcs_read(v, VMCS_GUEST_INTERRUPTIBILITY);
+		vmcs_write(v, VMCS_GUEST_INTERRUPTIBILITY, intr & ~(uint64_t)INTR_BLOCKING_BY_NMI);
+		__asm__ volatile("int $2" ::: "memory");
+	}
+	if (e->kind != HV_EXIT_ENTRY_FAIL)
+		requeue_vectoring(v);
+	if (v->vmx_error && e->kind != HV_EXIT_ENTRY_FAIL) {
+		e->kind = HV_EXIT_ENTRY_FAIL;
+		e->fail.error = v->vmx_error_field;
+		e->fail.why = "a VMREAD failed while decoding the exit";
+	}
+}

@@ -1,0 +1,192 @@
+/* VMCS set-up for a new vCPU (SDM Vol. 3C 24, 26.2-26.3 for what entry checks): controls
+ * from vmx_caps, host state of this hypervisor, and a guest in 32-bit protected mode,
+ * flat, paging off (unrestricted guest), like a multiboot kernel. */
+#include "arch/x86_64/vmx/vmx.h"
+#include "core/mm.h"
+#include "lib/string.h"
+
+extern char vmx_exit_entry[];
+
+struct desc_ptr {
+	uint16_t limit;
+	uint64_t base;
+} __attribute__((packed));
+
+void vmcs_write_host_percpu(struct hv_vcpu *v)
+{
+	struct percpu *p = this_cpu();
+	struct desc_ptr idtr;
+	__asm__ volatile("sidt %0" : "=m"(idtr));
+	vmcs_write(v, VMCS_HOST_TR_BASE, (uint64_t)&p->tss);
+	vmcs_write(v, VMCS_HOST_GDTR_BASE, (uint64_t)p->gdt);
+	vmcs_write(v, VMCS_HOST_IDTR_BASE, idtr.base);
+	vmcs_write(v, VMCS_HOST_GS_BASE, (uint64_t)p);
+	vmcs_write(v, VMCS_HOST_FS_BASE, rdmsr(MSR_FS_BASE));
+}
+
+static void host_state(struct hv_vcpu *v)
+{
+	uint16_t cs, ss, ds, es, tr;
+	__asm__ volatile("mov %%cs, %0; mov %%ss, %1; mov %%ds, %2; mov %%es, %3; str %4"
+			 : "=r"(cs), "=r"(ss), "=r"(ds), "=r"(es), "=r"(tr));
+	vmcs_write(v, VMCS_HOST_CR0, read_cr0());
+	vmcs_write(v, VMCS_HOST_CR3, read_cr3());
+	vmcs_write(v, VMCS_HOST_CR4, read_cr4());
+	vmcs_write(v, VMCS_HOST_CS_SELECTOR, cs & 0xf8);
+	vmcs_write(v, VMCS_HOST_SS_SELECTOR, ss & 0xf8);
+	vmcs_write(v, VMCS_HOST_DS_SELECTOR, ds & 0xf8);
+	vmcs_write(v, VMCS_HOST_ES_SELECTOR, es & 0xf8);
+	vmcs_write(v, VMCS_HOST_FS_SELECTOR, 0);
+	vmcs_write(v, VMCS_HOST_GS_SELECTOR, 0);
+	vmcs_write(v, VMCS_HOST_TR_SELECTOR, tr & 0xf8);
+	vmcs_write(v, VMCS_HOST_IA32_EFER, rdmsr(MSR_IA32_EFER));
+	vmcs_write(v, VMCS_HOST_SYSENTER_CS, 0);
+	vmcs_write(v, VMCS_HOST_SYSENTER_ESP, 0);
+	vmcs_write(v, VMCS_HOST_SYSENTER_EIP, 0);
+	vmcs_write(v, VMCS_HOST_RIP, (uint64_t)vmx_exit_entry);
+	vmcs_write_host_percpu(v);
+}
+
+static void segment(struct hv_vcpu *v, uint32_t sel_f, uint16_t sel, uint64_t base,
+		    uint32_t limit, uint32_t ar)
+{
+	/* Selector, base, limit and access-rights fields are laid out in parallel. */
+	vmcs_write(v, sel_f, sel);
+	vmcs_write(v, VMCS_GUEST_ES_BASE + (sel_f - VMCS_GUEST_ES_SELECTOR), base);
+	vmcs_write(v, VMCS_GUEST_ES_LIMIT + (sel_f - VMCS_GUEST_ES_SELECTOR), limit);
+	vmcs_write(v, VMCS_GUEST_ES_AR + (sel_f - VMCS_GUEST_ES_SELECTOR), ar);
+}
+
+static void guest_state(struct hv_vcpu *v, uint64_t rip, uint32_t eax, uint32_t ebx)
+{
+	/* 24.4.1: AR = type | S<<4 | DPL<<5 | P<<7 | D/B<<14 | G<<15; bit 16 = unusable. */
+	segment(v, VMCS_GUEST_CS_SELECTOR, 0x08, 0, 0xffffffff, 0xc09b);
+	segment(v, VMCS_GUEST_SS_SELECTOR, 0x10, 0, 0xffffffff, 0xc093);
+	segment(v, VMCS_GUEST_DS_SELECTOR, 0x10, 0, 0xffffffff, 0xc093);
+	segment(v, VMCS_GUEST_ES_SELECTOR, 0x10, 0, 0xffffffff, 0xc093);
+	segment(v, VMCS_GUEST_FS_SELECTOR, 0x10, 0, 0xffffffff, 0xc093);
+	segment(v, VMCS_GUEST_GS_SELECTOR, 0x10, 0, 0xffffffff, 0xc093);
+	segment(v, VMCS_GUEST_LDTR_SELECTOR, 0, 0, 0, 0x10000);
+	segment(v, VMCS_GUEST_TR_SELECTOR, 0, 0, 0xff, 0x8b); /* busy 32-bit TSS */
+	vmcs_write(v, VMCS_GUEST_GDTR_BASE, 0);
+	vmcs_write(v, VMCS_GUEST_GDTR_LIMIT, 0xffff);
+	vmcs_write(v, VMCS_GUEST_IDTR_BASE, 0);
+	vmcs_write(v, VMCS_GUEST_IDTR_LIMIT, 0xffff);
+	v->cr0 = CR0_PE | CR0_ET;
+	v->cr4 = 0;
+	v->efer = 0;
+	hv_write_cr(v, 0, v->cr0);
+	hv_write_cr(v, 4, v->cr4);
+	vmcs_write(v, VMCS_GUEST_CR3, 0);
+	vmcs_write(v, VMCS_GUEST_IA32_EFER, 0);
+	vmcs_write(v, VMCS_GUEST_DR7, 0x400);
+	vmcs_write(v, VMCS_GUEST_IA32_DEBUGCTL, 0);
+	vmcs_write(v, VMCS_GUEST_RSP, 0);
+	vmcs_write(v, VMCS_GUEST_RIP, rip);
+	vmcs_write(v, VMCS_GUEST_RFLAGS, 0x2);
+	vmcs_write(v, VMCS_GUEST_INTERRUPTIBILITY, 0);
+	vmcs_write(v, VMCS_GUEST_ACTIVITY_STATE, 0);
+	vmcs_write(v, VMCS_GUEST_PENDING_DBG_EXCEPTIONS, 0);
+	vmcs_write(v, VMCS_GUEST_SYSENTER_CS, 0);
+	vmcs_write(v, VMCS_GUEST_SYSENTER_ESP, 0);
+	vmcs_write(v, VMCS_GUEST_SYSENTER_EIP, 0);
+	vmcs_write(v, VMCS_LINK_POINTER, ~0ull);
+	v->g.r[0] = eax;
+	v->g.r[3] = ebx;
+}
+
+bool vmcs_setup(struct hv_vcpu *v, uint64_t rip, uint32_t eax, uint32_t ebx, const char **why)
+{
+	const struct vmx_caps *c = &vmx_caps;
+	v->cpu_ctls = c->cpu;
+	v->entry_ctls = c->entry;
+	vmcs_write(v, VMCS_PIN_BASED_CONTROLS, c->pin);
+	vmcs_write(v, VMCS_PROC_BASED_CONTROLS, v->cpu_ctls);
+	vmcs_write(v, VMCS_PROC_BASED_CONTROLS2, c->cpu2);
+	vmcs_write(v, VMCS_EXIT_CONTROLS, c->exit);
+	vmcs_write(v, VMCS_ENTRY_CONTROLS, v->entry_ctls);
+	vmcs_write(v, VMCS_EXCEPTION_BITMAP, 0);
+	vmcs_write(v, VMCS_PAGE_FAULT_ERROR_MASK, 0);
+	vmcs_write(v, VMCS_PAGE_FAULT_ERROR_MATCH, 0);
+	vmcs_write(v, VMCS_CR3_TARGET_COUNT, 0);
+	vmcs_write(v, VMCS_EXIT_MSR_STORE_COUNT, 0);
+	vmcs_write(v, VMCS_EXIT_MSR_LOAD_COUNT, 0);
+	vmcs_write(v, VMCS_ENTRY_MSR_LOAD_COUNT, 0);
+	vmcs_write(v, VMCS_ENTRY_INTERRUPTION_INFO, 0);
+	vmcs_write(v, VMCS_MSR_BITMAP, c->msr_bitmap_pa);
+	vmcs_write(v, VMCS_EPT_POINTER, ept_pointer(v->space));
+	vmcs_write(v, VMCS_VPID, v->vpid);
+	vmcs_write(v, VMCS_TSC_OFFSET, 0);
+	/* Every CR0/CR4 bit is host-owned: reads see the shadows, writes exit (hv_write_cr). */
+	vmcs_write(v, VMCS_CR0_GUEST_HOST_MASK, ~0ull);
+	vmcs_write(v, VMCS_CR4_GUEST_HOST_MASK, ~0ull);
+	host_state(v);
+	guest_state(v, rip, eax, ebx);
+	if (v->vmx_error) {
+		*why = "VMWRITE failed while setting up the VMCS";
+		return false;
+	}
+	return true;
+}
+
+struct hv_vcpu *hv_vcpu_create(struct hv_space *s, uint16_t vpid, uint64_t rip, uint32_t eax,
+			       uint32_t ebx, const char **why)
+{
+	_Static_assert(sizeof(struct hv_vcpu) <= PAGE_SIZE, "hv_vcpu fits a frame");
+	uint64_t vpa = frame_alloc(), vmcs = frame_alloc();
+	if (!vpa || !vmcs) {
+		if (vpa)
+			frame_free(vpa);
+		if (vmcs)
+			frame_free(vmcs);
+		*why = "out of memory for the VMCS";
+		return NULL;
+	}
+	struct hv_vcpu *v = phys_to_virt(vpa);
+	v->vmcs_pa = vmcs;
+	v->space = s;
+	v->vpid = vpid;
+	v->cpu = -1;
+	*(uint32_t *)phys_to_virt(vmcs) = vmx_caps.revision;
+	struct vmx_cpu *vc = &vmx_cpu[this_cpu()->id];
+	if (vc->current)
+		hv_vcpu_put(vc->current);
+	bool ok = vmclear(vmcs) && vmptrld(vmcs);
+	if (!ok)
+		*why = "VMCLEAR/VMPTRLD of a new VMCS failed";
+	else
+		ok = vmcs_setup(v, rip, eax, ebx, why);
+	if (!vmclear(vmcs) && ok) {
+		*why = "VMCLEAR after set-up failed";
+		ok = false;
+	}
+	if (!ok) {
+		frame_free(vmcs);
+		frame_free(vpa);
+		return NULL;
+	}
+	return v;
+}
+
+void hv_vcpu_put(struct hv_vcpu *v)
+{
+	if (v->cpu < 0)
+		return;
+	struct vmx_cpu *vc = &vmx_cpu[v->cpu];
+	vmclear(v->vmcs_pa);     /* a failure here leaves the VMCS current: still cleared */
+	if (vc->current == v)
+		vc->current = NULL;
+	v->cpu = -1;
+	v->launched = false;
+}
+
+void hv_vcpu_destroy(struct hv_vcpu *v)
+{
+	if (!v)
+		return;
+	if (v->cpu >= 0)
+		hv_vcpu_put(v);
+	memset(phys_to_virt(v->vmcs_pa), 0, PAGE_SIZE);
+	frame_free(v->vmcs_pa);
+	frame_free(virt_to_phys(v));
+}

@@ -1,0 +1,169 @@
+/* VMX detection, controls from the capability MSRs, and VMXON on each pCPU
+ * (SDM Vol. 3C 23.6-23.8, appendix A). */
+#include "arch/x86_64/vmx/vmx.h"
+#include "core/mm.h"
+#include "lib/string.h"
+
+struct vmx_caps vmx_caps;
+struct vmx_cpu vmx_cpu[MAX_CPUS];
+
+/* A control word from its capability MSR (A.3-A.5): low half = bits that must be 1,
+ * high half = bits that may be 1. Fails when a required bit cannot be set. */
+static bool adjust(uint32_t msr, uint32_t required, uint32_t optional, uint32_t *out)
+{
+	uint64_t cap = rdmsr(msr);
+	uint32_t must1 = (uint32_t)cap, may1 = (uint32_t)(cap >> 32);
+	if (required & ~may1)
+		return false;
+	*out = ((required | optional) & may1) | must1;
+	return true;
+}
+
+static void msr_bitmap_pass(uint8_t *bm, uint32_t msr, bool read, bool write)
+{
+	unsigned base = msr >= 0xc0000000u ? 1024 : 0;
+	uint32_t bit = msr & 0x1fff;
+	if (read)
+		bm[base + bit / 8] &= (uint8_t)~(1u << (bit % 8));
+	if (write)
+		bm[2048 + base + bit / 8] &= (uint8_t)~(1u << (bit % 8));
+}
+
+bool hv_detect(const char **why)
+{
+	struct vmx_caps *c = &vmx_caps;
+	if (!(cpuid(1, 0).ecx & (1u << 5))) {
+		*why = "CPUID.1:ECX.VMX[bit 5] is clear";
+		return false;
+	}
+	uint64_t fc = rdmsr(MSR_IA32_FEATURE_CONTROL);
+	if ((fc & FEATURE_CONTROL_LOCKED) && !(fc & FEATURE_CONTROL_VMX_OUTSIDE_SMX)) {
+		*why = "IA32_FEATURE_CONTROL is locked with VMX disabled (firmware setting)";
+		return false;
+	}
+	uint64_t basic = rdmsr(MSR_IA32_VMX_BASIC);
+	c->revision = (uint32_t)basic & 0x7fffffff;
+	if (((basic >> 50) & 0xf) != 6) {
+		*why = "VMCS memory type is not write-back";
+		return false;
+	}
+	bool tru = basic & VMX_BASIC_TRUE_CTLS;
+	if (!adjust(tru ? MSR_IA32_VMX_TRUE_PINBASED_CTLS : MSR_IA32_VMX_PINBASED_CTLS,
+		    PIN_EXTERNAL_INTERRUPT_EXITING | PIN_NMI_EXITING | PIN_VMX_PREEMPTION_TIMER,
+		    0, &c->pin)) {
+		*why = "pin-based controls lack external-interrupt/NMI exiting or the preemption timer";
+		return false;
+	}
+	if (!adjust(tru ? MSR_IA32_VMX_TRUE_PROCBASED_CTLS : MSR_IA32_VMX_PROCBASED_CTLS,
+		    CPU_HLT_EXITING | CPU_UNCONDITIONAL_IO_EXITING | CPU_USE_MSR_BITMAPS |
+			    CPU_ACTIVATE_SECONDARY_CONTROLS,
+		    CPU_MWAIT_EXITING | CPU_MONITOR_EXITING | CPU_RDPMC_EXITING, &c->cpu)) {
+		*why = "processor-based controls lack HLT/I/O exiting, MSR bitmaps or secondary controls";
+		return false;
+	}
+	if (c->cpu & (CPU_CR3_LOAD_EXITING | CPU_CR3_STORE_EXITING | CPU_RDTSC_EXITING)) {
+		/* Only possible without TRUE controls on old CPUs; EPT makes CR3 exits useless. */
+		*why = "CR3-load/store or RDTSC exiting cannot be turned off";
+		return false;
+	}
+	if (!adjust(MSR_IA32_VMX_PROCBASED_CTLS2,
+		    CPU2_ENABLE_EPT | CPU2_ENABLE_VPID | CPU2_UNRESTRICTED_GUEST, 0, &c->cpu2)) {
+		*why = "no EPT, VPID or unrestricted guest";
+		return false;
+	}
+	if (!adjust(tru ? MSR_IA32_VMX_TRUE_EXIT_CTLS : MSR_IA32_VMX_EXIT_CTLS,
+		    EXIT_HOST_ADDRESS_SPACE_SIZE | EXIT_SAVE_IA32_EFER | EXIT_LOAD_IA32_EFER, 0,
+		    &c->exit)) {
+		*why = "VM-exit controls lack 64-bit host or EFER save/load";
+		return false;
+	}
+	c->exit &= ~EXIT_ACK_INTERRUPT_ON_EXIT; /* the host takes its interrupt at the drain */
+	if (!adjust(tru ? MSR_IA32_VMX_TRUE_ENTRY_CTLS : MSR_IA32_VMX_ENTRY_CTLS,
+		    ENTRY_LOAD_IA32_EFER, 0, &c->entry)) {
+		*why = "VM-entry controls lack EFER load";
+		return false;
+	}
+	c->entry &= ~ENTRY_IA32E_MODE_GUEST;
+	c->ept_vpid = rdmsr(MSR_IA32_VMX_EPT_VPID_CAP);
+	if ((c->ept_vpid & (EPT_CAP_WALK_4 | EPT_CAP_WB)) != (EPT_CAP_WALK_4 | EPT_CAP_WB) ||
+	    !(c->ept_vpid & EPT_CAP_INVEPT) || !(c->ept_vpid & EPT_CAP_INVVPID)) {
+		*why = "EPT lacks 4-level walks, write-back, INVEPT or INVVPID";
+		return false;
+	}
+	c->preempt_shift = rdmsr(MSR_IA32_VMX_MISC) & 0x1f;
+	c->cr0_fixed0 = rdmsr(MSR_IA32_VMX_CR0_FIXED0);
+	c->cr0_fixed1 = rdmsr(MSR_IA32_VMX_CR0_FIXED1);
+	c->cr4_fixed0 = rdmsr(MSR_IA32_VMX_CR4_FIXED0);
+	c->cr4_fixed1 = rdmsr(MSR_IA32_VMX_CR4_FIXED1);
+
+	/* MSR bitmap (24.6.9): intercept everything, then let harmless MSRs through. The
+	 * ones passed here are switched by the VMCS itself on every entry and exit. */
+	c->msr_bitmap_pa = frame_alloc();
+	if (!c->msr_bitmap_pa) {
+		*why = "out of memory for the MSR bitmap";
+		return false;
+	}
+	uint8_t *bm = phys_to_virt(c->msr_bitmap_pa);
+	memset(bm, 0xff, PAGE_SIZE);
+	msr_bitmap_pass(bm, MSR_FS_BASE, true, true);
+	msr_bitmap_pass(bm, MSR_GS_BASE, true, true);
+	msr_bitmap_pass(bm, MSR_IA32_SYSENTER_CS, true, true);
+	msr_bitmap_pass(bm, MSR_IA32_SYSENTER_ESP, true, true);
+	msr_bitmap_pass(bm, MSR_IA32_SYSENTER_EIP, true, true);
+	msr_bitmap_pass(bm, MSR_IA32_TSC, true, false); /* never written: Bochs bug 3 */
+	return true;
+}
+
+int hv_cpu_init(const char **why)
+{
+	struct vmx_cpu *vc = &vmx_cpu[this_cpu()->id];
+	if (vc->on)
+		return 0;
+	uint64_t fc = rdmsr(MSR_IA32_FEATURE_CONTROL);
+	if (!(fc & FEATURE_CONTROL_LOCKED))
+		wrmsr(MSR_IA32_FEATURE_CONTROL,
+		      fc | FEATURE_CONTROL_LOCKED | FEATURE_CONTROL_VMX_OUTSIDE_SMX);
+	else if (!(fc & FEATURE_CONTROL_VMX_OUTSIDE_SMX)) {
+		*why = "IA32_FEATURE_CONTROL locked with VMX disabled";
+		return -1;
+	}
+	/* CR0/CR4 must satisfy the fixed bits in VMX operation (23.8). */
+	write_cr0((read_cr0() | vmx_caps.cr0_fixed0) & vmx_caps.cr0_fixed1);
+	write_cr4((read_cr4() | vmx_caps.cr4_fixed0 | CR4_VMXE) & vmx_caps.cr4_fixed1);
+	if (!vc->vmxon_pa)
+		vc->vmxon_pa = frame_alloc();
+	if (!vc->vmxon_pa) {
+		*why = "out of memory for the VMXON region";
+		return -1;
+	}
+	*(uint32_t *)phys_to_virt(vc->vmxon_pa) = vmx_caps.revision;
+	if (!vmxon(vc->vmxon_pa)) {
+		*why = "VMXON failed";
+		return -1;
+	}
+	/* Nothing from an earlier run of this CPU may stay in the TLBs. */
+	if (vmx_caps.ept_vpid & EPT_CAP_INVEPT_ALL)
+		invept(2, 0);
+	if (vmx_caps.ept_vpid & EPT_CAP_INVVPID_ALL)
+		invvpid(2, 0);
+	vc->on = true;
+	return 0;
+}
+
+uint64_t vmcs_read(struct hv_vcpu *v, uint32_t field)
+{
+	uint64_t val = 0;
+	if (!vmread_checked(field, &val) && !v->vmx_error) {
+		v->vmx_error = true;
+		v->vmx_error_field = field;
+	}
+	return val;
+}
+
+void vmcs_write(struct hv_vcpu *v, uint32_t field, uint64_t val)
+{
+	if (!vmwrite_checked(field, val) && !v->vmx_error) {
+		v->vmx_error = true;
+		v->vmx_error_field = field;
+	}
+}

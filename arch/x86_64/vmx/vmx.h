@@ -1,0 +1,61 @@
+/* Private to arch/x86_64/vmx: the capabilities found at detection, the controls chosen
+ * from them, per-pCPU VMX state, and the sticky VMREAD/VMWRITE error. */
+#ifndef ARCH_X86_64_VMX_VMX_H
+#define ARCH_X86_64_VMX_VMX_H
+#include <stdbool.h>
+#include <stdint.h>
+#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/vmx/hv.h"
+#include "arch/x86_64/vmx/vmx_defs.h"
+#include "arch/x86_64/vmx/vmx_ops.h"
+
+struct vmx_caps {
+	uint32_t revision;
+	uint32_t pin, cpu, cpu2, exit, entry;     /* controls we run with */
+	uint64_t cr0_fixed0, cr0_fixed1, cr4_fixed0, cr4_fixed1;
+	uint64_t ept_vpid;
+	unsigned preempt_shift;                   /* preemption timer = TSC >> shift */
+	uint64_t msr_bitmap_pa;
+};
+extern struct vmx_caps vmx_caps;
+
+struct hv_gprs { uint64_t r[16]; };
+
+struct hv_vcpu {
+	struct hv_gprs g;          /* first: entry.S addresses it directly */
+	uint64_t vmcs_pa;
+	struct hv_space *space;
+	uint16_t vpid;
+	bool launched;
+	int cpu;                   /* pCPU whose current VMCS this is, -1 = none */
+	uint32_t entry_ctls;       /* with IA-32e mode guest as the guest runs */
+	uint32_t cpu_ctls;         /* with interrupt-window exiting as needed */
+	uint64_t cr0, cr4;         /* what the guest believes (read shadows) */
+	uint64_t efer;             /* what the guest believes */
+	bool pending_exc;
+	uint32_t exc_info, exc_error, exc_len;
+	bool vmx_error;            /* a VMREAD/VMWRITE failed since the last entry */
+	uint32_t vmx_error_field;
+};
+
+/* Per-pCPU: its VMXON region and the vCPU whose VMCS is current. */
+struct vmx_cpu {
+	uint64_t vmxon_pa;
+	struct hv_vcpu *current;
+	bool on;
+};
+extern struct vmx_cpu vmx_cpu[MAX_CPUS];
+
+/* VMREAD/VMWRITE of the current VMCS; a failure sets v->vmx_error (checked before the
+ * next entry, which is then refused as a crash of that vCPU's domain). */
+uint64_t vmcs_read(struct hv_vcpu *v, uint32_t field);
+void vmcs_write(struct hv_vcpu *v, uint32_t field, uint64_t val);
+/* Writes the host-state fields that differ per pCPU (TR, GDTR, IDTR, GS bases). */
+void vmcs_write_host_percpu(struct hv_vcpu *v);
+bool vmcs_setup(struct hv_vcpu *v, uint64_t rip, uint32_t eax, uint32_t ebx, const char **why);
+uint64_t ept_pointer(struct hv_space *s);
+
+/* entry.S: 0 after a VM exit, 1 when VMLAUNCH/VMRESUME failed. */
+int vmx_enter(struct hv_gprs *g, int launched);
+
+#endif

@@ -1,0 +1,45 @@
+/* Exit dispatch by normalized kind: a const table, bounds-checked. Every kind without a
+ * handler crashes the domain (exit_fatal): nothing is skipped silently. Counting per raw
+ * reason happens in the loop (vmm.c). */
+#include "core/vmm.h"
+
+typedef enum exit_action (*exit_handler)(struct vcpu *v, struct hv_exit *e);
+
+static enum exit_action exit_nothing(struct vcpu *v, struct hv_exit *e)
+{
+	(void)v, (void)e;
+	return ACT_CONTINUE; /* host interrupt, preemption timer, NMI, interrupt window */
+}
+
+static enum exit_action exit_pause(struct vcpu *v, struct hv_exit *e)
+{
+	hv_skip_insn(v->hv, e->insn_len);
+	return ACT_CONTINUE;
+}
+
+static const exit_handler handlers[HV_EXIT_NR_KINDS] = {
+	[HV_EXIT_EXTINT] = exit_nothing,
+	[HV_EXIT_PREEMPT] = exit_nothing,
+	[HV_EXIT_NMI] = exit_nothing,
+	[HV_EXIT_INTWIN] = exit_nothing,
+	[HV_EXIT_HYPERCALL] = hypercall,
+	[HV_EXIT_CPUID] = exit_cpuid,
+	[HV_EXIT_RDMSR] = exit_rdmsr,
+	[HV_EXIT_WRMSR] = exit_wrmsr,
+	[HV_EXIT_IO] = exit_io,
+	[HV_EXIT_HLT] = exit_hlt,
+	[HV_EXIT_PAUSE] = exit_pause,
+	[HV_EXIT_CR] = exit_cr,
+	[HV_EXIT_UD] = exit_ud,
+	[HV_EXIT_EPT] = exit_ept,
+	[HV_EXIT_TRIPLE_FAULT] = exit_fatal,
+	[HV_EXIT_ENTRY_FAIL] = exit_fatal,
+	[HV_EXIT_UNHANDLED] = exit_fatal,
+};
+
+enum exit_action exit_dispatch(struct vcpu *v, struct hv_exit *e)
+{
+	if (e->kind >= HV_EXIT_NR_KINDS || !handlers[e->kind])
+		return exit_fatal(v, e);
+	return handlers[e->kind](v, e);
+}

@@ -1,0 +1,41 @@
+/* Exits that end the domain: EPT violations (an access outside its memory), triple
+ * faults, failed VM entries and every exit sliver does not handle. One line with the
+ * reason, then the register dump (domain_crash). */
+#include "core/vmm.h"
+
+enum exit_action exit_ept(struct vcpu *v, struct hv_exit *e)
+{
+	domain_crash(v->dom, v, "EPT violation: %s%s%s at guest-physical 0x%lx%s (memory is "
+		     "[0, 0x%lx))",
+		     e->ept.read ? "read" : "", e->ept.write ? "write" : "",
+		     e->ept.fetch ? "fetch" : "", e->ept.gpa,
+		     e->ept.gla_valid ? " (linear address valid)" : "", v->dom->mem_bytes);
+	return ACT_DEAD;
+}
+
+enum exit_action exit_fatal(struct vcpu *v, struct hv_exit *e)
+{
+	switch (e->kind) {
+	case HV_EXIT_TRIPLE_FAULT:
+		domain_crash(v->dom, v, "triple fault");
+		break;
+	case HV_EXIT_ENTRY_FAIL:
+		domain_crash(v->dom, v, "VM entry failed: %s (error %u) qual=0x%lx",
+			     e->fail.why ? e->fail.why : "?", e->fail.error, e->qual);
+		break;
+	default:
+		domain_crash(v->dom, v, "unhandled exit: %s (reason %u, kind %s) qual=0x%lx",
+			     hv_exit_reason_name(e->reason), e->reason, hv_exit_kind_name(e->kind),
+			     e->qual);
+		break;
+	}
+	return ACT_DEAD;
+}
+
+/* Virtualization instructions, MONITOR/MWAIT, GETSEC...: #UD, as on a CPU without them. */
+enum exit_action exit_ud(struct vcpu *v, struct hv_exit *e)
+{
+	(void)e;
+	hv_inject_exception(v->hv, 6, false, 0);
+	return ACT_CONTINUE;
+}

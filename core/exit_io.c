@@ -1,0 +1,85 @@
+/* Port I/O. COM1 (0x3f8-0x3ff) is enough of a 16550 for polling output: THR writes go to
+ * the domain console, LSR always says "transmitter empty", the divisor latch, LCR, MCR
+ * and scratch registers keep what was written. Port 0xE9 (the Bochs/QEMU debug port)
+ * writes to the console too. Every other port reads all-ones and ignores writes; those
+ * are counted. String I/O is not emulated: the domain is crashed with that reason. */
+#include "core/vmm.h"
+
+#define COM1 0x3f8
+#define LCR_DLAB 0x80
+
+static uint32_t com1_in(struct domain *d, unsigned reg)
+{
+	struct dcon *c = &d->con;
+	switch (reg) {
+	case 0: return (c->uart_lcr & LCR_DLAB) ? c->uart_dll : 0;  /* RBR: no input */
+	case 1: return (c->uart_lcr & LCR_DLAB) ? c->uart_dlm : c->uart_ier;
+	case 2: return 0x01;                                         /* IIR: none pending */
+	case 3: return c->uart_lcr;
+	case 4: return c->uart_mcr;
+	case 5: return 0x60;                                         /* LSR: THRE | TEMT */
+	case 6: return 0xb0;                                         /* MSR: DCD DSR CTS */
+	default: return c->uart_scr;
+	}
+}
+
+static void com1_out(struct domain *d, unsigned reg, uint8_t val)
+{
+	struct dcon *c = &d->con;
+	switch (reg) {
+	case 0:
+		if (c->uart_lcr & LCR_DLAB)
+			c->uart_dll = val;
+		else
+			dcon_putc(d, (char)val);
+		break;
+	case 1:
+		if (c->uart_lcr & LCR_DLAB)
+			c->uart_dlm = val;
+		else
+			c->uart_ier = val & 0x0f;
+		break;
+	case 3: c->uart_lcr = val; break;
+	case 4: c->uart_mcr = val; break;
+	case 7: c->uart_scr = val; break;
+	default: break;
+	}
+}
+
+enum exit_action exit_io(struct vcpu *v, struct hv_exit *e)
+{
+	struct domain *d = v->dom;
+	struct hv_vcpu *h = v->hv;
+	uint16_t port = e->io.port;
+	unsigned size = e->io.size;
+	__atomic_fetch_add(&d->io_exits, 1, __ATOMIC_RELAXED);
+	if (e->io.string) {
+		domain_crash(d, v, "string I/O (ins/outs) on port 0x%x is not emulated", port);
+		return ACT_DEAD;
+	}
+	uint64_t mask = size == 1 ? 0xff : size == 2 ? 0xffff : 0xffffffffu;
+	bool com1 = port >= COM1 && port < COM1 + 8 && size == 1;
+	if (e->io.in) {
+		uint64_t val = mask;
+		if (com1)
+			val = com1_in(d, port - COM1);
+		else if (port == 0xe9 && size == 1)
+			val = 0xe9;
+		else
+			__atomic_fetch_add(&d->io_other, 1, __ATOMIC_RELAXED);
+		uint64_t rax = hv_gpr_get(h, HV_RAX);
+		/* A 32-bit IN zero-extends into RAX; 8/16-bit ones merge. */
+		rax = size == 4 ? (uint32_t)val : (rax & ~mask) | (val & mask);
+		hv_gpr_set(h, HV_RAX, rax);
+	} else {
+		uint8_t val = (uint8_t)hv_gpr_get(h, HV_RAX);
+		if (com1)
+			com1_out(d, port - COM1, val);
+		else if (port == 0xe9 && size == 1)
+			dcon_putc(d, (char)val);
+		else
+			__atomic_fetch_add(&d->io_other, 1, __ATOMIC_RELAXED);
+	}
+	hv_skip_insn(h, e->insn_len);
+	return ACT_CONTINUE;
+}

@@ -1,0 +1,207 @@
+/* Hypercalls (docs/hypercalls.md is the table of record): a const table indexed by
+ * number, bounds-checked; privileged numbers are refused to non-service domains before
+ * their arguments are looked at; every guest pointer goes through guest_buf. */
+#include "arch/x86_64/tsc.h"
+#include "core/vmm.h"
+#include "lib/string.h"
+#include "sliver/errno.h"
+#include "sliver/hypercall.h"
+
+struct hc_args {
+	struct vcpu *v;
+	struct domain *d;
+	uint64_t a[5];
+	enum exit_action act;
+};
+
+typedef int64_t (*hc_fn)(struct hc_args *c);
+
+/* The host pointer for guest-physical [gpa, gpa + len), or NULL when any of it lies
+ * outside the domain's memory (or len is 0). */
+static void *guest_buf(struct domain *d, uint64_t gpa, uint64_t len)
+{
+	if (len == 0)
+		return NULL;
+	return hv_space_ptr(d->space, gpa, len);
+}
+
+static int64_t hc_console_write(struct hc_args *c)
+{
+	uint64_t len = c->a[1];
+	if (len > HC_CONSOLE_MAX)
+		return -SLIVER_E2BIG;
+	if (len == 0)
+		return 0;
+	const char *buf = guest_buf(c->d, c->a[0], len);
+	if (!buf)
+		return -SLIVER_EFAULT;
+	dcon_write(c->d, buf, len);
+	return (int64_t)len;
+}
+
+static int64_t hc_yield(struct hc_args *c)
+{
+	c->act = ACT_YIELD;
+	return 0;
+}
+
+static int64_t hc_block(struct hc_args *c)
+{
+	c->act = ACT_BLOCK; /* decided after RIP and RAX are set: see hypercall() */
+	return 0;
+}
+
+static int64_t hc_set_timer(struct hc_args *c)
+{
+	uint64_t t = (c->a[0] & 0xffffffffu) | (c->a[1] << 32);
+	vcpu_set_timer(c->v, t);
+	return 0;
+}
+
+static int64_t hc_clock(struct hc_args *c)
+{
+	(void)c;
+	return (int64_t)now_ns();
+}
+
+static int64_t hc_event_send(struct hc_args *c)
+{
+	uint64_t dom = c->a[0], port = c->a[1];
+	if (port >= SLIVER_NR_PORTS)
+		return -SLIVER_EINVAL;
+	__atomic_fetch_add(&c->d->events_sent, 1, __ATOMIC_RELAXED);
+	if (dom == SLIVER_DOMID_HV) {
+		if (port != SLIVER_PORT_PONG)
+			return -SLIVER_EINVAL;
+		ping_reply(c->d->id);
+		return 0;
+	}
+	struct domain *t = dom < SLIVER_MAX_DOMS ? domain_get((unsigned)dom) : NULL;
+	if (!t)
+		return -SLIVER_ESRCH;
+	return event_raise(t, (unsigned)port, c->d->id);
+}
+
+static int64_t hc_event_bind(struct hc_args *c)
+{
+	if (c->a[0] > 255 || c->a[1] > 255 || c->a[2] > 255)
+		return -SLIVER_EINVAL;
+	return event_bind(c->d, (unsigned)c->a[0], (unsigned)c->a[1], (unsigned)c->a[2]);
+}
+
+static int64_t hc_event_recv(struct hc_args *c)
+{
+	return event_recv(c->d, c->a[0] < SLIVER_NR_PORTS ? (unsigned)c->a[0] : SLIVER_NR_PORTS);
+}
+
+static int64_t hc_shutdown(struct hc_args *c)
+{
+	domain_shutdown(c->d, (int)(int32_t)c->a[0]);
+	c->act = ACT_DEAD;
+	return 0;
+}
+
+static int64_t hc_self_info(struct hc_args *c)
+{
+	struct sliver_dom_info in;
+	uint64_t len = c->a[1] < sizeof in ? c->a[1] : sizeof in;
+	void *buf = guest_buf(c->d, c->a[0], len);
+	if (!buf)
+		return -SLIVER_EFAULT;
+	domain_fill_info(c->d, &in);
+	memcpy(buf, &in, len);
+	return (int64_t)len;
+}
+
+static int64_t hc_dom_list(struct hc_args *c)
+{
+	uint64_t max = c->a[1];
+	if (max > SLIVER_MAX_DOMS)
+		max = SLIVER_MAX_DOMS;
+	struct sliver_dom_info *out = NULL;
+	if (max && !(out = guest_buf(c->d, c->a[0], max * sizeof *out)))
+		return -SLIVER_EFAULT;
+	int64_t n = 0;
+	for (unsigned id = 1; id < SLIVER_MAX_DOMS; id++) {
+		struct domain *d = domains[id];
+		if (!d)
+			continue;
+		if ((uint64_t)n < max)
+			domain_fill_info(d, &out[n]);
+		n++;
+	}
+	return n;
+}
+
+static int64_t hc_dom_destroy(struct hc_args *c)
+{
+	struct domain *t = c->a[0] < SLIVER_MAX_DOMS ? domain_get((unsigned)c->a[0]) : NULL;
+	if (!t)
+		return -SLIVER_ESRCH;
+	domain_crash(t, NULL, "destroyed by d%u", c->d->id);
+	if (t == c->d)
+		c->act = ACT_DEAD;
+	return 0;
+}
+
+static int64_t hc_nosys(struct hc_args *c)
+{
+	(void)c;
+	return -SLIVER_ENOSYS;
+}
+
+static const hc_fn table[HC_NR] = {
+	[HC_CONSOLE_WRITE] = hc_console_write,
+	[HC_YIELD] = hc_yield,
+	[HC_BLOCK] = hc_block,
+	[HC_SET_TIMER] = hc_set_timer,
+	[HC_CLOCK] = hc_clock,
+	[HC_EVENT_SEND] = hc_event_send,
+	[HC_EVENT_BIND] = hc_event_bind,
+	[HC_EVENT_RECV] = hc_event_recv,
+	[HC_SHUTDOWN] = hc_shutdown,
+	[HC_SELF_INFO] = hc_self_info,
+	[HC_DOM_LIST] = hc_dom_list,
+	[HC_DOM_COUNTERS] = hc_nosys,
+	[HC_SCHED_SET] = hc_nosys,
+	[HC_SCHED_GLOBAL] = hc_nosys,
+	[HC_DOM_PAUSE] = hc_nosys,
+	[HC_DOM_UNPAUSE] = hc_nosys,
+	[HC_DOM_DESTROY] = hc_dom_destroy,
+	[HC_PING] = hc_nosys,
+	[HC_CONSOLE_READ] = hc_nosys,
+};
+
+enum exit_action hypercall(struct vcpu *v, struct hv_exit *e)
+{
+	struct hv_vcpu *h = v->hv;
+	struct hc_args c = { .v = v, .d = v->dom, .act = ACT_CONTINUE };
+	bool lm = hv_guest_long_mode(h);
+	uint64_t nr = hv_gpr_get(h, HV_RAX);
+	static const unsigned regs64[5] = { HV_RDI, HV_RSI, HV_RDX, HV_R10, HV_R8 };
+	static const unsigned regs32[5] = { HV_RDI, HV_RSI, HV_RDX, HV_RCX, HV_RBX };
+	for (unsigned i = 0; i < 5; i++) {
+		uint64_t r = hv_gpr_get(h, lm ? regs64[i] : regs32[i]);
+		c.a[i] = lm ? r : (uint32_t)r;
+	}
+	if (!lm)
+		nr = (uint32_t)nr;
+	__atomic_fetch_add(&c.d->hypercalls, 1, __ATOMIC_RELAXED);
+	int64_t ret;
+	if (hv_guest_cpl(h) != 0)
+		ret = -SLIVER_EPERM;
+	else if (nr >= HC_NR || !table[nr])
+		ret = -SLIVER_ENOSYS;
+	else if (nr >= HC_PRIV_FIRST && c.d->role != SLIVER_ROLE_SERVICE)
+		ret = -SLIVER_EPERM;
+	else
+		ret = table[nr](&c);
+	if (c.act == ACT_DEAD)
+		return ACT_DEAD;
+	hv_gpr_set(h, HV_RAX, (uint64_t)ret);
+	hv_gpr_set(h, HV_RDX, (uint64_t)ret >> 32);
+	hv_skip_insn(h, e->insn_len);
+	if (c.act == ACT_BLOCK)
+		return vcpu_block(v) ? ACT_BLOCK : ACT_CONTINUE;
+	return c.act;
+}

@@ -1,0 +1,149 @@
+/* vCPUs: creation, the virtual interrupt request bits, blocking and waking, the guest
+ * timer, and the register dump of a crash. */
+#include <stdarg.h>
+#include "arch/x86_64/tsc.h"
+#include "core/mm.h"
+#include "core/vmm.h"
+#include "drivers/console.h"
+#include "lib/string.h"
+
+static uint16_t next_vpid = 1;
+
+static void vtimer_fire(struct timer *t, void *arg)
+{
+	(void)t;
+	struct vtimer *vt = arg;
+	struct vcpu *v = vt->v;
+	if (vt->gen != __atomic_load_n(&v->timer_gen, __ATOMIC_ACQUIRE) || v->gone)
+		return;
+	event_raise(v->dom, SLIVER_PORT_TIMER, SLIVER_DOMID_HV);
+}
+
+struct vcpu *vcpu_create(struct domain *d, unsigned id, uint64_t entry)
+{
+	unsigned ncpu = cpu_count();
+	size_t size = sizeof(struct vcpu) + ncpu * sizeof(struct vtimer);
+	size_t frames = (size + PAGE_SIZE - 1) / PAGE_SIZE;
+	uint64_t pa = frames_alloc(frames, 1);
+	if (!pa)
+		return NULL;
+	struct vcpu *v = phys_to_virt(pa);
+	v->dom = d;
+	v->id = id;
+	v->running_on = -1;
+	v->msr_pat = 0x0007040600070406ull;
+	for (unsigned c = 0; c < ncpu; c++) {
+		v->vt[c].v = v;
+		timer_init(&v->vt[c].t, vtimer_fire, &v->vt[c]);
+	}
+	const char *why = "?";
+	v->hv = hv_vcpu_create(d->space, next_vpid++, entry, SLIVER_BOOT_MAGIC,
+			       SLIVER_BOOTINFO_GPA(id), &why);
+	if (!v->hv) {
+		printk("sliver: d%u vCPU %u: %s\n", d->id, id, why);
+		frames_free(pa, frames);
+		return NULL;
+	}
+	v->sv.dom = &d->sd;
+	v->sv.id = id;
+	v->sv.owner = v;
+	return v;
+}
+
+int vcpu_highest_irq(const struct vcpu *v)
+{
+	for (int w = 3; w >= 0; w--) {
+		uint64_t bits = __atomic_load_n(&v->irr[w], __ATOMIC_ACQUIRE);
+		if (bits)
+			return w * 64 + 63 - __builtin_clzll(bits);
+	}
+	return -1;
+}
+
+bool vcpu_irq_pending(const struct vcpu *v)
+{
+	return vcpu_highest_irq(v) >= 0;
+}
+
+void vcpu_irq_clear(struct vcpu *v, int vector)
+{
+	__atomic_fetch_and(&v->irr[vector / 64], ~(1ull << (vector % 64)), __ATOMIC_ACQ_REL);
+}
+
+static void irq_raise(struct vcpu *v, uint8_t vector, unsigned flags)
+{
+	__atomic_fetch_or(&v->irr[vector / 64], 1ull << (vector % 64), __ATOMIC_SEQ_CST);
+	sched_cpumask_t mask = 0;
+	int kick = -1;
+	unsigned self = this_cpu()->id;
+	spin_lock(&vmm_lock);
+	if (!v->gone) {
+		if (v->blocked) {
+			uint64_t now = now_ns();
+			v->blocked = false;
+			v->wake_ns = now;
+			__atomic_fetch_add(&v->dom->wakes, 1, __ATOMIC_RELAXED);
+			mask = sched_wake(&vmm_sched, &v->sv, now, flags);
+		} else if (v->running_on >= 0 && (unsigned)v->running_on != self) {
+			kick = v->running_on; /* force an exit so the vector goes in at entry */
+		}
+	}
+	spin_unlock(&vmm_lock);
+	vmm_kick_mask(mask);
+	if (kick >= 0)
+		vmm_kick_cpu((unsigned)kick, false);
+}
+
+void vcpu_irq_raise(struct vcpu *v, uint8_t vector)
+{
+	irq_raise(v, vector, WAKE_EVENT);
+}
+
+void vcpu_irq_raise_timer(struct vcpu *v, uint8_t vector)
+{
+	irq_raise(v, vector, WAKE_TIMER);
+}
+
+void vcpu_set_timer(struct vcpu *v, uint64_t deadline_ns)
+{
+	unsigned c = this_cpu()->id;
+	uint64_t gen = __atomic_add_fetch(&v->timer_gen, 1, __ATOMIC_ACQ_REL);
+	if (!deadline_ns) {
+		timer_cancel(&v->vt[c].t);
+		return;
+	}
+	v->vt[c].gen = gen;
+	timer_set(&v->vt[c].t, deadline_ns);
+}
+
+bool vcpu_block(struct vcpu *v)
+{
+	sched_cpumask_t mask = 0;
+	bool blocked = false;
+	spin_lock(&vmm_lock);
+	if (!vcpu_irq_pending(v) && !v->dom->dying) {
+		v->blocked = true;
+		blocked = true;
+		mask = sched_sleep(&vmm_sched, &v->sv, now_ns());
+	}
+	spin_unlock(&vmm_lock);
+	vmm_kick_mask(mask);
+	return blocked;
+}
+
+void vcpu_dump(struct vcpu *v)
+{
+	struct hv_state s;
+	hv_read_state(v->hv, &s);
+	unsigned d = v->dom->id, i = v->id;
+	printk("sliver: d%uv%u rip=%016lx rsp=%016lx rflags=%08lx cs=%04x/%x ss=%04x\n", d, i,
+	       s.rip, s.gpr[HV_RSP], s.rflags, s.cs, s.cs_ar, s.ss);
+	printk("sliver: d%uv%u rax=%016lx rbx=%016lx rcx=%016lx rdx=%016lx\n", d, i,
+	       s.gpr[HV_RAX], s.gpr[HV_RBX], s.gpr[HV_RCX], s.gpr[HV_RDX]);
+	printk("sliver: d%uv%u rsi=%016lx rdi=%016lx rbp=%016lx r8=%016lx\n", d, i,
+	       s.gpr[HV_RSI], s.gpr[HV_RDI], s.gpr[HV_RBP], s.gpr[HV_R8]);
+	printk("sliver: d%uv%u cr0=%08lx (guest %08lx) cr3=%08lx cr4=%08lx (guest %08lx) "
+	       "efer=%lx intr=%x act=%x idtvec=%lx\n",
+	       d, i, s.cr0, s.cr0_shadow, s.cr3, s.cr4, s.cr4_shadow, s.efer, s.intr_state,
+	       s.activity, s.idt_vectoring);
+}

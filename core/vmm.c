@@ -1,0 +1,230 @@
+/* The VMM: vmm_boot builds the domains on the BSP; vmm_cpu_loop is every pCPU's loop:
+ * pick the next vCPU through sched/, arm the one-shot timer at run_until, enter the guest
+ * (hv_vcpu_run, with the VMX-preemption timer at the same deadline as a backstop), drain
+ * the host interrupts the exit left pending, handle the exit, repeat until the slice ends,
+ * the vCPU blocks or yields, or a kick asks for a new decision.
+ * Command line: sched/credit keys (sched/sched.h), run_ms=<emulated ms> (then print the
+ * counters and exit 0 with a pass line), ping.dom= ping.interval_us= ping.count=. */
+#include "arch/x86_64/idt.h"
+#include "arch/x86_64/power.h"
+#include "arch/x86_64/smp.h"
+#include "arch/x86_64/tsc.h"
+#include "core/bootinfo.h"
+#include "core/main.h"
+#include "core/vmm.h"
+#include "drivers/console.h"
+#include "lib/cmdline.h"
+
+struct sched vmm_sched;
+spinlock_t vmm_lock = SPINLOCK_INIT;
+static struct vmm_cpu vmm_cpus[MAX_CPUS];
+static volatile bool run_over;
+static uint64_t run_ms;
+static struct timer run_timer;
+static unsigned nr_started;
+
+static void resched_ipi(struct irq_frame *f)
+{
+	(void)f; /* the sender set need_resched (or only wanted a VM exit) */
+}
+
+void vmm_kick_cpu(unsigned cpu, bool resched)
+{
+	if (resched)
+		__atomic_store_n(&vmm_cpus[cpu].need_resched, 1, __ATOMIC_RELEASE);
+	if (cpu != this_cpu()->id)
+		smp_send_ipi(cpu, VEC_RESCHEDULE);
+}
+
+void vmm_kick_mask(sched_cpumask_t mask)
+{
+	for (unsigned c = 0; mask && c < cpu_count(); c++, mask >>= 1)
+		if (mask & 1)
+			vmm_kick_cpu(c, true);
+}
+
+static void slice_end(struct timer *t, void *arg)
+{
+	(void)t;
+	struct vmm_cpu *pc = arg;
+	pc->need_resched = 1;
+}
+
+static void run_end(struct timer *t, void *arg)
+{
+	(void)t, (void)arg;
+	run_over = true;
+	vmm_cpus[0].need_resched = 1;
+}
+
+static bool all_ended(void)
+{
+	for (unsigned id = 1; id < SLIVER_MAX_DOMS; id++)
+		if (domains[id] && !domains[id]->dying)
+			return false;
+	return true;
+}
+
+static void finish_run(const char *why)
+{
+	printk("sliver: %s after %lu ms\n", why, (unsigned long)(now_ns() / 1000000));
+	for (unsigned id = 1; id < SLIVER_MAX_DOMS; id++) {
+		if (!domains[id])
+			continue;
+		dcon_flush(domains[id]);
+		domain_print_stats(domains[id]);
+	}
+	ping_report();
+	printk("sliver: run complete: PASS\n");
+	hv_exit(EXIT_PASS);
+}
+
+static void apply_sched_args(const char *cmdline)
+{
+	size_t wl;
+	for (const char *w = cmdline; (w = cmdline_next(w, &wl)); w += wl) {
+		if (sched_config_word(&vmm_sched, w, wl, 0) < 0) {
+			printk("sliver: bad scheduler setting: %.*s\n", (int)wl, w);
+			hv_exit(EXIT_FAIL);
+		}
+	}
+}
+
+void vmm_boot(void)
+{
+	const char *why = "?";
+	if (!hv_detect(&why)) {
+		printk("sliver: VMX not available on this CPU: use Bochs, or QEMU with "
+		       "-enable-kvm -cpu host,+vmx on an Intel host\n");
+		printk("sliver: (%s)\n", why);
+		hv_exit(EXIT_NO_VMX);
+	}
+	for (unsigned c = 0; c < cpu_count(); c++)
+		percpu[c].vmm = &vmm_cpus[c];
+	if (hv_cpu_init(&why)) {
+		printk("sliver: cpu0: %s\n", why);
+		hv_exit(EXIT_FAIL);
+	}
+	irq_register(VEC_RESCHEDULE, resched_ipi);
+	if (sched_init(&vmm_sched, cpu_count())) {
+		printk("sliver: scheduler init failed for %u CPUs\n", cpu_count());
+		hv_exit(EXIT_FAIL);
+	}
+	apply_sched_args(boot_info.cmdline);
+	printk("sliver: VMX on, scheduler %s, %u pCPU(s), %u module(s)\n", vmm_sched.ops->name,
+	       cpu_count(), boot_info.nr_modules);
+
+	struct domain *started[SLIVER_MAX_DOMS];
+	for (unsigned i = 0; i < boot_info.nr_modules; i++) {
+		struct domain *d = domain_create(i + 1, &boot_info.modules[i]);
+		if (d)
+			started[nr_started++] = d;
+	}
+	if (!nr_started) {
+		printk("sliver: no domain to run\n");
+		hv_exit(EXIT_FAIL);
+	}
+	for (unsigned i = 0; i < nr_started; i++)
+		domain_start(started[i]);
+	if (cmdline_get_u64(boot_info.cmdline, "run_ms", &run_ms) && run_ms) {
+		timer_init(&run_timer, run_end, NULL);
+		timer_set(&run_timer, now_ns() + run_ms * 1000000);
+	}
+	ping_start(boot_info.cmdline);
+}
+
+/* Lets go of the vCPU this pCPU ran last: VMCLEAR, so any pCPU can run it next. */
+static void switch_away(struct vmm_cpu *pc, struct vcpu *v)
+{
+	hv_vcpu_put(v->hv);
+	spin_lock(&vmm_lock);
+	if (v->running_on == (int)this_cpu()->id)
+		v->running_on = -1;
+	spin_unlock(&vmm_lock);
+	pc->curr = NULL;
+	if (v->dom->dying)
+		domain_vcpu_leave(v);
+}
+
+static enum exit_action run_vcpu(struct vmm_cpu *pc, struct vcpu *v)
+{
+	struct domain *d = v->dom;
+	enum exit_action act = ACT_CONTINUE;
+	while (!__atomic_load_n(&pc->need_resched, __ATOMIC_ACQUIRE)) {
+		if (d->dying)
+			return ACT_DEAD;
+		int vec = vcpu_highest_irq(v);
+		uint64_t dl = timer_next_deadline();
+		if (pc->run_until < dl)
+			dl = pc->run_until;
+		struct hv_exit e;
+		hv_vcpu_run(v->hv, dl == UINT64_MAX ? UINT64_MAX : ns_to_tsc_deadline(dl), vec, &e);
+		if (e.injected)
+			vcpu_irq_clear(v, vec);
+		irq_drain(); /* host interrupts that caused the exit (timers, kicks) run here */
+		unsigned r = e.reason < HV_NR_EXIT_REASONS ? e.reason : HV_NR_EXIT_REASONS - 1;
+		__atomic_fetch_add(&d->exits[r], 1, __ATOMIC_RELAXED);
+		act = exit_dispatch(v, &e);
+		if (act != ACT_CONTINUE)
+			return act;
+	}
+	return ACT_CONTINUE;
+}
+
+static void after_run(struct vcpu *v, enum exit_action act)
+{
+	sched_cpumask_t mask = 0;
+	spin_lock(&vmm_lock);
+	uint64_t now = now_ns();
+	if (act == ACT_YIELD) {
+		sched_yield(&vmm_sched, &v->sv, now);
+	} else if (act == ACT_DEAD && !v->gone && !v->blocked) {
+		v->blocked = true;
+		mask = sched_sleep(&vmm_sched, &v->sv, now);
+	}
+	spin_unlock(&vmm_lock);
+	vmm_kick_mask(mask & ~SCHED_CPU(this_cpu()->id));
+}
+
+void vmm_cpu_loop(void)
+{
+	unsigned cpu = this_cpu()->id;
+	struct vmm_cpu *pc = &vmm_cpus[cpu];
+	const char *why = "?";
+	if (hv_cpu_init(&why)) {
+		printk("sliver: cpu%u: %s\n", cpu, why);
+		hv_exit(EXIT_FAIL);
+	}
+	timer_init(&pc->slice, slice_end, pc);
+	for (;;) {
+		if (cpu == 0 && run_over)
+			finish_run("run_ms reached");
+		__atomic_store_n(&pc->need_resched, 0, __ATOMIC_RELEASE);
+		spin_lock(&vmm_lock);
+		uint64_t now = now_ns();
+		struct sched_pick p = sched_pick_next(&vmm_sched, cpu, now);
+		struct vcpu *v = p.vcpu ? p.vcpu->owner : NULL;
+		if (v)
+			v->running_on = (int)cpu;
+		spin_unlock(&vmm_lock);
+		vmm_kick_mask(p.kick & ~SCHED_CPU(cpu));
+		if (pc->curr && pc->curr != v)
+			switch_away(pc, pc->curr);
+		pc->curr = v;
+		pc->run_until = p.run_until;
+		if (p.run_until != SCHED_NEVER)
+			timer_set(&pc->slice, p.run_until);
+		else
+			timer_cancel(&pc->slice);
+		if (!v) {
+			if (cpu == 0 && !run_ms && all_ended())
+				finish_run("all domains ended");
+			if (!__atomic_load_n(&pc->need_resched, __ATOMIC_ACQUIRE))
+				cpu_idle_wait();
+			continue;
+		}
+		enum exit_action act = run_vcpu(pc, v);
+		if (act != ACT_CONTINUE && act != ACT_BLOCK)
+			after_run(v, act);
+	}
+}

@@ -1,0 +1,159 @@
+/* The VMM's core objects: domains, vCPUs, the per-pCPU loop state, and the entry points
+ * between core/domain.c, vcpu.c, event.c, hypercall.c, exit_*.c, ping.c and vmm.c.
+ * Nothing here touches a VMCS: the backend is reached through arch/x86_64/vmx/hv.h. */
+#ifndef CORE_VMM_H
+#define CORE_VMM_H
+#include <stdbool.h>
+#include <stdint.h>
+#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/spinlock.h"
+#include "arch/x86_64/vmx/hv.h"
+#include "core/bootinfo.h"
+#include "core/timer.h"
+#include "sched/sched.h"
+#include "sliver/bootinfo.h"
+#include "sliver/dominfo.h"
+#include "sliver/event.h"
+
+#define DCON_LINE 200
+
+struct domain;
+
+/* A vCPU's guest timer (HC_SET_TIMER). A struct timer belongs to the pCPU that set it,
+ * and a vCPU moves between pCPUs, so it has one per pCPU; `gen` tells the live one. */
+struct vtimer {
+	struct timer t;
+	struct vcpu *v;
+	uint64_t gen;
+};
+
+struct vcpu {
+	struct domain *dom;
+	unsigned id;
+	struct hv_vcpu *hv;
+	struct sched_vcpu sv;
+	uint64_t irr[4];          /* pending virtual interrupt vectors (atomic bit ops) */
+	bool blocked;             /* in HLT/HC_BLOCK: under vmm_lock */
+	int running_on;           /* pCPU running it, -1: none (under vmm_lock) */
+	bool gone;                /* removed from the scheduler: its domain is ending */
+	uint64_t wake_ns;         /* when it was last woken (wake-to-run latency) */
+	uint64_t timer_gen;       /* generation of the live vtimer */
+	uint64_t msr_star, msr_lstar, msr_cstar, msr_sfmask, msr_kgs, msr_pat, msr_mtrr_def;
+	struct vtimer vt[];       /* cpu_count() entries */
+};
+
+struct evport {
+	uint8_t vector;           /* 0 = not bound */
+	uint8_t vcpu;
+	uint32_t pending;         /* atomic */
+	uint32_t sender;
+};
+
+struct dcon {                     /* the domain's console line buffer */
+	spinlock_t lock;
+	unsigned len;
+	char line[DCON_LINE];
+	uint8_t uart_lcr, uart_mcr, uart_scr, uart_ier, uart_dll, uart_dlm;
+};
+
+struct domain {
+	unsigned id;
+	char name[32];
+	char cmdline[SLIVER_CMDLINE_MAX];
+	uint32_t role;            /* SLIVER_ROLE_* */
+	volatile uint32_t state;  /* enum sliver_dom_state */
+	volatile bool dying;      /* crash/shutdown in progress: vCPUs leave at their next exit */
+	uint32_t vcpus_left;      /* vCPUs not yet removed (atomic) */
+	uint64_t mem_hpa, mem_bytes;
+	struct hv_space *space;
+	struct sched_dom sd;
+	unsigned nr_vcpus;
+	struct vcpu *vcpu[SLIVER_MAX_VCPUS];
+	struct evport port[SLIVER_NR_PORTS];
+	struct dcon con;
+	int exit_code;
+	/* Counters (atomic adds: several vCPUs may count at once). */
+	uint64_t exits[HV_NR_EXIT_REASONS];
+	uint64_t hypercalls, io_exits, io_other, events_sent, events_received, wakes;
+};
+
+/* What the loop does after an exit was handled. */
+enum exit_action { ACT_CONTINUE = 0, ACT_BLOCK, ACT_YIELD, ACT_DEAD };
+
+struct vmm_cpu {
+	struct vcpu *curr;        /* picked last by this pCPU */
+	uint64_t run_until;
+	volatile uint32_t need_resched;
+	struct timer slice;
+};
+
+extern struct sched vmm_sched;
+extern spinlock_t vmm_lock;       /* serializes sched/ calls and vCPU block/wake state */
+extern struct domain *domains[SLIVER_MAX_DOMS];
+
+static inline struct vmm_cpu *vmm_this(void)
+{
+	return this_cpu()->vmm;
+}
+
+/* domain.c */
+struct domain *domain_create(unsigned id, const struct boot_module *m);
+void domain_start(struct domain *d);
+struct domain *domain_get(unsigned id);  /* NULL when absent or ended */
+void domain_crash(struct domain *d, struct vcpu *v, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void domain_shutdown(struct domain *d, int code);
+/* On the pCPU that runs v: v leaves the scheduler for good; the last one frees memory. */
+void domain_vcpu_leave(struct vcpu *v);
+void domain_fill_info(const struct domain *d, struct sliver_dom_info *in);
+void domain_print_stats(const struct domain *d);
+
+/* vcpu.c */
+struct vcpu *vcpu_create(struct domain *d, unsigned id, uint64_t entry);
+int vcpu_highest_irq(const struct vcpu *v);
+bool vcpu_irq_pending(const struct vcpu *v);
+void vcpu_irq_clear(struct vcpu *v, int vector);
+/* Marks vector pending and makes sure v notices: wakes it when blocked, forces an exit
+ * when it runs on another pCPU. Any pCPU, interrupt context included (no lock held). */
+void vcpu_irq_raise(struct vcpu *v, uint8_t vector);
+void vcpu_irq_raise_timer(struct vcpu *v, uint8_t vector); /* same, a timer wake */
+void vcpu_set_timer(struct vcpu *v, uint64_t deadline_ns);
+/* Blocks v (HLT, HC_BLOCK) unless an interrupt is pending: true when it blocked. */
+bool vcpu_block(struct vcpu *v);
+void vcpu_dump(struct vcpu *v);
+
+/* event.c */
+int event_raise(struct domain *d, unsigned port, unsigned sender);
+int event_bind(struct domain *d, unsigned port, unsigned vector, unsigned vcpu);
+int event_recv(struct domain *d, unsigned port);
+
+/* hypercall.c */
+enum exit_action hypercall(struct vcpu *v, struct hv_exit *e);
+
+/* exit.c: the dispatch by exit kind to the handlers in exit_*.c */
+enum exit_action exit_dispatch(struct vcpu *v, struct hv_exit *e);
+enum exit_action exit_cpuid(struct vcpu *v, struct hv_exit *e);
+enum exit_action exit_rdmsr(struct vcpu *v, struct hv_exit *e);
+enum exit_action exit_wrmsr(struct vcpu *v, struct hv_exit *e);
+enum exit_action exit_io(struct vcpu *v, struct hv_exit *e);
+enum exit_action exit_hlt(struct vcpu *v, struct hv_exit *e);
+enum exit_action exit_cr(struct vcpu *v, struct hv_exit *e);
+enum exit_action exit_ud(struct vcpu *v, struct hv_exit *e);
+enum exit_action exit_ept(struct vcpu *v, struct hv_exit *e);
+enum exit_action exit_fatal(struct vcpu *v, struct hv_exit *e);
+
+/* dcon.c: the domain console */
+void dcon_putc(struct domain *d, char c);
+void dcon_write(struct domain *d, const char *s, uint64_t n);
+void dcon_flush(struct domain *d);
+
+/* ping.c: the in-hypervisor ping source (ping.dom= ping.interval_us= ping.count=) */
+void ping_start(const char *cmdline);
+void ping_reply(unsigned from_dom);
+void ping_report(void);
+
+/* vmm.c */
+void vmm_kick_cpu(unsigned cpu, bool resched);
+void vmm_kick_mask(sched_cpumask_t mask);
+
+#endif
