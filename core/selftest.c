@@ -4,7 +4,9 @@
  * and software timers fire in deadline order, a cancelled one never. Prints one
  * machine-readable line per check and powers off with the result. */
 #include "arch/x86_64/cpu.h"
+#include "arch/x86_64/idt.h"
 #include "arch/x86_64/power.h"
+#include "arch/x86_64/smp.h"
 #include "arch/x86_64/timer_hw.h"
 #include "arch/x86_64/tsc.h"
 #include "core/bootinfo.h"
@@ -29,6 +31,7 @@ struct cpu_result {
 };
 
 static struct cpu_result results[MAX_CPUS];
+static volatile unsigned ipi_seen[MAX_CPUS], nmi_seen[MAX_CPUS];
 static volatile int turn = -1;
 static unsigned failures;
 static uint64_t slack_ticks;
@@ -97,6 +100,36 @@ static void run_cpu_checks(unsigned cpu)
 	for (unsigned i = 1; i < order_count; i++)
 		r->order_ok &= order_seen[i - 1] < order_seen[i];
 	r->cancel_ok = order_count == ORDER_N - 1;
+}
+
+static void ipi_handler(struct irq_frame *f)
+{
+	(void)f;
+	__atomic_fetch_add(&ipi_seen[this_cpu()->id], 1, __ATOMIC_RELAXED);
+}
+
+static void nmi_handler(struct irq_frame *f)
+{
+	(void)f;
+	__atomic_fetch_add(&nmi_seen[this_cpu()->id], 1, __ATOMIC_RELAXED);
+}
+
+/* A fixed-vector IPI and an NMI to every AP (each sits in its idle wait by now). */
+static void check_ipis(unsigned n)
+{
+	irq_register(VEC_CALL, ipi_handler);
+	irq_register(2, nmi_handler);
+	for (unsigned cpu = 1; cpu < n; cpu++) {
+		smp_send_ipi(cpu, VEC_CALL);
+		smp_send_nmi(cpu);
+		uint64_t give_up = now_ns() + 100000000ull;
+		while ((!ipi_seen[cpu] || !nmi_seen[cpu]) && now_ns() < give_up)
+			cpu_relax();
+		printk("selftest: cpu%u ipi fixed=%s nmi=%s\n", cpu,
+		       ipi_seen[cpu] == 1 ? "ok" : "FAIL", nmi_seen[cpu] == 1 ? "ok" : "FAIL");
+		check(ipi_seen[cpu] == 1 && nmi_seen[cpu] == 1, "IPI delivery");
+	}
+	irq_register(2, NULL);
 }
 
 noreturn void selftest_ap(void)
@@ -181,6 +214,7 @@ noreturn void selftest_bsp(void)
 		}
 		report_cpu(cpu);
 	}
+	check_ipis(n);
 	printk("selftest: %s (%u failure(s))\n", failures ? "FAIL" : "PASS", failures);
 	hv_exit(failures ? EXIT_FAIL : EXIT_PASS);
 }

@@ -22,10 +22,12 @@ e2e-selftest-bochs-1cpu: $(BUILD)/selftest.iso
 	    -- --emu bochs --cpus 1 --timeout 120 $<
 e2e-selftest-bochs-2cpu: $(BUILD)/selftest.iso
 	tools/e2e.sh $@ $(SELFTEST_OK) --expect 'cpus online=2 madt=2' \
-	    --expect 'cpu1 oneshot_1ms .* ok' -- --emu bochs --cpus 2 --timeout 120 $<
+	    --expect 'cpu1 oneshot_1ms .* ok' --expect 'cpu1 ipi fixed=ok nmi=ok' \
+	    -- --emu bochs --cpus 2 --timeout 120 $<
 e2e-selftest-qemu-4cpu: $(BUILD)/selftest.iso
 	tools/e2e.sh $@ $(SELFTEST_OK) --expect 'cpus online=4 madt=4' \
-	    --expect 'cpu3 timers order=ok' -- --emu qemu --icount --cpus 4 --timeout 120 $<
+	    --expect 'cpu3 timers order=ok' --expect 'cpu3 ipi fixed=ok nmi=ok' \
+	    -- --emu qemu --icount --cpus 4 --timeout 120 $<
 e2e-selftest-qemu-uefi: $(BUILD)/selftest.iso
 	tools/e2e.sh $@ $(SELFTEST_OK) --expect 'booted by UEFI GRUB' \
 	    --expect 'cpus online=2 madt=2' -- --emu qemu-uefi --icount --cpus 2 --timeout 240 $<
