@@ -50,7 +50,7 @@ $(BUILD)/hv/%.o: %.S
 define unit_rule
 $(BUILD)/unit/$(1): $$(UNIT_SRCS_$(1)) $$(wildcard test/unit/*.h)
 	@mkdir -p $$(dir $$@)
-	$$(HOSTCC) $$(HOSTCFLAGS) -o $$@ $$(UNIT_SRCS_$(1)) -lcmocka
+	$$(HOSTCC) $$(HOSTCFLAGS) -o $$@ $$(UNIT_SRCS_$(1)) -lcmocka -lm -pthread
 endef
 $(foreach t,$(UNIT_TESTS),$(eval $(call unit_rule,$(t))))
 

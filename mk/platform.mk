@@ -6,14 +6,15 @@ HV_SRCS += boot/multiboot2.S boot/ap_trampoline.S \
 	drivers/uart16550.c drivers/console.c drivers/pit.c drivers/pic.c drivers/acpi.c \
 	core/main.c core/bootinfo.c core/memmap.c core/mm.c core/timerq.c core/timer.c \
 	core/selftest.c \
-	lib/string.c lib/fmt.c lib/cmdline.c lib/clockconv.c
+	lib/string.c lib/fmt.c lib/cmdline.c lib/clockconv.c lib/hist.c
 
-UNIT_TESTS += fmt cmdline memmap timerq clockconv
+UNIT_TESTS += fmt cmdline memmap timerq clockconv hist
 UNIT_SRCS_fmt := test/unit/test_fmt.c lib/fmt.c
 UNIT_SRCS_cmdline := test/unit/test_cmdline.c lib/cmdline.c
 UNIT_SRCS_memmap := test/unit/test_memmap.c core/memmap.c core/bootinfo.c
 UNIT_SRCS_timerq := test/unit/test_timerq.c core/timerq.c
 UNIT_SRCS_clockconv := test/unit/test_clockconv.c lib/clockconv.c
+UNIT_SRCS_hist := test/unit/test_hist.c lib/hist.c lib/fmt.c
 
 # End-to-end: boot the selftest scenario in every emulator setup the issue names.
 SELFTEST_OK := --expect '^selftest: PASS' --expect '^sliver: exit 0$$' --reject 'FAIL'
