@@ -371,6 +371,8 @@ static void charge(struct sched *s, struct sched_vcpu *v, uint64_t now)
 		d->c.boost_ns += dt;
 		v->boost_left = v->boost_left > dt ? v->boost_left - dt : 0;
 	}
+	if (c1_mode(s) && !s->p.burn_sampled)
+		v->credit -= (int64_t)dt; /* Xen >= 4.0 burn_credits(): exact */
 	if (!c1_mode(s)) {
 		uint32_t w = vweight(v);
 		uint64_t total = (dt > ((uint64_t)1 << 46) ? (uint64_t)1 << 46 : dt) << VT_SHIFT;
@@ -485,7 +487,8 @@ static void c1_catch_up(struct sched *s, uint64_t now)
 			struct sched_vcpu *cur = s->pcpu[p].curr;
 			if (!cur || cur->state != SCHED_VS_RUNNING)
 				continue;
-			cur->credit -= (int64_t)s->p.tick_ns;
+			if (s->p.burn_sampled)
+				cur->credit -= (int64_t)s->p.tick_ns; /* 3.0.x: sampled */
 			cur->flags |= F_C1_ACTIVE;
 			if (cur->prio == SCHED_PRI_BOOST) {
 				cur->prio = SCHED_PRI_UNDER;
@@ -591,6 +594,8 @@ static bool may_boost(struct sched *s, struct sched_vcpu *v, unsigned flags, uin
 	return ok;
 }
 
+static bool take_lease(struct sched *s, struct sched_vcpu *v, uint64_t now);
+
 static void boost(struct sched *s, struct sched_vcpu *v, uint64_t now)
 {
 	if (v->prio != SCHED_PRI_BOOST) {
@@ -613,6 +618,16 @@ static sched_cpumask_t credit_wake(struct sched *s, struct sched_vcpu *v, uint64
 	}
 	switch (v->state) {
 	case SCHED_VS_RUNNING:
+		/* An event for the running vCPU: guarantee it a latency slice from now, so a
+		 * slice end or a cap lease does not deschedule it mid-handler. */
+		if (c1_mode(s) || v->prio == SCHED_PRI_BOOST)
+			return kick;
+		vclock_advance(s, v->pcpu, now);
+		if (!may_boost(s, v, flags, now))
+			return kick;
+		charge(s, v, now);
+		boost(s, v, now);
+		take_lease(s, v, now);
 		return kick;
 	case SCHED_VS_RUNNABLE:
 		/* An event for a vCPU that waits in the queue: it is as urgent as a wake. */
@@ -838,7 +853,7 @@ static struct sched_vcpu *decide_current(struct sched *s, unsigned p, uint64_t n
 	}
 	bool yielded = cur->flags & F_YIELD;
 	bool boosted = cur->prio == SCHED_PRI_BOOST && !c1_mode(s);
-	bool expired = now >= pc->curr_since + slice_of(s, cur);
+	bool expired = boosted ? cur->boost_left == 0 : now >= pc->curr_since + slice_of(s, cur);
 	/* A boosted vCPU finishes its (short) latency slice; others yield to a tickle. */
 	bool want = yielded || expired || (pc->resched && !boosted);
 	if (want && !yielded && s->p.ratelimit_ns && now < cur->run_start + s->p.ratelimit_ns &&

@@ -14,6 +14,7 @@ void sched_apply_profile(struct sched_params *p, unsigned profile)
 		p->boost_ns = 0;
 		p->boost_debt_ns = 0;
 		p->cap_debt_ns = 0;
+		p->burn_sampled = 1;
 	} else {
 		/* sliver defaults, chosen from the simulator sweeps in docs/BENCHMARKS.md. */
 		p->tslice_ns = 1000000;
@@ -23,6 +24,7 @@ void sched_apply_profile(struct sched_params *p, unsigned profile)
 		p->boost_ns = 100000;
 		p->boost_debt_ns = 2000000;
 		p->cap_debt_ns = 500000;
+		p->burn_sampled = 0;
 		profile = SCHED_PROFILE_SLIVER;
 	}
 	p->profile = profile;
@@ -138,6 +140,15 @@ static int config_kv(struct sched *s, const char *k, size_t klen, const char *v,
 			sched_apply_profile(&s->p, SCHED_PROFILE_XEN_CREDIT1);
 		else if (str_eq(v, vlen, "sliver") || str_eq(v, vlen, "default"))
 			sched_apply_profile(&s->p, SCHED_PROFILE_SLIVER);
+		else
+			return -SCHED_EINVAL;
+		goto changed;
+	}
+	if (str_eq(k, klen, "burn")) {
+		if (str_eq(v, vlen, "sample"))
+			s->p.burn_sampled = 1;
+		else if (str_eq(v, vlen, "exact"))
+			s->p.burn_sampled = 0;
 		else
 			return -SCHED_EINVAL;
 		goto changed;

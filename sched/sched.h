@@ -192,6 +192,7 @@ struct sched_params {
 	uint64_t boost_debt_ns; /* credit.boost_debt_us: deepest credit debt still boosted */
 	uint64_t cap_debt_ns;	/* credit.cap_debt_us: cap budget debt a latency slice may take */
 	uint32_t profile;	/* SCHED_PROFILE_* */
+	uint32_t burn_sampled;	/* credit.burn=sample|exact: credit1 engine burns by tick sampling */
 };
 
 enum sched_profile { SCHED_PROFILE_SLIVER = 0, SCHED_PROFILE_XEN_CREDIT1 = 1 };

@@ -302,9 +302,11 @@ static void on_ping(struct sim_dom *d, uint64_t now)
 	uint64_t next = now + G.c->ping_interval_ns - j + (j ? rnd() % (2 * j + 1) : 0);
 	ev_push(next, EV_PING, d->id, 0);
 	if (v->running_on >= 0) {
+		/* The core tells the scheduler about every event, running vCPU included. */
 		progress(v, now);
 		ping_push(v, now);
 		guest_arm(v, now);
+		kick_mask(sched_wake(G.s, &v->sv, now, WAKE_EVENT), now);
 		return;
 	}
 	ping_push(v, now);
