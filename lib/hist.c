@@ -72,7 +72,8 @@ uint64_t hist_percentile(const struct hist *h, uint32_t ppm)
 	if (!h->n)
 		return 0;
 	/* The smallest value with at least ceil(n * ppm / 1e6) samples at or below it. */
-	uint64_t rank = (uint64_t)(((unsigned __int128)h->n * ppm + 999999) / 1000000);
+	/* n < 2^44 keeps n * ppm inside 64 bits (no 128-bit division: no libgcc here). */
+	uint64_t rank = (h->n * ppm + 999999) / 1000000;
 	if (rank == 0)
 		rank = 1;
 	uint64_t seen = 0;
