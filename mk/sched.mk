@@ -13,3 +13,6 @@ SIM_CFLAGS := -std=gnu11 -O2 -g $(WARN) -Iinclude -I.
 $(BUILD)/sliver-sim: $(SIM_SRCS) $(wildcard test/sim/*.h sched/*.h lib/cmdline.h)
 	@mkdir -p $(dir $@)
 	$(HOSTCC) $(SIM_CFLAGS) -o $@ $(SIM_SRCS) -lm
+
+UNIT_TESTS += sched_credit
+UNIT_SRCS_sched_credit := test/unit/test_sched_credit.c $(SCHED_SRCS)

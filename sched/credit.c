@@ -184,6 +184,7 @@ static void cap_refill(const struct sched *s, struct sched_dom *d, uint64_t now)
 	uint64_t total = dt * d->cap + d->cap_rem;
 	d->cap_tokens += (int64_t)(total / 100);
 	d->cap_rem = total % 100;
+	depth += d->cap_reserved; /* leased budget is being consumed: not part of the fill */
 	if (d->cap_tokens >= depth) {
 		d->cap_tokens = depth;
 		d->cap_rem = 0;
@@ -357,10 +358,14 @@ static void charge(struct sched *s, struct sched_vcpu *v, uint64_t now)
 	uint64_t dt = now > v->since ? now - v->since : 0;
 	v->since = now;
 	if (capped(s, v)) {
-		d->cap_reserved -= (int64_t)v->lease;
-		v->lease = 0;
+		/* Refill first (the lease still counts, so a bucket that was full when the lease
+		 * began keeps the refill earned while it drained), then consume. */
 		cap_refill(s, d, now);
 		d->cap_tokens -= (int64_t)dt;
+		d->cap_reserved -= (int64_t)v->lease;
+		v->lease = 0;
+		if (d->cap_tokens > cap_depth(s, d))
+			d->cap_tokens = cap_depth(s, d);
 	}
 	if (!dt)
 		return;
@@ -620,13 +625,13 @@ static sched_cpumask_t credit_wake(struct sched *s, struct sched_vcpu *v, uint64
 	case SCHED_VS_RUNNING:
 		/* An event for the running vCPU: guarantee it a latency slice from now, so a
 		 * slice end or a cap lease does not deschedule it mid-handler. */
-		if (c1_mode(s) || v->prio == SCHED_PRI_BOOST)
+		if (c1_mode(s))
 			return kick;
 		vclock_advance(s, v->pcpu, now);
 		if (!may_boost(s, v, flags, now))
 			return kick;
 		charge(s, v, now);
-		boost(s, v, now);
+		boost(s, v, now); /* (re)starts a full latency slice, debt permitting */
 		take_lease(s, v, now);
 		return kick;
 	case SCHED_VS_RUNNABLE:
@@ -759,10 +764,17 @@ static struct sched_vcpu *steal(struct sched *s, unsigned p, uint64_t now)
 	for (unsigned i = 1; i < s->nr_pcpus; i++) {
 		unsigned q = (p + i) % s->nr_pcpus;
 		struct sched_pcpu *qc = &s->pcpu[q];
-		struct sched_vcpu *cand[2] = {hn_min(qc->rq_boost), hn_min(qc->rq_norm)};
+		struct sched_hnode *roots[2] = {qc->rq_boost, qc->rq_norm};
 		for (int k = 0; k < 2; k++) {
-			struct sched_vcpu *v = cand[k];
-			if (!v || !sched_allowed(s, v, p))
+			/* The root, then its first children: the best few, not a full scan. */
+			struct sched_vcpu *v = NULL;
+			struct sched_hnode *n = roots[k];
+			if (n && sched_allowed(s, HN_VCPU(n), p))
+				v = HN_VCPU(n);
+			for (n = n ? n->child : NULL; !v && n && k < 64; n = n->next)
+				if (sched_allowed(s, HN_VCPU(n), p))
+					v = HN_VCPU(n);
+			if (!v)
 				continue;
 			vclock_advance(s, q, now);
 			heap_del(s, v);
@@ -836,12 +848,14 @@ static struct sched_vcpu *decide_current(struct sched *s, unsigned p, uint64_t n
 		r->kick |= move_away(s, cur, now);
 		return NULL;
 	}
-	bool park_now = false;
+	bool park_now = false, was_boosted = false;
 	if (c1_mode(s)) {
 		park_now = cur->flags & F_C1_PARK;
 	} else {
-		if (cur->prio == SCHED_PRI_BOOST && cur->boost_left == 0)
+		if (cur->prio == SCHED_PRI_BOOST && cur->boost_left == 0) {
 			unboost(s, cur, now);
+			was_boosted = true;
+		}
 		park_now = capped(s, cur) && cap_avail(cur->dom) <= 0 &&
 			   (cur->prio != SCHED_PRI_BOOST ||
 			    cap_avail(cur->dom) <= -(int64_t)s->p.cap_debt_ns);
@@ -853,7 +867,9 @@ static struct sched_vcpu *decide_current(struct sched *s, unsigned p, uint64_t n
 	}
 	bool yielded = cur->flags & F_YIELD;
 	bool boosted = cur->prio == SCHED_PRI_BOOST && !c1_mode(s);
-	bool expired = boosted ? cur->boost_left == 0 : now >= pc->curr_since + slice_of(s, cur);
+	/* A latency slice that just ended sends the vCPU back in line (vtime order). */
+	bool expired = boosted ? cur->boost_left == 0
+			       : was_boosted || now >= pc->curr_since + slice_of(s, cur);
 	/* A boosted vCPU finishes its (short) latency slice; others yield to a tickle. */
 	bool want = yielded || expired || (pc->resched && !boosted);
 	if (want && !yielded && s->p.ratelimit_ns && now < cur->run_start + s->p.ratelimit_ns &&

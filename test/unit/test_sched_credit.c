@@ -1,0 +1,571 @@
+/* Unit tests of the credit policy: one test per rule of docs/scheduler.md. Each test drives
+ * the ops directly with explicit times, the way the core does. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "sched/sched.h"
+
+#define US 1000ull
+#define MS 1000000ull
+
+static struct sched S;
+static struct sched_dom D[8];
+static struct sched_vcpu V[8];
+
+static void setup(unsigned pcpus, unsigned n, const char *profile)
+{
+	assert_int_equal(sched_init(&S, pcpus), 0);
+	if (profile)
+		assert_int_equal(sched_config(&S, "credit.profile", profile, 0), 0);
+	memset(D, 0, sizeof(D));
+	memset(V, 0, sizeof(V));
+	for (unsigned i = 0; i < n; i++) {
+		D[i].id = i + 1;
+		V[i].dom = &D[i];
+		V[i].affinity = SCHED_CPU(0);
+		assert_int_equal(sched_vcpu_insert(&S, &V[i], 0), 0);
+	}
+}
+
+/* Runs pCPU p from `t` to `end`, calling pick_next at every run_until; returns the time. */
+static uint64_t run(unsigned p, uint64_t t, uint64_t end)
+{
+	while (t < end) {
+		struct sched_pick pk = sched_pick_next(&S, p, t);
+		t = pk.run_until < end ? pk.run_until : end;
+	}
+	sched_pick_next(&S, p, end); /* charge up to end */
+	return end;
+}
+
+static int64_t credit_of(const struct sched_vcpu *v)
+{
+	return (int64_t)(S.pcpu[v->pcpu].vclock - v->vtime) * (int64_t)v->dom->weight / 65536;
+}
+
+static void test_exact_charge_and_tickless_single(void **st)
+{
+	(void)st;
+	setup(1, 1, NULL);
+	sched_wake(&S, &V[0], 0, WAKE_NEW);
+	struct sched_pick pk = sched_pick_next(&S, 0, 0);
+	assert_ptr_equal(pk.vcpu, &V[0]);
+	/* Alone on its pCPU: no scheduler interrupt at all. */
+	assert_true(pk.run_until == SCHED_NEVER);
+	sched_sleep(&S, &V[0], 1234567);
+	assert_int_equal(V[0].c.run_ns, 1234567);
+	assert_int_equal(D[0].c.run_ns, 1234567);
+	pk = sched_pick_next(&S, 0, 1234567);
+	assert_null(pk.vcpu);
+	assert_true(pk.run_until == SCHED_NEVER);
+}
+
+static void test_weights_proportional(void **st)
+{
+	(void)st;
+	setup(1, 4, NULL);
+	for (int i = 0; i < 4; i++) {
+		D[i].weight = 256u << i;
+		sched_wake(&S, &V[i], 0, WAKE_NEW);
+	}
+	run(0, 0, 1000 * MS);
+	uint64_t total = 0;
+	for (int i = 0; i < 4; i++)
+		total += V[i].c.run_ns;
+	assert_int_equal(total, 1000 * MS);
+	for (int i = 0; i < 4; i++) {
+		double want = 1000.0 * MS * (1 << i) / 15.0;
+		double got = (double)V[i].c.run_ns;
+		assert_true(got > want * 0.99 && got < want * 1.01);
+	}
+}
+
+static void test_slice_round_robin_equal_weights(void **st)
+{
+	(void)st;
+	setup(1, 2, NULL);
+	sched_wake(&S, &V[0], 0, WAKE_NEW);
+	sched_wake(&S, &V[1], 0, WAKE_NEW);
+	struct sched_pick pk = sched_pick_next(&S, 0, 0);
+	assert_ptr_equal(pk.vcpu, &V[0]);
+	assert_int_equal(pk.run_until, S.p.tslice_ns);
+	pk = sched_pick_next(&S, 0, S.p.tslice_ns);
+	assert_ptr_equal(pk.vcpu, &V[1]);
+	assert_int_equal(V[0].c.preempts, 1);
+}
+
+/* Builds: V0 and V1 spin on pCPU 0; V2, an I/O vCPU, is asleep and 2 ms in debt (OVER). */
+static uint64_t setup_over_waker(void)
+{
+	setup(1, 3, NULL);
+	sched_wake(&S, &V[0], 0, WAKE_NEW);
+	sched_wake(&S, &V[1], 0, WAKE_NEW);
+	uint64_t t = run(0, 0, 5 * MS);
+	V[2].vtime = S.pcpu[0].vclock + 2 * MS * 65536 / 256;
+	return t;
+}
+
+static void test_event_wake_boosted_even_when_over(void **st)
+{
+	(void)st;
+	uint64_t t = setup_over_waker();
+	/* V2 ran a slice: it is in debt relative to the others that have not run. */
+	sched_sleep(&S, &V[2], t);
+	sched_pick_next(&S, 0, t);
+	assert_true(credit_of(&V[2]) < 0);
+	uint64_t now = t + 100 * US;
+	sched_cpumask_t kick = sched_wake(&S, &V[2], now, WAKE_EVENT);
+	assert_true(kick & SCHED_CPU(0));
+	assert_int_equal(V[2].prio, SCHED_PRI_BOOST);
+	struct sched_pick pk = sched_pick_next(&S, 0, now);
+	assert_ptr_equal(pk.vcpu, &V[2]);
+	assert_int_equal(pk.run_until, now + S.p.boost_ns);
+	/* The latency slice is charged like any run. */
+	int64_t before = credit_of(&V[2]);
+	pk = sched_pick_next(&S, 0, pk.run_until);
+	assert_int_not_equal(pk.vcpu, &V[2]); /* back in line once the slice is used */
+	assert_true(credit_of(&V[2]) < before);
+	assert_int_equal(V[2].c.boost_ns, S.p.boost_ns);
+	assert_int_equal(V[2].c.boosts, 1);
+}
+
+static void test_no_boost_on_migrate_yield_new(void **st)
+{
+	(void)st;
+	static const unsigned flags[] = {WAKE_EVENT | WAKE_MIGRATE, WAKE_MIGRATE, WAKE_YIELD,
+					 WAKE_NEW, WAKE_EVENT | WAKE_YIELD};
+	for (unsigned i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+		uint64_t t = setup_over_waker();
+		sched_sleep(&S, &V[2], t);
+		sched_pick_next(&S, 0, t);
+		sched_wake(&S, &V[2], t + 10, flags[i]);
+		assert_int_not_equal(V[2].prio, SCHED_PRI_BOOST);
+		assert_int_equal(V[2].c.boosts, 0);
+		struct sched_pick pk = sched_pick_next(&S, 0, t + 20);
+		assert_ptr_not_equal(pk.vcpu, &V[2]);
+	}
+}
+
+static void test_migration_wake_never_boosted_credit1(void **st)
+{
+	(void)st;
+	/* The 2016 Xen fix, in the credit1 profile: an UNDER vCPU that is only moved. */
+	setup(2, 2, "xen-credit1");
+	V[0].affinity = 0;
+	sched_wake(&S, &V[0], 0, WAKE_NEW);
+	assert_int_equal(V[0].prio, SCHED_PRI_UNDER);
+	sched_sleep(&S, &V[0], 10);
+	sched_wake(&S, &V[0], 20, WAKE_MIGRATE);
+	assert_int_equal(V[0].prio, SCHED_PRI_UNDER);
+	sched_sleep(&S, &V[0], 30);
+	sched_wake(&S, &V[0], 40, WAKE_EVENT);
+	assert_int_equal(V[0].prio, SCHED_PRI_BOOST);
+}
+
+static void test_boost_denied_beyond_debt(void **st)
+{
+	(void)st;
+	uint64_t t = setup_over_waker();
+	S.p.boost_debt_ns = 100 * US; /* shallower than the debt V2 is in */
+	sched_sleep(&S, &V[2], t);
+	sched_pick_next(&S, 0, t);
+	assert_true(credit_of(&V[2]) < -100 * (int64_t)US);
+	sched_wake(&S, &V[2], t + 10, WAKE_EVENT);
+	assert_int_not_equal(V[2].prio, SCHED_PRI_BOOST);
+	assert_int_equal(V[2].c.boost_deny, 1);
+}
+
+static void test_event_to_queued_vcpu_boosts(void **st)
+{
+	(void)st;
+	setup(1, 2, NULL);
+	sched_wake(&S, &V[0], 0, WAKE_NEW);
+	sched_wake(&S, &V[1], 0, WAKE_NEW);
+	struct sched_pick pk = sched_pick_next(&S, 0, 0);
+	assert_ptr_equal(pk.vcpu, &V[0]);
+	assert_int_equal(V[1].state, SCHED_VS_RUNNABLE);
+	sched_cpumask_t k = sched_wake(&S, &V[1], 300 * US, WAKE_EVENT);
+	assert_true(k & SCHED_CPU(0));
+	pk = sched_pick_next(&S, 0, 300 * US);
+	assert_ptr_equal(pk.vcpu, &V[1]);
+}
+
+static void test_event_to_running_vcpu_extends_to_latency_slice(void **st)
+{
+	(void)st;
+	setup(1, 2, NULL);
+	sched_wake(&S, &V[0], 0, WAKE_NEW);
+	sched_wake(&S, &V[1], 0, WAKE_NEW);
+	struct sched_pick pk = sched_pick_next(&S, 0, 0);
+	uint64_t end = pk.run_until, ev = end - 10 * US;
+	sched_wake(&S, &V[0], ev, WAKE_EVENT);
+	pk = sched_pick_next(&S, 0, end);
+	assert_ptr_equal(pk.vcpu, &V[0]); /* not descheduled mid-handler */
+	assert_int_equal(pk.run_until, ev + S.p.boost_ns);
+}
+
+static void test_sleeper_bank_bounded(void **st)
+{
+	(void)st;
+	setup(1, 2, NULL);
+	sched_wake(&S, &V[0], 0, WAKE_NEW);
+	sched_wake(&S, &V[1], 0, WAKE_NEW);
+	sched_pick_next(&S, 0, 0);
+	sched_sleep(&S, &V[1], 0);
+	run(0, 0, 10000 * MS); /* V1 asleep for 10 s: earns at most one bank */
+	sched_wake(&S, &V[1], 10000 * MS, WAKE_NEW);
+	sched_pick_next(&S, 0, 10000 * MS);
+	int64_t c = credit_of(&V[1]);
+	assert_true(c <= (int64_t)S.p.period_ns + 1000);
+	assert_true(c >= (int64_t)S.p.period_ns - (int64_t)S.p.tslice_ns);
+	/* ...and a short sleep keeps what it earned (credit is not lost by sleeping). */
+	sched_pick_next(&S, 0, 10000 * MS + 2 * S.p.tslice_ns);
+}
+
+static void test_debt_survives_sleep(void **st)
+{
+	(void)st;
+	uint64_t t = setup_over_waker();
+	sched_sleep(&S, &V[2], t);
+	sched_pick_next(&S, 0, t);
+	int64_t debt = credit_of(&V[2]);
+	assert_true(debt < 0);
+	sched_wake(&S, &V[2], t + 1, WAKE_NEW);
+	/* It earned its share of 1 ns while asleep, nothing was forgiven. */
+	assert_true(credit_of(&V[2]) <= debt + 1);
+}
+
+static void test_cap_parks_at_exact_ns_and_unparks_at_refill(void **st)
+{
+	(void)st;
+	setup(1, 1, NULL);
+	assert_int_equal(sched_set_params(&S, &D[0], 0, 25, 0), 0);
+	sched_wake(&S, &V[0], 0, WAKE_NEW);
+	uint64_t t = 0;
+	struct sched_pick pk;
+	int parks = 0;
+	uint64_t depth = S.p.period_ns / 4;
+	/* The bucket starts full: it runs exactly `depth` ns, in leases, then parks. */
+	for (int i = 0; i < 1000 && !parks; i++) {
+		pk = sched_pick_next(&S, 0, t);
+		if (!pk.vcpu) {
+			parks = 1;
+			break;
+		}
+		t = pk.run_until;
+	}
+	assert_int_equal(V[0].state, SCHED_VS_PARKED);
+	/* It ran without a break until the bucket (refilled while it ran) was exactly empty. */
+	assert_int_equal(V[0].c.run_ns, t);
+	assert_true(t >= depth * 4 / 3 - 2 && t <= depth * 4 / 3 + 2);
+	assert_true(D[0].cap_tokens <= 0 && D[0].cap_tokens >= -1);
+	/* Idle pCPU: the timer is the unpark time, one slice of refill at 25%. */
+	pk = sched_pick_next(&S, 0, t);
+	assert_null(pk.vcpu);
+	assert_int_equal(pk.run_until, t + S.p.tslice_ns * 4);
+	pk = sched_pick_next(&S, 0, pk.run_until);
+	assert_ptr_equal(pk.vcpu, &V[0]);
+	assert_int_equal(V[0].c.unparks, 1);
+	/* Over 10 s it gets 25% plus at most the bucket depth. */
+	run(0, pk.run_until, 10000 * MS);
+	assert_true(V[0].c.run_ns <= 2500 * MS + depth);
+	assert_true(V[0].c.run_ns >= 2500 * MS - S.p.tslice_ns);
+}
+
+static void test_cap_latency_slice_bounded_debt(void **st)
+{
+	(void)st;
+	setup(1, 1, NULL);
+	assert_int_equal(sched_set_params(&S, &D[0], 0, 10, 0), 0);
+	sched_wake(&S, &V[0], 0, WAKE_NEW);
+	uint64_t t = 0;
+	struct sched_pick pk;
+	while ((pk = sched_pick_next(&S, 0, t)).vcpu)
+		t = pk.run_until;
+	assert_int_equal(V[0].state, SCHED_VS_PARKED);
+	/* An event for the parked vCPU: a latency slice from the cap debt allowance. */
+	sched_wake(&S, &V[0], t + 10, WAKE_EVENT);
+	assert_int_equal(V[0].state, SCHED_VS_RUNNABLE);
+	pk = sched_pick_next(&S, 0, t + 10);
+	assert_ptr_equal(pk.vcpu, &V[0]);
+	assert_true(pk.run_until <= t + 10 + S.p.boost_ns);
+	sched_pick_next(&S, 0, pk.run_until);
+	assert_true(D[0].cap_tokens >= -(int64_t)S.p.cap_debt_ns);
+	/* With the allowance spent, further events wait for the refill. */
+	S.p.cap_debt_ns = 0;
+	sched_wake(&S, &V[0], pk.run_until + 1, WAKE_EVENT);
+	assert_int_equal(V[0].state, SCHED_VS_PARKED);
+}
+
+static void test_uncap_unparks(void **st)
+{
+	(void)st;
+	setup(1, 1, NULL);
+	sched_set_params(&S, &D[0], 0, 10, 0);
+	sched_wake(&S, &V[0], 0, WAKE_NEW);
+	uint64_t t = 0;
+	struct sched_pick pk;
+	do {
+		pk = sched_pick_next(&S, 0, t);
+		t = pk.run_until;
+	} while (pk.vcpu);
+	assert_int_equal(sched_set_params(&S, &D[0], 0, 0, t), 0);
+	assert_true(sched_take_kicks(&S) & SCHED_CPU(0));
+	pk = sched_pick_next(&S, 0, t);
+	assert_ptr_equal(pk.vcpu, &V[0]);
+	assert_int_equal(sched_set_params(&S, &D[0], 70000, 0, t), -22);
+}
+
+static void test_ratelimit_delays_preemption(void **st)
+{
+	(void)st;
+	setup(1, 2, NULL);
+	assert_int_equal(sched_config(&S, "credit.ratelimit_us", "200", 0), 0);
+	sched_wake(&S, &V[0], 0, WAKE_NEW);
+	struct sched_pick pk = sched_pick_next(&S, 0, 0);
+	sched_wake(&S, &V[1], 50 * US, WAKE_EVENT);
+	pk = sched_pick_next(&S, 0, 50 * US);
+	assert_ptr_equal(pk.vcpu, &V[0]);
+	assert_int_equal(pk.run_until, 200 * US);
+	pk = sched_pick_next(&S, 0, 200 * US);
+	assert_ptr_equal(pk.vcpu, &V[1]);
+}
+
+static void test_yield_gives_way_and_is_charged(void **st)
+{
+	(void)st;
+	setup(1, 2, NULL);
+	sched_wake(&S, &V[0], 0, WAKE_NEW);
+	sched_wake(&S, &V[1], 0, WAKE_NEW);
+	struct sched_pick pk = sched_pick_next(&S, 0, 0);
+	assert_ptr_equal(pk.vcpu, &V[0]);
+	sched_yield(&S, &V[0], 10 * US);
+	pk = sched_pick_next(&S, 0, 10 * US);
+	assert_ptr_equal(pk.vcpu, &V[1]);
+	assert_int_equal(V[0].c.run_ns, 10 * US);
+	assert_int_equal(V[0].c.yields, 1);
+	assert_int_not_equal(V[0].prio, SCHED_PRI_BOOST);
+	/* Alone, a yielder just continues. */
+	sched_sleep(&S, &V[1], 20 * US);
+	pk = sched_pick_next(&S, 0, 20 * US);
+	assert_ptr_equal(pk.vcpu, &V[0]);
+	sched_yield(&S, &V[0], 30 * US);
+	pk = sched_pick_next(&S, 0, 30 * US);
+	assert_ptr_equal(pk.vcpu, &V[0]);
+}
+
+static void test_idle_steals_respecting_affinity(void **st)
+{
+	(void)st;
+	setup(2, 3, NULL);
+	for (int i = 0; i < 3; i++)
+		sched_set_affinity(&S, &V[i], SCHED_CPU(0), 0);
+	for (int i = 0; i < 3; i++)
+		sched_wake(&S, &V[i], 0, WAKE_NEW);
+	sched_pick_next(&S, 0, 0);
+	/* All pinned to 0: pCPU 1 finds nothing. */
+	struct sched_pick pk = sched_pick_next(&S, 1, 0);
+	assert_null(pk.vcpu);
+	/* Allow V2 on both: pCPU 1 steals it, without a boost. */
+	sched_set_affinity(&S, &V[2], SCHED_CPU(0) | SCHED_CPU(1), 10);
+	pk = sched_pick_next(&S, 1, 10);
+	assert_ptr_equal(pk.vcpu, &V[2]);
+	assert_int_equal(V[2].pcpu, 1);
+	assert_int_equal(V[2].c.migrations, 1);
+	assert_int_equal(V[2].c.boosts, 0);
+}
+
+static void test_wake_goes_to_idle_pcpu(void **st)
+{
+	(void)st;
+	setup(2, 2, NULL);
+	V[0].affinity = V[1].affinity = 0;
+	sched_wake(&S, &V[0], 0, WAKE_NEW);
+	sched_cpumask_t k = sched_wake(&S, &V[1], 0, WAKE_NEW);
+	assert_true(V[0].pcpu != V[1].pcpu);
+	assert_true(k & SCHED_CPU(V[1].pcpu));
+}
+
+static void test_affinity_change_moves_running_vcpu(void **st)
+{
+	(void)st;
+	setup(2, 1, NULL);
+	sched_wake(&S, &V[0], 0, WAKE_NEW);
+	struct sched_pick pk = sched_pick_next(&S, 0, 0);
+	assert_ptr_equal(pk.vcpu, &V[0]);
+	sched_cpumask_t k = sched_set_affinity(&S, &V[0], SCHED_CPU(1), 100);
+	assert_true(k & SCHED_CPU(0));
+	pk = sched_pick_next(&S, 0, 100);
+	assert_null(pk.vcpu);
+	assert_true(pk.kick & SCHED_CPU(1));
+	pk = sched_pick_next(&S, 1, 100);
+	assert_ptr_equal(pk.vcpu, &V[0]);
+	assert_int_equal(V[0].c.boosts, 0);
+	assert_int_equal(V[0].c.run_ns, 100);
+}
+
+static void test_credit1_boost_rules(void **st)
+{
+	(void)st;
+	setup(1, 3, "xen-credit1");
+	sched_wake(&S, &V[0], 0, WAKE_NEW);
+	sched_wake(&S, &V[1], 0, WAKE_NEW);
+	struct sched_pick pk = sched_pick_next(&S, 0, 0);
+	assert_int_equal(pk.run_until, 10 * MS); /* the credit1 tick */
+	/* An UNDER waker is boosted and preempts (ratelimit permitting). */
+	sched_wake(&S, &V[2], 5 * MS, WAKE_EVENT);
+	assert_int_equal(V[2].prio, SCHED_PRI_BOOST);
+	pk = sched_pick_next(&S, 0, 5 * MS);
+	assert_ptr_equal(pk.vcpu, &V[2]);
+	/* The tick that finds it running ends the boost. */
+	pk = sched_pick_next(&S, 0, 10 * MS);
+	assert_int_equal(V[2].prio, SCHED_PRI_UNDER);
+	/* Run long enough for accounting to find V2 OVER: then no boost. */
+	V[2].credit = -5 * (int64_t)MS;
+	V[2].prio = SCHED_PRI_OVER;
+	sched_sleep(&S, &V[2], 11 * MS);
+	sched_pick_next(&S, 0, 11 * MS);
+	sched_wake(&S, &V[2], 12 * MS, WAKE_EVENT);
+	assert_int_equal(V[2].prio, SCHED_PRI_OVER);
+	assert_int_equal(V[2].c.boost_deny, 1);
+}
+
+static void test_credit1_sampled_burn_and_accounting(void **st)
+{
+	(void)st;
+	setup(1, 2, "xen-credit1");
+	sched_wake(&S, &V[0], 0, WAKE_NEW);
+	sched_wake(&S, &V[1], 0, WAKE_NEW);
+	run(0, 0, 10 * MS);
+	/* First tick: only the vCPU running at it pays, a whole tick. */
+	assert_int_equal(V[0].credit + V[1].credit, -10 * (int64_t)MS);
+	run(0, 10 * MS, 300 * MS);
+	/* Credits stay within one slice either way. */
+	for (int i = 0; i < 2; i++) {
+		assert_true(V[i].credit >= -30 * (int64_t)MS);
+		assert_true(V[i].credit <= 30 * (int64_t)MS);
+	}
+	/* Exact burning (Xen >= 4.0) is available too. */
+	assert_int_equal(sched_config(&S, "credit.burn", "exact", 300 * MS), 0);
+	assert_int_equal(sched_config(&S, "credit.burn", "sometimes", 300 * MS), -22);
+}
+
+static void test_runtime_profile_switch(void **st)
+{
+	(void)st;
+	setup(1, 2, NULL);
+	sched_wake(&S, &V[0], 0, WAKE_NEW);
+	sched_wake(&S, &V[1], 0, WAKE_NEW);
+	run(0, 0, 50 * MS);
+	assert_int_equal(sched_config(&S, "credit.profile", "xen-credit1", 50 * MS), 0);
+	assert_true(sched_take_kicks(&S) & SCHED_CPU(0));
+	struct sched_pick pk = sched_pick_next(&S, 0, 50 * MS);
+	assert_true(pk.run_until <= 60 * MS);
+	run(0, 50 * MS, 200 * MS);
+	assert_int_equal(sched_config(&S, "credit.profile", "sliver", 200 * MS), 0);
+	run(0, 200 * MS, 400 * MS);
+	assert_int_equal(V[0].c.run_ns + V[1].c.run_ns, 400 * MS);
+}
+
+static void test_trace_events(void **st)
+{
+	(void)st;
+	uint64_t t = setup_over_waker();
+	sched_sleep(&S, &V[2], t);
+	sched_pick_next(&S, 0, t);
+	sched_wake(&S, &V[2], t + 1, WAKE_EVENT);
+	struct sched_pick pk = sched_pick_next(&S, 0, t + 1);
+	pk = sched_pick_next(&S, 0, pk.run_until);
+	sched_sleep(&S, pk.vcpu, pk.run_until - 1);
+	struct sched_trace_rec r[SCHED_TRACE_LEN];
+	unsigned n = sched_trace_read(&S, 0, r, SCHED_TRACE_LEN);
+	unsigned seen = 0;
+	for (unsigned i = 0; i < n; i++)
+		seen |= 1u << r[i].ev;
+	assert_true(seen & (1u << SCHED_EV_WAKE));
+	assert_true(seen & (1u << SCHED_EV_BOOST));
+	assert_true(seen & (1u << SCHED_EV_UNBOOST));
+	assert_true(seen & (1u << SCHED_EV_SWITCH));
+	assert_true(seen & (1u << SCHED_EV_SLEEP));
+}
+
+static char dump_buf[16384];
+static size_t dump_len;
+static void dump_cb(void *arg, const char *fmt, ...)
+{
+	(void)arg;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(dump_buf + dump_len, sizeof(dump_buf) - dump_len, fmt, ap);
+	va_end(ap);
+	if (n > 0 && dump_len + (size_t)n < sizeof(dump_buf))
+		dump_len += (size_t)n;
+}
+
+static void test_dump(void **st)
+{
+	(void)st;
+	setup(1, 2, NULL);
+	sched_wake(&S, &V[0], 0, WAKE_NEW);
+	sched_pick_next(&S, 0, 0);
+	dump_len = 0;
+	sched_dump(&S, dump_cb, NULL);
+	assert_non_null(strstr(dump_buf, "sched policy=credit profile=sliver"));
+	assert_non_null(strstr(dump_buf, "sched vcpu d1v0 pcpu=0 state=running"));
+	assert_non_null(strstr(dump_buf, "sched dom d2 run_ns=0"));
+}
+
+static void test_remove_vcpu(void **st)
+{
+	(void)st;
+	setup(1, 3, NULL);
+	for (int i = 0; i < 3; i++)
+		sched_wake(&S, &V[i], 0, WAKE_NEW);
+	sched_pick_next(&S, 0, 0);
+	sched_vcpu_remove(&S, &V[1], 10); /* queued */
+	sched_sleep(&S, &V[0], 20);
+	sched_pick_next(&S, 0, 20);
+	sched_vcpu_remove(&S, &V[0], 20); /* blocked */
+	assert_int_equal(S.nr_vcpus, 1);
+	assert_int_equal(S.pcpu[0].w_active, V[2].w_acct);
+	struct sched_pick pk = sched_pick_next(&S, 0, 30);
+	assert_ptr_equal(pk.vcpu, &V[2]);
+	assert_true(pk.run_until == SCHED_NEVER);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_exact_charge_and_tickless_single),
+		cmocka_unit_test(test_weights_proportional),
+		cmocka_unit_test(test_slice_round_robin_equal_weights),
+		cmocka_unit_test(test_event_wake_boosted_even_when_over),
+		cmocka_unit_test(test_no_boost_on_migrate_yield_new),
+		cmocka_unit_test(test_migration_wake_never_boosted_credit1),
+		cmocka_unit_test(test_boost_denied_beyond_debt),
+		cmocka_unit_test(test_event_to_queued_vcpu_boosts),
+		cmocka_unit_test(test_event_to_running_vcpu_extends_to_latency_slice),
+		cmocka_unit_test(test_sleeper_bank_bounded),
+		cmocka_unit_test(test_debt_survives_sleep),
+		cmocka_unit_test(test_cap_parks_at_exact_ns_and_unparks_at_refill),
+		cmocka_unit_test(test_cap_latency_slice_bounded_debt),
+		cmocka_unit_test(test_uncap_unparks),
+		cmocka_unit_test(test_ratelimit_delays_preemption),
+		cmocka_unit_test(test_yield_gives_way_and_is_charged),
+		cmocka_unit_test(test_idle_steals_respecting_affinity),
+		cmocka_unit_test(test_wake_goes_to_idle_pcpu),
+		cmocka_unit_test(test_affinity_change_moves_running_vcpu),
+		cmocka_unit_test(test_credit1_boost_rules),
+		cmocka_unit_test(test_credit1_sampled_burn_and_accounting),
+		cmocka_unit_test(test_runtime_profile_switch),
+		cmocka_unit_test(test_trace_events),
+		cmocka_unit_test(test_dump),
+		cmocka_unit_test(test_remove_vcpu),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
