@@ -59,28 +59,40 @@ static bool parse_cpus(const char *s, sched_cpumask_t *out)
 	return true;
 }
 
+/* The module's command line: GRUB passes what follows the path on the module2 line. */
 static void refuse(unsigned id, const struct boot_module *m, const char *why)
 {
-	size_t wl;
-	const char *path = cmdline_next(m->cmdline, &wl);
-	printk("sliver: module %u (%.*s) refused: %s\n", id, path ? (int)wl : 0,
-	       path ? path : "", why);
+	printk("sliver: module %u (%s) refused: %s\n", id, m->cmdline[0] ? m->cmdline : "-", why);
 }
 
+static bool has_char(const char *p, size_t n, char c)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i] == c)
+			return true;
+	return false;
+}
+
+/* name= when given; else the file name when the command line starts with a path; else
+ * "d<id>". */
 static void default_name(struct domain *d, const char *cmdline)
 {
 	size_t wl;
 	const char *p = cmdline_next(cmdline, &wl);
+	if (!p || has_char(p, wl, '=') || !has_char(p, wl, '/')) {
+		fmt_snprintf(d->name, sizeof d->name, "d%u", d->id);
+		return;
+	}
 	const char *base = p;
-	for (size_t i = 0; p && i < wl; i++)
+	for (size_t i = 0; i < wl; i++)
 		if (p[i] == '/')
 			base = p + i + 1;
-	size_t n = p ? wl - (size_t)(base - p) : 0;
+	size_t n = wl - (size_t)(base - p);
 	if (n > 4 && !memcmp(base + n - 4, ".elf", 4))
 		n -= 4;
 	if (n >= sizeof d->name)
 		n = sizeof d->name - 1;
-	memcpy(d->name, base ? base : "", n);
+	memcpy(d->name, base, n);
 	d->name[n] = 0;
 }
 
@@ -102,6 +114,14 @@ static void write_boot_info(struct domain *d, unsigned i)
 	memcpy(bi->cmdline, d->cmdline, sizeof bi->cmdline);
 }
 
+/* Zeroes guest memory with rep stosq: a byte loop costs seconds of emulated time. */
+static void scrub(uint64_t hpa, uint64_t bytes)
+{
+	void *p = phys_to_virt(hpa);
+	uint64_t n = bytes / 8;
+	__asm__ volatile("rep stosq" : "+D"(p), "+c"(n) : "a"(0ull) : "memory");
+}
+
 static void domain_free_memory(struct domain *d)
 {
 	for (unsigned i = 0; i < d->nr_vcpus; i++) {
@@ -115,7 +135,7 @@ static void domain_free_memory(struct domain *d)
 		d->space = NULL;
 	}
 	if (d->mem_hpa) {
-		memset(phys_to_virt(d->mem_hpa), 0, d->mem_bytes);
+		scrub(d->mem_hpa, d->mem_bytes);
 		frames_free(d->mem_hpa, d->mem_bytes / PAGE_SIZE);
 		d->mem_hpa = 0;
 	}
@@ -351,14 +371,17 @@ void domain_print_stats(const struct domain *d)
 {
 	static const char *const states[] = { "running", "blocked", "paused", "crashed",
 					      "shutdown" };
-	uint64_t total = 0, run_ns = 0;
-	for (unsigned i = 0; i < d->nr_vcpus; i++)
+	uint64_t total = 0, run_ns = 0, guest_tsc = 0;
+	for (unsigned i = 0; i < d->nr_vcpus; i++) {
 		run_ns += d->vcpu[i] ? d->vcpu[i]->sv.c.run_ns : 0;
+		guest_tsc += d->vcpu[i] ? d->vcpu[i]->guest_tsc : 0;
+	}
 	for (unsigned r = 0; r < HV_NR_EXIT_REASONS; r++)
 		total += d->exits[r];
-	printk("stat d%u name=%s state=%s run_ms=%lu exits=%lu hypercalls=%lu io=%lu "
+	printk("stat d%u name=%s state=%s guest_ms=%lu sched_ms=%lu exits=%lu hypercalls=%lu io=%lu "
 	       "io_other=%lu events=%lu wakes=%lu\n",
 	       d->id, d->name, d->state < 5 ? states[d->state] : "?",
+	       (unsigned long)(tsc_to_ns(guest_tsc) / 1000000),
 	       (unsigned long)(run_ns / 1000000), (unsigned long)total,
 	       (unsigned long)d->hypercalls, (unsigned long)d->io_exits,
 	       (unsigned long)d->io_other, (unsigned long)d->events_received,

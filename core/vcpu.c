@@ -108,7 +108,10 @@ void vcpu_set_timer(struct vcpu *v, uint64_t deadline_ns)
 {
 	unsigned c = this_cpu()->id;
 	uint64_t gen = __atomic_add_fetch(&v->timer_gen, 1, __ATOMIC_ACQ_REL);
-	if (!deadline_ns) {
+	/* 0 cancels; beyond VMM_FAR_NS it would never fire in any run, and converting it to
+	 * a TSC deadline would overflow: treat both as no timer. */
+	uint64_t now = now_ns();
+	if (!deadline_ns || (deadline_ns > now && deadline_ns - now > VMM_FAR_NS)) {
 		timer_cancel(&v->vt[c].t);
 		return;
 	}

@@ -157,8 +157,15 @@ static enum exit_action run_vcpu(struct vmm_cpu *pc, struct vcpu *v)
 		uint64_t dl = timer_next_deadline();
 		if (pc->run_until < dl)
 			dl = pc->run_until;
+		uint64_t dl_tsc = UINT64_MAX, now = now_ns();
+		if (dl <= now)
+			dl_tsc = 0; /* already due: exit at once */
+		else if (dl - now < VMM_FAR_NS)
+			dl_tsc = ns_to_tsc_deadline(dl);
 		struct hv_exit e;
-		hv_vcpu_run(v->hv, dl == UINT64_MAX ? UINT64_MAX : ns_to_tsc_deadline(dl), vec, &e);
+		uint64_t t0 = rdtsc();
+		hv_vcpu_run(v->hv, dl_tsc, vec, &e);
+		v->guest_tsc += rdtsc() - t0;
 		if (e.injected)
 			vcpu_irq_clear(v, vec);
 		irq_drain(); /* host interrupts that caused the exit (timers, kicks) run here */

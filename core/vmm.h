@@ -16,6 +16,7 @@
 #include "sliver/event.h"
 
 #define DCON_LINE 200
+#define VMM_FAR_NS (1ull << 50)   /* ~13 days: deadlines beyond are "never" */
 
 struct domain;
 
@@ -37,6 +38,7 @@ struct vcpu {
 	int running_on;           /* pCPU running it, -1: none (under vmm_lock) */
 	bool gone;                /* removed from the scheduler: its domain is ending */
 	uint64_t wake_ns;         /* when it was last woken (wake-to-run latency) */
+	uint64_t guest_tsc;       /* TSC ticks spent in the guest (between entry and exit) */
 	uint64_t timer_gen;       /* generation of the live vtimer */
 	uint64_t msr_star, msr_lstar, msr_cstar, msr_sfmask, msr_kgs, msr_pat, msr_mtrr_def;
 	struct vtimer vt[];       /* cpu_count() entries */

@@ -12,7 +12,7 @@ GUEST_LIB_SRCS := guests/lib/entry.S guests/lib/isr.S guests/lib/rt.c guests/lib
                   guests/lib/clock.c guests/lib/libgcc32.c lib/string.c lib/fmt.c lib/cmdline.c
 GUEST_LIB_OBJS := $(patsubst %,$(BUILD)/guests/obj/%.o,$(basename $(GUEST_LIB_SRCS)))
 
-GUEST_ELFS += $(patsubst %,$(BUILD)/guests/%.elf,$(GUEST_NAMES))
+GUEST_ELFS += $(patsubst %,$(BUILD)/guests/%.elf,$(GUEST_NAMES)) $(BUILD)/guests/notelf.elf
 
 $(BUILD)/guests/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -27,6 +27,11 @@ $(BUILD)/guests/$(1).elf: $(BUILD)/guests/obj/guests/$(1)/$(1).o $(GUEST_LIB_OBJ
 	$$(LD) $$(GUEST_LDFLAGS) -o $$@ $$(filter %.o,$$^)
 endef
 $(foreach g,$(GUEST_NAMES),$(eval $(call guest_rule,$(g))))
+
+# Not an ELF at all: the hostile scenario checks that the loader refuses it.
+$(BUILD)/guests/notelf.elf:
+	@mkdir -p $(dir $@)
+	printf 'This is not an ELF image: the loader must refuse it.\n' >$@
 
 .PHONY: guests
 guests: $(GUEST_ELFS)

@@ -9,3 +9,50 @@ HV_SRCS += arch/x86_64/vmx/vmx.c arch/x86_64/vmx/vmcs.c arch/x86_64/vmx/ept.c \
 	core/vmm.c core/domain.c core/vcpu.c core/loader.c core/event.c core/hypercall.c \
 	core/dcon.c core/ping.c core/exit.c core/exit_cpuid_msr.c core/exit_io.c \
 	core/exit_hlt.c core/exit_cr.c core/exit_fault.c
+
+# End-to-end (VMX runs only in Bochs here: this host has no nested VMX).
+VMX_BOCHS2 := -- --emu bochs --cpus 2 --timeout 150
+VMX_END := --expect '^sliver: run complete: PASS' --expect '^sliver: exit 0$$' --reject 'PANIC'
+
+# Two spinners, idle and echo on 2 pCPUs: prefixes, rates, ping replies.
+e2e-vmx-mix: $(BUILD)/vmx-mix-bios.iso
+	tools/e2e.sh $@ $(VMX_END) --reject 'crashed|refused' \
+	    --expect '^sliver: d4 echo: 32-bit ELF' \
+	    --expect '^\(d1\) spin iters=[0-9]+ rate=[0-9]{6,}/s' \
+	    --expect '^\(d2\) spin iters=[0-9]+ rate=[0-9]{6,}/s' \
+	    --expect '^\(d3\) idle: d3 blocking' --expect '^\(d4\) echo: d4 ready' \
+	    --expect '^ping d4 n=[0-9]{3,} lost=[0-9] min_us=[0-9.]+ avg_us=[0-9.]+ p50_us=[0-9.]+ p99_us=[0-9.]+ max_us=[0-9.]+ mdev_us=[0-9.]+$$' \
+	    --expect '^stat d3 name=idle state=running .* wakes=0' \
+	    $(VMX_BOCHS2) $<
+
+# Hostile guests: every attempt refused, fatal acts crash only their domain, memory
+# scrubbed, bad modules refused at load, the others keep running.
+e2e-vmx-hostile: $(BUILD)/hostile-bios.iso
+	tools/e2e.sh $@ $(VMX_END) --reject ' BAD|still alive|unexpected fault' \
+	    --expect '^\(d1\) hostile: summary ok=[0-9]+ bad=0$$' \
+	    --expect '^\(d2\) hostile: summary ok=[0-9]+ bad=0$$' \
+	    --expect '^\(d5\) hostile: summary ok=[0-9]+ bad=0$$' \
+	    --expect '^\(d1\) hostile: privileged hypercall 38: got -1 ok' \
+	    --expect '^\(d1\) hostile: wrmsr IA32_TSC: got #GP ok' \
+	    --expect '^\(d1\) hostile: vmxon: got #UD ok' \
+	    --expect '^sliver: d1 shutdown code=0$$' \
+	    --expect '^sliver: d2 crashed: EPT violation: read at guest-physical 0x402000' \
+	    --expect '^sliver: d3 crashed: EPT violation: write at guest-physical 0x7ff00000' \
+	    --expect '^sliver: d4 crashed: EPT violation: write at guest-physical 0xfee000b0' \
+	    --expect '^sliver: d5 crashed: triple fault$$' --expect '^sliver: d5v0 rip=0000' \
+	    --expect '^sliver: d2 memory scrubbed and freed' \
+	    --expect '^sliver: d5 memory scrubbed and freed' \
+	    --expect '^sliver: module 8 \(name=notelf\) refused: not an ELF image' \
+	    --expect '^sliver: module 9 \(name=tiny mem=1\) refused: segment 0 .* outside guest memory' \
+	    --expect '^sliver: module 10 \(name=huge mem=2000\) refused: asks for 2000 MiB' \
+	    --expect '^stat d6 name=spin state=running' --expect '^stat d7 name=echo state=running' \
+	    $(VMX_BOCHS2) $<
+
+# QEMU TCG has no VMX: one clear line and exit status 3, never a fault.
+e2e-vmx-novmx-qemu: $(BUILD)/vmx-one.iso
+	tools/e2e.sh $@ --status 3 --reject 'PANIC' \
+	    --expect '^sliver: VMX not available on this CPU: use Bochs, or QEMU with -enable-kvm -cpu host,\+vmx on an Intel host$$' \
+	    -- --emu qemu --icount --cpus 2 --timeout 60 $<
+
+TEST_TARGETS += e2e-vmx-mix e2e-vmx-hostile e2e-vmx-novmx-qemu
+.PHONY: e2e-vmx-mix e2e-vmx-hostile e2e-vmx-novmx-qemu

@@ -163,7 +163,8 @@ static void try_cpu(void)
 
 static void fatal(const char *what, const struct sliver_boot_info *bi)
 {
-	rt_printf("hostile: fatal %s now\n", what);
+	if (strcmp(what, "none"))
+		rt_printf("hostile: fatal %s now\n", what);
 	if (!strcmp(what, "oob_read")) {
 		volatile uint32_t *p = (volatile uint32_t *)(uintptr_t)(bi->mem_bytes + 0x2000);
 		rt_printf("hostile: read %x: BAD, still alive\n", *p);
