@@ -16,3 +16,18 @@ $(BUILD)/sliver-sim: $(SIM_SRCS) $(wildcard test/sim/*.h sched/*.h lib/cmdline.h
 
 UNIT_TESTS += sched_credit
 UNIT_SRCS_sched_credit := test/unit/test_sched_credit.c $(SCHED_SRCS)
+
+$(BUILD)/sliver-bench-decision: test/sim/bench_decision.c $(SCHED_SRCS) $(wildcard sched/*.h)
+	@mkdir -p $(dir $@)
+	$(HOSTCC) -std=gnu11 -O2 $(WARN) -Iinclude -I. -o $@ test/sim/bench_decision.c $(SCHED_SRCS)
+
+# Simulator scenarios with their bounds (expect.* keys in each file).
+.PHONY: sim-test bench-sim
+sim-test: $(BUILD)/sliver-sim
+	tools/sim-test.sh $(BUILD)/sliver-sim
+
+# Writes the scheduler section of docs/BENCHMARKS.md (both profiles, sweeps, decision cost).
+bench-sim: $(BUILD)/sliver-sim $(BUILD)/sliver-bench-decision
+	tools/bench-sim.sh $(BUILD)/sliver-sim $(BUILD)/sliver-bench-decision
+
+TEST_TARGETS += sim-test

@@ -153,6 +153,8 @@ static int parse_module(struct sim_cfg *c, struct sim_dom *d, const char *path)
 			d->attack = ATK_SLEEP_ACCT;
 		else if (!strcmp(buf, "yield95"))
 			d->attack = ATK_YIELD95;
+		else if (!strcmp(buf, "self-wake"))
+			d->attack = ATK_SELF_WAKE;
 		else if (strcmp(buf, "none"))
 			return bad(what, "attack", buf);
 	}

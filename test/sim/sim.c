@@ -196,6 +196,10 @@ static void guest_arm(struct sim_vcpu *v, uint64_t now)
 		uint64_t y = v->picked_at + G.s->p.tslice_ns * 95 / 100;
 		if (y < t)
 			t = y > now ? y : now;
+	} else if (v->d->attack == ATK_SELF_WAKE) {
+		uint64_t y = v->picked_at + v->d->atk_lead_ns;
+		if (y < t)
+			t = y > now ? y : now;
 	} else if (v->d->attack == ATK_SLEEP_ACCT) {
 		uint64_t until, y = next_hold_start(v->d, now);
 		if (in_hold_window(v->d, now, &until))
@@ -277,6 +281,13 @@ static void on_guest(struct sim_vcpu *v, uint64_t now)
 	if (v->d->attack == ATK_SLEEP_ACCT && in_hold_window(v->d, now, &until)) {
 		v->hold_until = until;
 		ev_push(until, EV_HOLD_END, vid(v), 0);
+		vcpu_block(v, now);
+		return;
+	}
+	if (v->d->attack == ATK_SELF_WAKE && now >= v->picked_at + v->d->atk_lead_ns) {
+		/* Block on a timer that fires almost at once: every wake asks for a boost. */
+		v->hold_until = now + v->d->atk_after_ns;
+		ev_push(v->hold_until, EV_HOLD_END, vid(v), 0);
 		vcpu_block(v, now);
 		return;
 	}

@@ -13,7 +13,7 @@
 #define SIM_LINE 4096
 
 enum guest_kind { G_SPINNER, G_ECHO, G_IDLE, G_SERVICE, G_HOSTILE };
-enum attack { ATK_NONE, ATK_SLEEP_ACCT, ATK_YIELD95 };
+enum attack { ATK_NONE, ATK_SLEEP_ACCT, ATK_YIELD95, ATK_SELF_WAKE };
 
 /* A growable sample set in ns. */
 struct samples {
