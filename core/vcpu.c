@@ -32,6 +32,7 @@ struct vcpu *vcpu_create(struct domain *d, unsigned id, uint64_t entry)
 	v->id = id;
 	v->running_on = -1;
 	v->msr_pat = 0x0007040600070406ull;
+	hist_reset(&v->lat);
 	for (unsigned c = 0; c < ncpu; c++) {
 		v->vt[c].v = v;
 		timer_init(&v->vt[c].t, vtimer_fire, &v->vt[c]);

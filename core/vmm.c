@@ -74,6 +74,19 @@ static void finish_run(const char *why)
 		dcon_flush(domains[id]);
 		domain_print_stats(domains[id]);
 	}
+	for (unsigned id = 1; id < SLIVER_MAX_DOMS; id++) {
+		struct domain *d = domains[id];
+		for (unsigned i = 0; d && i < d->nr_vcpus; i++) {
+			struct hist snap;
+			hist_snapshot(&d->vcpu[i]->lat, &snap);
+			if (!snap.n)
+				continue;
+			struct hist_stats st = hist_stats(&snap);
+			char line[200];
+			hist_format(line, sizeof line, &st);
+			printk("lat d%uv%u %s\n", id, i, line);
+		}
+	}
 	ping_report();
 	printk("sliver: run complete: PASS\n");
 	hv_exit(EXIT_PASS);
@@ -150,6 +163,9 @@ static enum exit_action run_vcpu(struct vmm_cpu *pc, struct vcpu *v)
 {
 	struct domain *d = v->dom;
 	enum exit_action act = ACT_CONTINUE;
+	uint64_t woke = __atomic_exchange_n(&v->wake_ns, 0, __ATOMIC_ACQ_REL);
+	if (woke)
+		hist_record(&v->lat, now_ns() - woke);
 	while (!__atomic_load_n(&pc->need_resched, __ATOMIC_ACQUIRE)) {
 		if (d->dying)
 			return ACT_DEAD;

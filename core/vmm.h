@@ -10,6 +10,7 @@
 #include "arch/x86_64/vmx/hv.h"
 #include "core/bootinfo.h"
 #include "core/timer.h"
+#include "lib/hist.h"
 #include "sched/sched.h"
 #include "sliver/bootinfo.h"
 #include "sliver/dominfo.h"
@@ -39,6 +40,7 @@ struct vcpu {
 	bool gone;                /* removed from the scheduler: its domain is ending */
 	uint64_t wake_ns;         /* when it was last woken (wake-to-run latency) */
 	uint64_t guest_tsc;       /* TSC ticks spent in the guest (between entry and exit) */
+	struct hist lat;          /* wake-to-run latency: wake to the next VM entry (ns) */
 	uint64_t timer_gen;       /* generation of the live vtimer */
 	uint64_t msr_star, msr_lstar, msr_cstar, msr_sfmask, msr_kgs, msr_pat, msr_mtrr_def;
 	struct vtimer vt[];       /* cpu_count() entries */
