@@ -38,7 +38,8 @@
 #define HC_DOM_LIST       32  /* (gpa buf, max entries) -> n: struct sliver_dom_info[]    */
 #define HC_DOM_COUNTERS   33  /* (dom, gpa buf, len) -> bytes: struct sliver_dom_counters */
 #define HC_SCHED_SET      34  /* (dom, weight, cap) -> 0                                  */
-#define HC_SCHED_GLOBAL   35  /* (param, value) -> 0: SLIVER_SCHED_P_* below              */
+#define HC_SCHED_GLOBAL   35  /* (gpa str, len) -> 0: one scheduler setting as on the boot
+                                 command line, e.g. "credit.tslice_us=500"              */
 #define HC_DOM_PAUSE      36  /* (dom) -> 0                                               */
 #define HC_DOM_UNPAUSE    37  /* (dom) -> 0                                               */
 #define HC_DOM_DESTROY    38  /* (dom) -> 0: crash-free teardown, memory scrubbed         */
@@ -49,8 +50,6 @@
 
 #define HC_CONSOLE_MAX  4096  /* longest single console write                            */
 
-/* HC_SCHED_GLOBAL parameters (values in microseconds unless noted). */
-#define SLIVER_SCHED_P_TSLICE_US     0
-#define SLIVER_SCHED_P_RATELIMIT_US  1
+/* The service domain's further calls (41..) are in sliver/service.h. */
 
 #endif
