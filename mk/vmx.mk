@@ -48,11 +48,23 @@ e2e-vmx-hostile: $(BUILD)/hostile-bios.iso
 	    --expect '^stat d6 name=spin state=running' --expect '^stat d7 name=echo state=running' \
 	    $(VMX_BOCHS2) $<
 
+# One pCPU, a spinner with IF=0 next to a duty-cycle echo domain: the preemption-timer
+# backstop (exit reason 52) takes the pCPU back, timers wake the echo domain, and every
+# ping is answered.
+e2e-vmx-duty-1cpu: $(BUILD)/vmx-duty-bios.iso
+	tools/e2e.sh $@ $(VMX_END) --reject 'crashed|refused' \
+	    --expect '^\(d1\) spinner: d1 start report_ms=500 cli$$' \
+	    --expect '^\(d1\) spin iters=[0-9]+ rate=[0-9]{6,}/s' \
+	    --expect '^\(d2\) echo: d2 ready duty=300/700' \
+	    --expect '^exits d1 .* 52:[0-9]{3,}' \
+	    --expect '^ping d2 n=3[0-9]{2} lost=0 ' --expect '^lat d2v0 n=[0-9]{3,} ' \
+	    -- --emu bochs --cpus 1 --timeout 150 $<
+
 # QEMU TCG has no VMX: one clear line and exit status 3, never a fault.
 e2e-vmx-novmx-qemu: $(BUILD)/vmx-one.iso
 	tools/e2e.sh $@ --status 3 --reject 'PANIC' \
 	    --expect '^sliver: VMX not available on this CPU: use Bochs, or QEMU with -enable-kvm -cpu host,\+vmx on an Intel host$$' \
 	    -- --emu qemu --icount --cpus 2 --timeout 60 $<
 
-TEST_TARGETS += e2e-vmx-mix e2e-vmx-hostile e2e-vmx-novmx-qemu
-.PHONY: e2e-vmx-mix e2e-vmx-hostile e2e-vmx-novmx-qemu
+TEST_TARGETS += e2e-vmx-mix e2e-vmx-duty-1cpu e2e-vmx-hostile e2e-vmx-novmx-qemu
+.PHONY: e2e-vmx-mix e2e-vmx-duty-1cpu e2e-vmx-hostile e2e-vmx-novmx-qemu

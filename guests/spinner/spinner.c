@@ -1,14 +1,19 @@
 /* spinner: spins forever like `while True: pass`, counting iterations.
  * Command line: report_ms=<N> prints the iteration rate every N ms of guest clock
- * (`spin iters=<total> rate=<iters per second>/s`); 0 or absent prints nothing. */
+ * (`spin iters=<total> rate=<iters per second>/s`); 0 or absent prints nothing.
+ * cli=1 spins with interrupts disabled: the hypervisor must still take the pCPU back at
+ * the end of the slice (the VMX-preemption timer backstop; Bochs bug 1). */
 #include "guests/lib/rt.h"
 
 int main(const struct sliver_boot_info *bi)
 {
-	uint64_t report_ms = 0;
+	uint64_t report_ms = 0, cli = 0;
 	rt_arg_u64("report_ms", &report_ms);
-	rt_printf("spinner: d%u start report_ms=%llu\n", bi->dom_id,
-		  (unsigned long long)report_ms);
+	rt_arg_u64("cli", &cli);
+	rt_printf("spinner: d%u start report_ms=%llu%s\n", bi->dom_id,
+		  (unsigned long long)report_ms, cli ? " cli" : "");
+	if (cli)
+		rt_cli();
 	uint64_t iters = 0, last_iters = 0;
 	uint64_t period = report_ms * 1000000ull;
 	uint64_t last = rt_clock_ns(), next = last + period;
