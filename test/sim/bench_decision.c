@@ -94,18 +94,20 @@ int main(int argc, char **argv)
 	}
 	if (runs > 31)
 		runs = 31;
+	/* Rounds interleave the sizes so that noise from other load hits them all alike. */
+	static double r[16][32];
+	for (unsigned j = 0; j < runs; j++)
+		for (unsigned k = 0; k < nn; k++)
+			r[k][j] = run_once(ns[k], boost, iters);
 	double first = 0;
 	for (unsigned k = 0; k < nn; k++) {
-		double r[32];
-		for (unsigned j = 0; j < runs; j++)
-			r[j] = run_once(ns[k], boost, iters);
-		qsort(r, runs, sizeof(r[0]), cmp_d);
-		double med = r[runs / 2];
+		qsort(r[k], runs, sizeof(r[k][0]), cmp_d);
+		double med = r[k][runs / 2];
 		if (!k)
 			first = med;
 		printf("decision n=%u boost=%d ns_per_op=%.1f min=%.1f max=%.1f runs=%u iters=%u "
 		       "growth=%.2f\n",
-		       ns[k], boost, med, r[0], r[runs - 1], runs, iters, med / first);
+		       ns[k], boost, med, r[k][0], r[k][runs - 1], runs, iters, med / first);
 	}
 	return 0;
 }
