@@ -1,7 +1,7 @@
 # Test guests (guests/): separate 32-bit freestanding ELF images, linked at 1 MiB
 # guest-physical by guests/lib/guest.ld. They include only include/sliver/, guests/lib
 # and lib/.
-GUEST_NAMES   := spinner echo idle hostile
+GUEST_NAMES   := spinner echo idle hostile lm64
 GUEST_CC      := $(CC)
 GUEST_CFLAGS  := -std=c11 -m32 -march=i686 -O2 -g $(WARN) -ffreestanding -nostdlib -nostdinc \
                  -fno-pic -fno-pie -static -fno-stack-protector -fno-builtin \
@@ -22,8 +22,10 @@ $(BUILD)/guests/obj/%.o: %.S
 	@mkdir -p $(dir $@)
 	$(GUEST_CC) $(filter-out -std=c11,$(GUEST_CFLAGS)) -D__ASSEMBLY__ -c -o $@ $<
 
+# Each guest: guests/<name>/<name>.c plus any other .c/.S files in its folder.
+guest_objs = $(patsubst %,$(BUILD)/guests/obj/%.o,$(basename $(wildcard guests/$(1)/*.c guests/$(1)/*.S)))
 define guest_rule
-$(BUILD)/guests/$(1).elf: $(BUILD)/guests/obj/guests/$(1)/$(1).o $(GUEST_LIB_OBJS) guests/lib/guest.ld
+$(BUILD)/guests/$(1).elf: $(call guest_objs,$(1)) $(GUEST_LIB_OBJS) guests/lib/guest.ld
 	$$(LD) $$(GUEST_LDFLAGS) -o $$@ $$(filter %.o,$$^)
 endef
 $(foreach g,$(GUEST_NAMES),$(eval $(call guest_rule,$(g))))

@@ -14,13 +14,16 @@ HV_SRCS += arch/x86_64/vmx/vmx.c arch/x86_64/vmx/vmcs.c arch/x86_64/vmx/ept.c \
 VMX_BOCHS2 := -- --emu bochs --cpus 2 --timeout 150
 VMX_END := --expect '^sliver: run complete: PASS' --expect '^sliver: exit 0$$' --reject 'PANIC'
 
-# Two spinners, idle and echo on 2 pCPUs: prefixes, rates, ping replies.
+# Two spinners, idle (2 vCPUs), echo and a guest that enters long mode, on 2 pCPUs:
+# prefixes, rates, ping replies, 64-bit hypercalls.
 e2e-vmx-mix: $(BUILD)/vmx-mix-bios.iso
 	tools/e2e.sh $@ $(VMX_END) --reject 'crashed|refused' \
 	    --expect '^sliver: d4 echo: 32-bit ELF' \
 	    --expect '^\(d1\) spin iters=[0-9]+ rate=[0-9]{6,}/s' \
 	    --expect '^\(d2\) spin iters=[0-9]+ rate=[0-9]{6,}/s' \
-	    --expect '^\(d3\) idle: d3 blocking' --expect '^\(d4\) echo: d4 ready' \
+	    --expect '^\(d3\) idle: d3 blocking' --expect '^\(d3\) idle: d3v1 blocking' \
+	    --expect '^\(d4\) echo: d4 ready' \
+	    --expect '^\(d5\) lm64: hello from 64-bit mode$$' --expect '^sliver: d5 shutdown code=64$$' \
 	    --expect '^ping d4 n=[0-9]{3,} lost=[0-9] min_us=[0-9.]+ avg_us=[0-9.]+ p50_us=[0-9.]+ p99_us=[0-9.]+ max_us=[0-9.]+ mdev_us=[0-9.]+$$' \
 	    --expect '^stat d3 name=idle state=running .* wakes=0' \
 	    $(VMX_BOCHS2) $<
