@@ -25,8 +25,8 @@
 #include "sched/heap.h"
 #include "sched/sched_priv.h"
 
-#define VT_SHIFT 16
-#define VCLOCK_BASE ((uint64_t)1 << 62) /* keeps vtime - lag from wrapping below 0 */
+#define VT_SHIFT       16
+#define VCLOCK_BASE    ((uint64_t)1 << 62) /* keeps vtime - lag from wrapping below 0 */
 #define KEY_PRIO_SHIFT 60
 
 enum { HEAP_NONE = 0, HEAP_BOOST, HEAP_NORM, HEAP_SLEEP, HEAP_PARK };
@@ -131,7 +131,8 @@ static void vclock_advance(struct sched *s, unsigned p, uint64_t now)
 			continue;
 		}
 		if (sl) {
-			/* ns until vclock reaches sl->key: ceil(((key - vclock) * W - rem) / 2^16) */
+			/* ns until vclock reaches sl->key: ceil(((key - vclock) * W - rem) / 2^16)
+			 */
 			unsigned __int128 need = (unsigned __int128)(sl->key - pc->vclock) * w;
 			need = need > pc->vclock_rem ? need - pc->vclock_rem : 0;
 			unsigned __int128 need_ns = (need + (1u << VT_SHIFT) - 1) >> VT_SHIFT;
@@ -580,7 +581,8 @@ static void credit_vcpu_remove(struct sched *s, struct sched_vcpu *v, uint64_t n
 static bool may_boost(struct sched *s, struct sched_vcpu *v, unsigned flags, uint64_t now)
 {
 	bool ok;
-	if (!(flags & (WAKE_EVENT | WAKE_TIMER)) || (flags & (WAKE_MIGRATE | WAKE_YIELD | WAKE_NEW)))
+	if (!(flags & (WAKE_EVENT | WAKE_TIMER)) ||
+	    (flags & (WAKE_MIGRATE | WAKE_YIELD | WAKE_NEW)))
 		return false;
 	if (c1_mode(s)) {
 		/* credit1: only an UNDER (or still BOOST) vCPU that is not parked. */
@@ -977,8 +979,8 @@ static struct sched_pick credit_pick_next(struct sched *s, unsigned p, uint64_t 
 	return r;
 }
 
-static int credit_set_params(struct sched *s, struct sched_dom *d, uint32_t weight,
-			     uint32_t cap, uint64_t now)
+static int credit_set_params(struct sched *s, struct sched_dom *d, uint32_t weight, uint32_t cap,
+			     uint64_t now)
 {
 	if (weight > SCHED_MAX_WEIGHT || cap > 100 * SCHED_MAX_PCPUS)
 		return -SCHED_EINVAL;
@@ -1092,8 +1094,7 @@ static void credit_dump(struct sched *s, sched_print_fn pr, void *arg)
 		struct sched_pcpu *pc = &s->pcpu[i];
 		pr(arg, "sched pcpu%u curr=%s%u queued=%u vcpus=%u w_active=%llu picks=%llu\n", i,
 		   pc->curr ? "d" : "idle", pc->curr ? pc->curr->dom->id : 0, pc->nr_queued,
-		   pc->nr_vcpus, (unsigned long long)pc->w_active,
-		   (unsigned long long)pc->picks);
+		   pc->nr_vcpus, (unsigned long long)pc->w_active, (unsigned long long)pc->picks);
 	}
 	for (struct sched_dom *d = s->doms; d; d = d->next_dom) {
 		pr(arg, "sched dom d%u weight=%u cap=%u cap_tokens_ns=%lld vcpus=%u\n", d->id,

@@ -5,7 +5,7 @@
 #define SCHED_HEAP_H
 #include "sched/sched.h"
 
-#define HN_VCPU(n) ((struct sched_vcpu *)((char *)(n) - offsetof(struct sched_vcpu, hn)))
+#define HN_VCPU(n) ((struct sched_vcpu *)((char *)(n)-offsetof(struct sched_vcpu, hn)))
 
 static inline bool hn_less(const struct sched_hnode *a, const struct sched_hnode *b)
 {

@@ -76,8 +76,7 @@ static void rr_vcpu_remove(struct sched *s, struct sched_vcpu *v, uint64_t now)
 		sched_dom_unlink(s, v->dom);
 }
 
-static sched_cpumask_t rr_wake(struct sched *s, struct sched_vcpu *v, uint64_t now,
-			       unsigned flags)
+static sched_cpumask_t rr_wake(struct sched *s, struct sched_vcpu *v, uint64_t now, unsigned flags)
 {
 	if (flags & (WAKE_EVENT | WAKE_TIMER))
 		v->c.events++;
@@ -212,8 +211,8 @@ static int rr_set_params(struct sched *s, struct sched_dom *d, uint32_t weight, 
 	return 0;
 }
 
-static sched_cpumask_t rr_set_affinity(struct sched *s, struct sched_vcpu *v,
-				       sched_cpumask_t mask, uint64_t now)
+static sched_cpumask_t rr_set_affinity(struct sched *s, struct sched_vcpu *v, sched_cpumask_t mask,
+				       uint64_t now)
 {
 	v->affinity = mask;
 	if (sched_allowed(s, v, v->pcpu))

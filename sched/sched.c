@@ -265,8 +265,8 @@ void sched_dom_unlink(struct sched *s, struct sched_dom *d)
 	d->listed = false;
 }
 
-void sched_dump_counters(sched_print_fn pr, void *arg, const char *what, unsigned dom,
-			 int vcpu, const struct sched_counters *c)
+void sched_dump_counters(sched_print_fn pr, void *arg, const char *what, unsigned dom, int vcpu,
+			 const struct sched_counters *c)
 {
 	if (vcpu < 0)
 		pr(arg, "sched %s d%u", what, dom);

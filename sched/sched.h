@@ -39,11 +39,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SCHED_MAX_PCPUS 64
-#define SCHED_TRACE_LEN 256 /* records per pCPU ring, power of two */
-#define SCHED_NEVER UINT64_MAX
+#define SCHED_MAX_PCPUS	     64
+#define SCHED_TRACE_LEN	     256 /* records per pCPU ring, power of two */
+#define SCHED_NEVER	     UINT64_MAX
 #define SCHED_DEFAULT_WEIGHT 256u
-#define SCHED_MAX_WEIGHT 65535u
+#define SCHED_MAX_WEIGHT     65535u
 
 typedef uint64_t sched_cpumask_t; /* bit n = pCPU n */
 #define SCHED_CPU(n) ((sched_cpumask_t)1 << (n))
@@ -101,7 +101,7 @@ struct sched_hnode {
 
 struct sched_counters {
 	uint64_t run_ns;     /* exact ns charged */
-	uint64_t wakes;      /* wakes from BLOCKED */
+	uint64_t wakes;	     /* wakes from BLOCKED */
 	uint64_t events;     /* WAKE_EVENT/TIMER notifications, including to runnable vCPUs */
 	uint64_t boosts;     /* boosts granted */
 	uint64_t boost_ns;   /* ns run while boosted */
@@ -138,25 +138,25 @@ struct sched_vcpu {
 	sched_cpumask_t affinity; /* allowed pCPUs; 0 means all */
 	void *owner;		  /* the caller's back pointer */
 	/* Read-only for the caller. */
-	uint8_t state;	/* enum sched_vstate */
-	uint8_t prio;	/* enum sched_prio */
-	uint16_t pcpu;	/* pCPU whose queue (or CPU) it is on */
+	uint8_t state; /* enum sched_vstate */
+	uint8_t prio;  /* enum sched_prio */
+	uint16_t pcpu; /* pCPU whose queue (or CPU) it is on */
 	/* Private to the policy. */
-	struct sched_hnode hn;	 /* run queue, sleeper or park heap */
-	uint8_t heap;		 /* which heap hn is in (policy defined), 0 = none */
-	uint8_t flags;		 /* policy flags */
+	struct sched_hnode hn; /* run queue, sleeper or park heap */
+	uint8_t heap;	       /* which heap hn is in (policy defined), 0 = none */
+	uint8_t flags;	       /* policy flags */
 	uint16_t pad;
-	uint64_t key;		 /* heap key (vtime, FIFO order or time) */
-	uint64_t seq;		 /* tie-breaker: insertion order */
-	uint64_t vtime;		 /* weighted service received (credit: weighted ns) */
-	uint64_t vrem;		 /* remainder of the vtime division */
-	int64_t credit;		 /* credit1 profile: credit in ns */
-	uint64_t since;		 /* start of the current charge interval */
-	uint64_t run_start;	 /* when it was last picked after another vCPU */
-	uint64_t boost_left;	 /* ns of latency slice left */
-	uint64_t park_until;	 /* unpark time when PARKED */
-	uint64_t lease;		 /* cap budget leased for the current run */
-	uint32_t w_acct;	 /* weight counted in its pCPU's w_active, 0 = inactive */
+	uint64_t key;	     /* heap key (vtime, FIFO order or time) */
+	uint64_t seq;	     /* tie-breaker: insertion order */
+	uint64_t vtime;	     /* weighted service received (credit: weighted ns) */
+	uint64_t vrem;	     /* remainder of the vtime division */
+	int64_t credit;	     /* credit1 profile: credit in ns */
+	uint64_t since;	     /* start of the current charge interval */
+	uint64_t run_start;  /* when it was last picked after another vCPU */
+	uint64_t boost_left; /* ns of latency slice left */
+	uint64_t park_until; /* unpark time when PARKED */
+	uint64_t lease;	     /* cap budget leased for the current run */
+	uint32_t w_acct;     /* weight counted in its pCPU's w_active, 0 = inactive */
 	uint32_t pad2;
 	struct sched_vcpu *rq_next, *rq_prev; /* rr run queue */
 	struct sched_vcpu *next_in_dom;
@@ -167,7 +167,7 @@ struct sched_pcpu {
 	struct sched_vcpu *curr; /* RUNNING vCPU or NULL (idle) */
 	uint64_t curr_since;	 /* start of curr's current slice */
 	uint64_t last_pick;
-	bool resched;		 /* a wake asked for preemption (tickle) */
+	bool resched; /* a wake asked for preemption (tickle) */
 	/* Run queues (policy private). */
 	struct sched_hnode *rq_boost, *rq_norm, *sleepers, *parked;
 	struct sched_vcpu *rr_head, *rr_tail;
@@ -192,7 +192,7 @@ struct sched_params {
 	uint64_t boost_debt_ns; /* credit.boost_debt_us: deepest credit debt still boosted */
 	uint64_t cap_debt_ns;	/* credit.cap_debt_us: cap budget debt a latency slice may take */
 	uint32_t profile;	/* SCHED_PROFILE_* */
-	uint32_t burn_sampled;	/* credit.burn=sample|exact: credit1 engine burns by tick sampling */
+	uint32_t burn_sampled; /* credit.burn=sample|exact: credit1 engine burns by tick sampling */
 };
 
 enum sched_profile { SCHED_PROFILE_SLIVER = 0, SCHED_PROFILE_XEN_CREDIT1 = 1 };
@@ -225,8 +225,8 @@ struct sched_ops {
 	/* weight 1..65535 (0 = keep), cap % of one pCPU (0 = none). 0 or -errno. */
 	int (*set_params)(struct sched *s, struct sched_dom *d, uint32_t weight, uint32_t cap,
 			  uint64_t now);
-	sched_cpumask_t (*set_affinity)(struct sched *s, struct sched_vcpu *v,
-					sched_cpumask_t mask, uint64_t now);
+	sched_cpumask_t (*set_affinity)(struct sched *s, struct sched_vcpu *v, sched_cpumask_t mask,
+					uint64_t now);
 	/* Called after global parameters changed at run time. */
 	void (*params_changed)(struct sched *s, uint64_t now);
 	void (*dump)(struct sched *s, sched_print_fn pr, void *arg);
@@ -236,9 +236,9 @@ struct sched {
 	const struct sched_ops *ops;
 	unsigned nr_pcpus;
 	struct sched_params p;
-	uint64_t seq;	     /* FIFO tie-breaker */
-	uint64_t next_tick;  /* credit1 profile: next sampling tick */
-	uint64_t next_acct;  /* credit1 profile: next accounting */
+	uint64_t seq;	    /* FIFO tie-breaker */
+	uint64_t next_tick; /* credit1 profile: next sampling tick */
+	uint64_t next_acct; /* credit1 profile: next accounting */
 	uint32_t nr_vcpus;
 	sched_cpumask_t kick_pending; /* kicks from calls that return none (set_params...) */
 	struct sched_dom *doms;	      /* domains with vCPUs inserted */

@@ -36,7 +36,7 @@ void sched_dom_link(struct sched *s, struct sched_dom *d);
 void sched_dom_unlink(struct sched *s, struct sched_dom *d);
 
 /* Prints the counters line of a domain and of a vCPU. */
-void sched_dump_counters(sched_print_fn pr, void *arg, const char *what, unsigned dom,
-			 int vcpu, const struct sched_counters *c);
+void sched_dump_counters(sched_print_fn pr, void *arg, const char *what, unsigned dom, int vcpu,
+			 const struct sched_counters *c);
 
 #endif

@@ -79,8 +79,7 @@ int main(int argc, char **argv)
 	       S.p.profile == SCHED_PROFILE_XEN_CREDIT1 ? "xen-credit1" : "sliver",
 	       (unsigned long long)(C.duration_ns / 1000000), C.pcpus,
 	       (unsigned long long)C.switch_ns, (unsigned long long)(S.p.tslice_ns / 1000),
-	       (unsigned long long)res.events, (unsigned long long)res.switches,
-	       res.wall_s * 1000);
+	       (unsigned long long)res.events, (unsigned long long)res.switches, res.wall_s * 1000);
 
 	for (unsigned i = 0; i < C.ndoms; i++) {
 		struct sim_dom *d = &C.doms[i];
@@ -133,14 +132,14 @@ int main(int argc, char **argv)
 		double err = pct - ent;
 		if (d->attack != ATK_NONE) {
 			if (C.exp_gain_max > 0 && err > C.exp_gain_max)
-				fail("share d%u (attacker) pct=%.2f entitled=%.2f gain > %.2f", d->id,
-				     pct, ent, C.exp_gain_max);
+				fail("share d%u (attacker) pct=%.2f entitled=%.2f gain > %.2f",
+				     d->id, pct, ent, C.exp_gain_max);
 			continue;
 		}
 		double tol = d->cap ? C.exp_cap_tol : C.exp_share_tol;
 		if (tol > 0 && fabs(err) > tol)
-			fail("share d%u pct=%.2f entitled=%.2f off by more than %.2f", d->id, pct, ent,
-			     tol);
+			fail("share d%u pct=%.2f entitled=%.2f off by more than %.2f", d->id, pct,
+			     ent, tol);
 		if (C.exp_rel_tol_pct > 0 && ent > 0 && fabs(err) / ent * 100 > C.exp_rel_tol_pct)
 			fail("share d%u pct=%.3f entitled=%.3f off by more than %.2f%%", d->id, pct,
 			     ent, C.exp_rel_tol_pct);

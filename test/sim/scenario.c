@@ -28,8 +28,8 @@ static void append(char *line, const char *word, size_t len)
 }
 
 /* Optional u64 key with a range; returns -1 on a malformed or out-of-range value. */
-static int get_u64(const char *line, const char *what, const char *key, uint64_t lo,
-		   uint64_t hi, uint64_t *out)
+static int get_u64(const char *line, const char *what, const char *key, uint64_t lo, uint64_t hi,
+		   uint64_t *out)
 {
 	char buf[64];
 	if (!cmdline_get(line, key, buf, sizeof(buf)))
@@ -216,7 +216,8 @@ int scenario_load(struct sim_cfg *c, const char *path, int noverrides, char **ov
 			continue;
 		}
 		if (c->ndoms == SIM_MAX_DOMS) {
-			fprintf(stderr, "sliver-sim: %s: more than %d modules\n", path, SIM_MAX_DOMS);
+			fprintf(stderr, "sliver-sim: %s: more than %d modules\n", path,
+				SIM_MAX_DOMS);
 			fclose(f);
 			return -1;
 		}

@@ -244,8 +244,8 @@ static void resched(unsigned p, uint64_t now)
 			next->lat_pending = false;
 		}
 		guest_arm(next, now);
-	} else if (next && next->d->attack == ATK_YIELD95 && now >= next->picked_at +
-			   G.s->p.tslice_ns * 95 / 100) {
+	} else if (next && next->d->attack == ATK_YIELD95 &&
+		   now >= next->picked_at + G.s->p.tslice_ns * 95 / 100) {
 		next->picked_at = now; /* re-picked after its yield: a new slice to game */
 		guest_arm(next, now);
 	}
@@ -405,8 +405,8 @@ int sim_run(struct sim_cfg *c, struct sched *s, struct sim_result *res)
 		ev_push(0, EV_KICK, p, 0);
 	if (c->ping_dom) {
 		uint64_t j = c->ping_jitter_ns;
-		ev_push(c->ping_interval_ns - j + (j ? rnd() % (2 * j + 1) : 0), EV_PING, c->ping_dom,
-			0);
+		ev_push(c->ping_interval_ns - j + (j ? rnd() % (2 * j + 1) : 0), EV_PING,
+			c->ping_dom, 0);
 	}
 	if (c->warmup_ns)
 		ev_push(c->warmup_ns, EV_WARMUP, 0, 0);

@@ -8,9 +8,9 @@
 
 #include "sched/sched.h"
 
-#define SIM_MAX_DOMS 64
+#define SIM_MAX_DOMS  64
 #define SIM_MAX_VCPUS 2048
-#define SIM_LINE 4096
+#define SIM_LINE      4096
 
 enum guest_kind { G_SPINNER, G_ECHO, G_IDLE, G_SERVICE, G_HOSTILE };
 enum attack { ATK_NONE, ATK_SLEEP_ACCT, ATK_YIELD95, ATK_SELF_WAKE };
@@ -43,18 +43,18 @@ struct sim_vcpu {
 	struct sched_vcpu sv;
 	struct sim_dom *d;
 	unsigned idx;
-	int running_on;	     /* pCPU executing it, -1 */
-	uint64_t exec_from;  /* when guest code (re)started executing (after a switch) */
-	uint64_t picked_at;  /* when its pCPU picked it (share accounting) */
-	uint64_t sched_ns;   /* time it held a pCPU (includes switch cost) */
-	uint64_t useful_ns;  /* guest work done */
-	bool spinning;	     /* duty/spinner: has background CPU work */
-	uint64_t spin_left;  /* ns left in this burst (UINT64_MAX: forever) */
-	uint64_t sleep_end;  /* duty: end of the current sleep */
-	uint64_t *pq;	     /* pending ping arrival times (FIFO ring) */
+	int running_on;	    /* pCPU executing it, -1 */
+	uint64_t exec_from; /* when guest code (re)started executing (after a switch) */
+	uint64_t picked_at; /* when its pCPU picked it (share accounting) */
+	uint64_t sched_ns;  /* time it held a pCPU (includes switch cost) */
+	uint64_t useful_ns; /* guest work done */
+	bool spinning;	    /* duty/spinner: has background CPU work */
+	uint64_t spin_left; /* ns left in this burst (UINT64_MAX: forever) */
+	uint64_t sleep_end; /* duty: end of the current sleep */
+	uint64_t *pq;	    /* pending ping arrival times (FIFO ring) */
 	size_t pq_head, pq_n, pq_cap;
-	uint64_t ping_left;  /* ns of service left for the head ping */
-	uint64_t gen;	     /* guest event generation */
+	uint64_t ping_left; /* ns of service left for the head ping */
+	uint64_t gen;	    /* guest event generation */
 	bool lat_pending;
 	uint64_t woke_at;
 	uint64_t hold_until; /* sleep-acct attacker: asleep until */
@@ -72,8 +72,8 @@ struct sim_cfg {
 	uint64_t ping_interval_ns, ping_jitter_ns;
 	bool dump, trace;
 	/* expect.*: bounds checked at the end, 0 = not checked */
-	double exp_ping_p99_us, exp_ping_max_us, exp_ping_avg_min_us, exp_share_tol,
-		exp_cap_tol, exp_rel_tol_pct, exp_gain_max, exp_lat_p99_us;
+	double exp_ping_p99_us, exp_ping_max_us, exp_ping_avg_min_us, exp_share_tol, exp_cap_tol,
+		exp_rel_tol_pct, exp_gain_max, exp_lat_p99_us;
 };
 
 /* scenario.c */

@@ -110,8 +110,8 @@ static double vcpu_demand(const struct sim_cfg *c, const struct sim_dom *d, unsi
 		if (d->attack == ATK_SELF_WAKE) /* runs lead_us, sleeps after_us */
 			dem = (double)d->atk_lead_ns / (double)(d->atk_lead_ns + d->atk_after_ns);
 		if (d->attack == ATK_SLEEP_ACCT)
-			dem = 1.0 - (double)(d->atk_lead_ns + d->atk_after_ns) /
-					    (double)d->atk_period_ns;
+			dem = 1.0 -
+			      (double)(d->atk_lead_ns + d->atk_after_ns) / (double)d->atk_period_ns;
 		break;
 	case G_ECHO:
 		if (d->spin_ns)
