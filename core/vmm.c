@@ -4,7 +4,8 @@
  * the host interrupts the exit left pending, handle the exit, repeat until the slice ends,
  * the vCPU blocks or yields, or a kick asks for a new decision.
  * Command line: sched/credit keys (sched/sched.h), run_ms=<emulated ms> (then print the
- * counters and exit 0 with a pass line), ping.dom= ping.interval_us= ping.count=. */
+ * counters and exit 0 with a pass line), ping.dom= ping.interval_us= ping.count=,
+ * vmm.nmi_test_us= (see nmi_test_start). */
 #include "arch/x86_64/idt.h"
 #include "arch/x86_64/power.h"
 #include "arch/x86_64/smp.h"
@@ -22,6 +23,50 @@ static volatile bool run_over;
 static uint64_t run_ms;
 static struct timer run_timer;
 static unsigned nr_started;
+
+/* vmm.nmi_test_us=N: the BSP sends an NMI to every other pCPU every N us and each counts
+ * what it receives, to check the NMI-exit path (Bochs bug 2: without the fix-up, the host
+ * stays NMI-blocked after the first NMI that hits a guest). */
+static struct timer nmi_timer;
+static uint64_t nmi_interval_ns, nmi_sent;
+static uint64_t nmi_received[MAX_CPUS];
+
+static void nmi_count(struct irq_frame *f)
+{
+	(void)f;
+	__atomic_fetch_add(&nmi_received[this_cpu()->id], 1, __ATOMIC_RELAXED);
+}
+
+static void nmi_fire(struct timer *t, void *arg)
+{
+	(void)arg;
+	for (unsigned c = 1; c < cpu_count(); c++)
+		smp_send_nmi(c);
+	nmi_sent++;
+	timer_set(t, now_ns() + nmi_interval_ns);
+}
+
+static void nmi_test_start(void)
+{
+	uint64_t us = 0;
+	if (!cmdline_get_u64(boot_info.cmdline, "vmm.nmi_test_us", &us) || !us || cpu_count() < 2)
+		return;
+	nmi_interval_ns = us * 1000;
+	irq_register(2, nmi_count);
+	timer_init(&nmi_timer, nmi_fire, NULL);
+	timer_set(&nmi_timer, now_ns() + nmi_interval_ns);
+	printk("sliver: NMI test: every %lu us to every other pCPU\n", (unsigned long)us);
+}
+
+static void nmi_test_report(void)
+{
+	if (!nmi_interval_ns)
+		return;
+	timer_cancel(&nmi_timer);
+	for (unsigned c = 1; c < cpu_count(); c++)
+		printk("nmi cpu%u sent=%lu received=%lu\n", c, (unsigned long)nmi_sent,
+		       (unsigned long)__atomic_load_n(&nmi_received[c], __ATOMIC_RELAXED));
+}
 
 static void resched_ipi(struct irq_frame *f)
 {
@@ -88,6 +133,7 @@ static void finish_run(const char *why)
 		}
 	}
 	ping_report();
+	nmi_test_report();
 	printk("sliver: run complete: PASS\n");
 	hv_exit(EXIT_PASS);
 }
@@ -144,6 +190,7 @@ void vmm_boot(void)
 		timer_set(&run_timer, now_ns() + run_ms * 1000000);
 	}
 	ping_start(boot_info.cmdline);
+	nmi_test_start();
 }
 
 /* Lets go of the vCPU this pCPU ran last: VMCLEAR, so any pCPU can run it next. */
@@ -233,6 +280,10 @@ void vmm_cpu_loop(void)
 		vmm_kick_mask(p.kick & ~SCHED_CPU(cpu));
 		if (pc->curr && pc->curr != v)
 			switch_away(pc, pc->curr);
+		/* Just taken from another pCPU: wait until that one has let go of it (VMCLEAR,
+		 * right after its own pick_next). */
+		while (v && v != pc->curr && hv_vcpu_loaded_on(v->hv) >= 0)
+			cpu_relax();
 		pc->curr = v;
 		pc->run_until = p.run_until;
 		if (p.run_until != SCHED_NEVER)

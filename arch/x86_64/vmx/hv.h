@@ -86,6 +86,8 @@ void hv_vcpu_destroy(struct hv_vcpu *v);
 /* Releases v from the pCPU it last ran on (VMCLEAR), so it can run on another one. Call on
  * that pCPU when switching away from v. */
 void hv_vcpu_put(struct hv_vcpu *v);
+/* The pCPU whose current VMCS v is (before hv_vcpu_put), or -1. Any pCPU may ask. */
+int hv_vcpu_loaded_on(struct hv_vcpu *v);
 
 /* Enters the guest until the next exit; interrupts must be disabled. deadline_tsc arms
  * the VMX-preemption timer (UINT64_MAX: none). inject_vector >= 0 is an external

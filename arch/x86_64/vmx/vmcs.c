@@ -176,8 +176,13 @@ void hv_vcpu_put(struct hv_vcpu *v)
 	vmclear(v->vmcs_pa);     /* a failure here leaves the VMCS current: still cleared */
 	if (vc->current == v)
 		vc->current = NULL;
-	v->cpu = -1;
 	v->launched = false;
+	__atomic_store_n(&v->cpu, -1, __ATOMIC_RELEASE);
+}
+
+int hv_vcpu_loaded_on(struct hv_vcpu *v)
+{
+	return __atomic_load_n(&v->cpu, __ATOMIC_ACQUIRE);
 }
 
 void hv_vcpu_destroy(struct hv_vcpu *v)
