@@ -81,6 +81,19 @@ shares() { # scenario overrides... -> "d1 x/y, d2 ..."
 		echo "| $r | $(kv "$p" avg_us) | $(kv "$p" p99_us) | $(kv "$p" max_us) | $(kv "$e" pct) ($(kv "$e" entitled_pct)) |"
 	done
 	echo
+	echo "Why the core must pass *every* event to \`sched_wake\` (also for a vCPU that is queued"
+	echo "or running), sliver defaults with \`sim.event_wake=blocked\` (events reach the scheduler"
+	echo "only when they wake a blocked vCPU):"
+	echo
+	echo "| row | ping avg us | p99 | max | (all events: p99 / max) |"
+	echo "|---|---|---|---|---|"
+	for r in 035-10 040-05 090-02 cap-030-05; do
+		o=$(sim "test/scenarios/row-$r.cfg" sim.event_wake=blocked)
+		a=$(sim "test/scenarios/row-$r.cfg")
+		p=$(line "$o" "ping d4"); q=$(line "$a" "ping d4")
+		echo "| $r | $(kv "$p" avg_us) | $(kv "$p" p99_us) | $(kv "$p" max_us) | $(kv "$q" p99_us) / $(kv "$q" max_us) |"
+	done
+	echo
 	echo "### Fairness, caps and attacks (share % of one pCPU, entitled in parentheses)"
 	echo
 	echo "| scenario | sliver | xen-credit1 |"

@@ -275,6 +275,13 @@ int scenario_load(struct sim_cfg *c, const char *path, int noverrides, char **ov
 	if (get_u64(h, what, "sim.trace", 0, 1, &v))
 		return -1;
 	c->trace = v;
+	char ew[16];
+	if (cmdline_get(h, "sim.event_wake", ew, sizeof(ew))) {
+		if (!strcmp(ew, "blocked"))
+			c->wake_blocked_only = true;
+		else if (strcmp(ew, "all"))
+			return bad(what, "sim.event_wake", ew);
+	}
 	v = 0;
 	if (get_u64(h, what, "ping.dom", 0, c->ndoms, &v))
 		return -1;

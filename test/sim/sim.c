@@ -317,11 +317,13 @@ static void on_ping(struct sim_dom *d, uint64_t now)
 		progress(v, now);
 		ping_push(v, now);
 		guest_arm(v, now);
-		kick_mask(sched_wake(G.s, &v->sv, now, WAKE_EVENT), now);
+		if (!G.c->wake_blocked_only)
+			kick_mask(sched_wake(G.s, &v->sv, now, WAKE_EVENT), now);
 		return;
 	}
 	ping_push(v, now);
-	vcpu_wake(v, now, WAKE_EVENT);
+	if (!G.c->wake_blocked_only || v->sv.state == SCHED_VS_BLOCKED)
+		vcpu_wake(v, now, WAKE_EVENT);
 }
 
 static void on_sleep_end(struct sim_vcpu *v, uint64_t now)

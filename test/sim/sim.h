@@ -71,6 +71,8 @@ struct sim_cfg {
 	unsigned ping_dom; /* 0 = none */
 	uint64_t ping_interval_ns, ping_jitter_ns;
 	bool dump, trace;
+	bool wake_blocked_only; /* sim.event_wake=blocked: events reach the scheduler only on wakes
+				 */
 	/* expect.*: bounds checked at the end, 0 = not checked */
 	double exp_ping_p99_us, exp_ping_max_us, exp_ping_avg_min_us, exp_share_tol, exp_cap_tol,
 		exp_rel_tol_pct, exp_gain_max, exp_lat_p99_us;
