@@ -10,6 +10,7 @@
 #include "arch/x86_64/tsc.h"
 #include "boot/boot.h"
 #include "core/bootinfo.h"
+#include "core/conin.h"
 #include "core/main.h"
 #include "core/mm.h"
 #include "core/timer.h"
@@ -177,6 +178,7 @@ void kmain(uint32_t magic, uint32_t mbi_pa)
 		aps_released = true;
 		selftest_bsp();
 	}
+	conin_init();
 	vmm_boot();
 	aps_released = true;
 	vmm_cpu_loop();

@@ -10,12 +10,14 @@
 #include "arch/x86_64/timer_hw.h"
 #include "arch/x86_64/tsc.h"
 #include "core/bootinfo.h"
+#include "core/conin.h"
 #include "core/main.h"
 #include "core/mm.h"
 #include "core/timer.h"
 #include "drivers/acpi.h"
 #include "drivers/console.h"
 #include "lib/cmdline.h"
+#include "lib/fmt.h"
 
 extern uint8_t __image_start[], __image_end[];
 
@@ -185,12 +187,54 @@ static void report_cpu(unsigned cpu)
 	check(r->order_ok && r->cancel_ok, "software timer order");
 }
 
+static void key_test(void)
+{
+	printk("selftest: debug key ran\n");
+}
+
+/* selftest.input: bytes typed on the console (tools/sliver-run --input feeds them under
+ * QEMU) reach the input ring through the UART interrupt, up to a '.'. Bytes that arrive
+ * before the UART is initialised are lost (its FIFOs are reset), so the feeder pads. */
+static void check_input(void)
+{
+	if (!cmdline_has(boot_info.cmdline, "selftest.input"))
+		return;
+	char buf[64];
+	size_t got = 0;
+	struct oneshot o = {0};
+	struct timer t;
+	timer_init(&t, oneshot_fn, &o); /* bounds the wait: 2 s */
+	timer_set(&t, now_ns() + 2000000000ull);
+	while (!(got && buf[got - 1] == '.') && got < sizeof(buf) && !o.fired) {
+		size_t n = conin_read(buf + got, sizeof(buf) - got);
+		got += n;
+		if (!n)
+			cpu_idle_wait();
+	}
+	timer_cancel(&t);
+	char shown[4 * sizeof(buf) + 1];
+	size_t k = 0;
+	for (size_t i = 0; i < got; i++) {
+		unsigned char c = (unsigned char)buf[i];
+		if (c >= ' ' && c < 127 && c != '\\')
+			shown[k++] = (char)c;
+		else
+			k += (size_t)fmt_snprintf(shown + k, 5, "\\x%02x", c);
+	}
+	shown[k] = 0;
+	printk("selftest: input \"%s\"\n", shown);
+	check(got && buf[got - 1] == '.', "console input");
+}
+
 noreturn void selftest_bsp(void)
 {
 	if (cmdline_has(boot_info.cmdline, "selftest.crash")) {
 		printk("selftest: faulting on purpose\n");
 		*(volatile uint64_t *)0x100000000000ull = 1; /* not mapped */
 	}
+	/* Console input starts here, after the selftest's own debug key exists. */
+	conin_register_key('t', "selftest: print a line", key_test);
+	conin_init();
 	uint64_t slack_us = 500;
 	cmdline_get_u64(boot_info.cmdline, "selftest.slack_us", &slack_us);
 	slack_ticks = ns_to_tsc(slack_us * 1000);
@@ -215,6 +259,7 @@ noreturn void selftest_bsp(void)
 		report_cpu(cpu);
 	}
 	check_ipis(n);
+	check_input();
 	printk("selftest: %s (%u failure(s))\n", failures ? "FAIL" : "PASS", failures);
 	hv_exit(failures ? EXIT_FAIL : EXIT_PASS);
 }

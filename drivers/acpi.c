@@ -49,6 +49,8 @@ static const struct rsdp *scan(uint64_t start, uint64_t end)
 static void parse_madt(const struct sdt *t)
 {
 	const uint8_t *p = (const uint8_t *)t + 44, *end = (const uint8_t *)t + t->length;
+	for (unsigned i = 0; i < 16; i++)
+		acpi.isa_gsi[i] = i; /* identity unless overridden */
 	acpi.lapic_base = *(const uint32_t *)((const uint8_t *)t + 36);
 	while (p + 2 <= end && p[1] >= 2 && p + p[1] <= end) {
 		uint32_t flags, id;
@@ -63,6 +65,11 @@ static void parse_madt(const struct sdt *t)
 			cpu = true;
 		} else if (p[0] == 5) { /* 64-bit LAPIC address override */
 			acpi.lapic_base = *(const uint64_t *)(p + 4);
+		} else if (p[0] == 1 && *(const uint32_t *)(p + 8) == 0) { /* IOAPIC, GSI base 0 */
+			acpi.ioapic_base = *(const uint32_t *)(p + 4);
+		} else if (p[0] == 2 && p[2] == 0 && p[3] < 16) { /* ISA interrupt override */
+			acpi.isa_gsi[p[3]] = *(const uint32_t *)(p + 4);
+			acpi.isa_flags[p[3]] = *(const uint16_t *)(p + 8);
 		}
 		/* flags bit 0: enabled; bit 1: online-capable (may be enabled later: skip). */
 		if (cpu && (flags & 1) && acpi.nr_cpus < ACPI_MAX_CPUS) {

@@ -10,6 +10,9 @@ struct acpi_info {
 	unsigned nr_cpus;
 	uint32_t apic_ids[ACPI_MAX_CPUS];
 	uint64_t lapic_base;
+	uint64_t ioapic_base;	/* the IOAPIC with GSI base 0; 0 if none */
+	uint32_t isa_gsi[16];	/* ISA IRQ -> GSI, after interrupt source overrides */
+	uint16_t isa_flags[16]; /* MPS INTI flags of each override (polarity, trigger) */
 	bool have_s5;
 };
 

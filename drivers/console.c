@@ -71,3 +71,8 @@ int console_getc(void)
 {
 	return uart_getc(COM1_PORT);
 }
+
+void console_enable_rx_irq(void)
+{
+	uart_enable_rx_irq(COM1_PORT);
+}

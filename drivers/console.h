@@ -16,5 +16,8 @@ void console_break_lock(void);
 void console_drain(void);
 /* Polled input; -1 when none. */
 int console_getc(void);
+/* COM1's receive interrupt (ISA IRQ 4). */
+void console_enable_rx_irq(void);
+#define CONSOLE_ISA_IRQ 4
 
 #endif

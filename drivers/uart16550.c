@@ -36,3 +36,9 @@ void uart_drain(uint16_t port)
 	while ((inb(port + LSR) & (LSR_THRE | LSR_TEMT)) != (LSR_THRE | LSR_TEMT))
 		cpu_relax();
 }
+
+void uart_enable_rx_irq(uint16_t port)
+{
+	outb(port + MCR, 0x0b); /* DTR, RTS, OUT2 */
+	outb(port + IER, 0x01); /* received data available */
+}

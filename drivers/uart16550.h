@@ -10,6 +10,9 @@ void uart_init(uint16_t port);
 void uart_putc(uint16_t port, char c);
 /* Returns -1 when no byte is waiting. */
 int uart_getc(uint16_t port);
+/* Raises the UART's IRQ line when a byte arrives (IER bit 0, and OUT2, which gates the
+ * line on PC-compatible UARTs). */
+void uart_enable_rx_irq(uint16_t port);
 /* Waits until the transmitter is empty, so nothing is lost at power-off. */
 void uart_drain(uint16_t port);
 

@@ -9,6 +9,7 @@
 #define VEC_TIMER      0xf0 /* LAPIC timer: one-shot or TSC-deadline */
 #define VEC_RESCHEDULE 0xf1 /* IPI: pick again */
 #define VEC_CALL       0xf2 /* IPI: run a queued function */
+#define VEC_CONSOLE_RX 0xe0 /* UART receive, routed through the IOAPIC to CPU 0 */
 #define VEC_SPURIOUS   0xff
 
 struct irq_frame {
