@@ -25,7 +25,8 @@ e2e-vmx-mix: $(BUILD)/vmx-mix-bios.iso
 	    --expect '^\(d4\) echo: d4 ready' \
 	    --expect '^\(d5\) lm64: hello from 64-bit mode$$' --expect '^sliver: d5 shutdown code=64$$' \
 	    --expect '^ping d4 n=[0-9]{3,} lost=[0-9] min_us=[0-9.]+ avg_us=[0-9.]+ p50_us=[0-9.]+ p99_us=[0-9.]+ max_us=[0-9.]+ mdev_us=[0-9.]+$$' \
-	    --expect '^stat d3 name=idle state=running .* wakes=0' \
+	    --expect '^stat d3 name=idle state=running .* io_other=0 .*wakes=0' \
+	    --expect '^exits d3 12:1 .*30:[0-9]+' \
 	    $(VMX_BOCHS2) $<
 
 # Hostile guests: every attempt refused, fatal acts crash only their domain, memory

@@ -58,6 +58,36 @@ void rt_puts(const char *s)
 	hc_console_write("\n", 1);
 }
 
+static inline void io_out8(uint16_t port, uint8_t v)
+{
+	__asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port));
+}
+static inline uint8_t io_in8(uint16_t port)
+{
+	uint8_t v;
+	__asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(port));
+	return v;
+}
+
+void rt_com1_puts(const char *s)
+{
+	io_out8(0x3f8 + 3, 0x80);            /* LCR: DLAB, divisor 1 (115200) */
+	io_out8(0x3f8 + 0, 1);
+	io_out8(0x3f8 + 1, 0);
+	io_out8(0x3f8 + 3, 0x03);            /* 8N1 */
+	for (; *s; s++) {
+		while (!(io_in8(0x3f8 + 5) & 0x20)) /* LSR.THRE */
+			;
+		io_out8(0x3f8, (uint8_t)*s);
+	}
+}
+
+void rt_e9_puts(const char *s)
+{
+	for (; *s; s++)
+		io_out8(0xe9, (uint8_t)*s);
+}
+
 bool rt_arg(const char *key, char *buf, size_t len)
 {
 	return cmdline_get(rt_bi->cmdline, key, buf, len);

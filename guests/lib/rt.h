@@ -43,6 +43,10 @@ static inline uint32_t rt_save_flags(void)
 /* Console (through HC_CONSOLE_WRITE; the hypervisor adds the "(d<id>) " prefix). */
 int rt_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void rt_puts(const char *s);
+/* The same through the virtual hardware: a 16550 polled on COM1 (wait for LSR.THRE, write
+ * THR), or the 0xE9 debug port. Both end up on the domain console. */
+void rt_com1_puts(const char *s);
+void rt_e9_puts(const char *s);
 __attribute__((noreturn)) void rt_exit(int code);
 
 /* Command line of this domain's module (boot info). */
