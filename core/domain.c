@@ -13,6 +13,7 @@
 #include "lib/cmdline.h"
 #include "lib/fmt.h"
 #include "lib/string.h"
+#include "sliver/errno.h"
 
 #define DEFAULT_MEM_MIB 4
 #define MAX_MEM_MIB 2048
@@ -350,6 +351,71 @@ void domain_shutdown(struct domain *d, int code)
 	d->exit_code = code;
 	printk("sliver: d%u shutdown code=%d\n", d->id, code);
 	domain_end(d, SLIVER_DOM_SHUTDOWN);
+}
+
+int domain_pause(struct domain *d)
+{
+	if (d->dying)
+		return -SLIVER_ESRCH;
+	if (d->state == SLIVER_DOM_PAUSED)
+		return -SLIVER_EBUSY;
+	unsigned self = this_cpu()->id;
+	sched_cpumask_t mask = 0, kick = 0;
+	spin_lock(&vmm_lock);
+	uint64_t now = now_ns();
+	d->state = SLIVER_DOM_PAUSED;
+	for (unsigned i = 0; i < d->nr_vcpus; i++) {
+		struct vcpu *v = d->vcpu[i];
+		v->paused = true;
+		if (v->running_on >= 0) {
+			if ((unsigned)v->running_on != self)
+				kick |= SCHED_CPU(v->running_on);
+		} else if (!v->gone && v->sv.state != SCHED_VS_BLOCKED) {
+			mask |= sched_sleep(&vmm_sched, &v->sv, now);
+		}
+	}
+	spin_unlock(&vmm_lock);
+	vmm_kick_mask(mask | kick);
+	return 0;
+}
+
+int domain_unpause(struct domain *d)
+{
+	if (d->dying)
+		return -SLIVER_ESRCH;
+	if (d->state != SLIVER_DOM_PAUSED)
+		return -SLIVER_EBUSY;
+	sched_cpumask_t mask = 0;
+	spin_lock(&vmm_lock);
+	uint64_t now = now_ns();
+	d->state = SLIVER_DOM_RUNNING;
+	for (unsigned i = 0; i < d->nr_vcpus; i++) {
+		struct vcpu *v = d->vcpu[i];
+		v->paused = false;
+		if (!v->gone && !v->blocked && v->sv.state == SCHED_VS_BLOCKED) {
+			v->wake_ns = now;
+			mask |= sched_wake(&vmm_sched, &v->sv, now, WAKE_NEW);
+		}
+	}
+	spin_unlock(&vmm_lock);
+	vmm_kick_mask(mask);
+	return 0;
+}
+
+void domain_fill_counters(const struct domain *d, struct sliver_dom_counters *c)
+{
+	memset(c, 0, sizeof *c);
+	c->dom_id = d->id;
+	c->nr_vcpus = d->nr_vcpus;
+	for (unsigned i = 0; i < d->nr_vcpus; i++)
+		c->run_ns += d->vcpu[i] ? d->vcpu[i]->sv.c.run_ns : 0;
+	for (unsigned r = 0; r < HV_NR_EXIT_REASONS; r++)
+		c->exits += d->exits[r];
+	c->hypercalls = d->hypercalls;
+	c->io_exits = d->io_exits;
+	c->wakes = d->wakes;
+	c->events_sent = d->events_sent;
+	c->events_received = d->events_received;
 }
 
 void domain_fill_info(const struct domain *d, struct sliver_dom_info *in)

@@ -133,15 +133,83 @@ static int64_t hc_dom_list(struct hc_args *c)
 	return n;
 }
 
+static struct domain *target(struct hc_args *c)
+{
+	return c->a[0] < SLIVER_MAX_DOMS ? domain_get((unsigned)c->a[0]) : NULL;
+}
+
 static int64_t hc_dom_destroy(struct hc_args *c)
 {
-	struct domain *t = c->a[0] < SLIVER_MAX_DOMS ? domain_get((unsigned)c->a[0]) : NULL;
+	struct domain *t = target(c);
 	if (!t)
 		return -SLIVER_ESRCH;
 	domain_crash(t, NULL, "destroyed by d%u", c->d->id);
 	if (t == c->d)
 		c->act = ACT_DEAD;
 	return 0;
+}
+
+static int64_t hc_dom_counters(struct hc_args *c)
+{
+	struct domain *t = target(c);
+	if (!t)
+		return -SLIVER_ESRCH;
+	struct sliver_dom_counters k;
+	uint64_t len = c->a[2] < sizeof k ? c->a[2] : sizeof k;
+	void *buf = guest_buf(c->d, c->a[1], len);
+	if (!buf)
+		return -SLIVER_EFAULT;
+	domain_fill_counters(t, &k);
+	memcpy(buf, &k, len);
+	return (int64_t)len;
+}
+
+static int64_t hc_sched_set(struct hc_args *c)
+{
+	struct domain *t = target(c);
+	if (!t)
+		return -SLIVER_ESRCH;
+	if (c->a[1] > SCHED_MAX_WEIGHT || c->a[2] > 100u * SLIVER_MAX_VCPUS)
+		return -SLIVER_EINVAL;
+	spin_lock(&vmm_lock);
+	int rc = sched_set_params(&vmm_sched, &t->sd, (uint32_t)c->a[1], (uint32_t)c->a[2],
+				  now_ns());
+	spin_unlock(&vmm_lock);
+	return rc < 0 ? -SLIVER_EINVAL : 0;
+}
+
+/* One scheduler setting as on the boot command line ("credit.tslice_us=500"). */
+static int64_t hc_sched_global(struct hc_args *c)
+{
+	char word[128];
+	uint64_t len = c->a[1];
+	if (len == 0 || len >= sizeof word)
+		return -SLIVER_EINVAL;
+	const char *src = guest_buf(c->d, c->a[0], len);
+	if (!src)
+		return -SLIVER_EFAULT;
+	memcpy(word, src, len);
+	word[len] = 0;
+	spin_lock(&vmm_lock);
+	int rc = sched_config_word(&vmm_sched, word, strnlen(word, len), now_ns());
+	spin_unlock(&vmm_lock);
+	return rc == 0 ? 0 : -SLIVER_EINVAL;
+}
+
+static int64_t hc_dom_pause(struct hc_args *c)
+{
+	struct domain *t = target(c);
+	if (!t)
+		return -SLIVER_ESRCH;
+	if (t == c->d)
+		return -SLIVER_EINVAL; /* the service domain would never be unpaused */
+	return domain_pause(t);
+}
+
+static int64_t hc_dom_unpause(struct hc_args *c)
+{
+	struct domain *t = target(c);
+	return t ? domain_unpause(t) : -SLIVER_ESRCH;
 }
 
 static int64_t hc_nosys(struct hc_args *c)
@@ -162,11 +230,11 @@ static const hc_fn table[HC_NR] = {
 	[HC_SHUTDOWN] = hc_shutdown,
 	[HC_SELF_INFO] = hc_self_info,
 	[HC_DOM_LIST] = hc_dom_list,
-	[HC_DOM_COUNTERS] = hc_nosys,
-	[HC_SCHED_SET] = hc_nosys,
-	[HC_SCHED_GLOBAL] = hc_nosys,
-	[HC_DOM_PAUSE] = hc_nosys,
-	[HC_DOM_UNPAUSE] = hc_nosys,
+	[HC_DOM_COUNTERS] = hc_dom_counters,
+	[HC_SCHED_SET] = hc_sched_set,
+	[HC_SCHED_GLOBAL] = hc_sched_global,
+	[HC_DOM_PAUSE] = hc_dom_pause,
+	[HC_DOM_UNPAUSE] = hc_dom_unpause,
 	[HC_DOM_DESTROY] = hc_dom_destroy,
 	[HC_PING] = hc_nosys,
 	[HC_CONSOLE_READ] = hc_nosys,

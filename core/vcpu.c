@@ -79,7 +79,9 @@ static void irq_raise(struct vcpu *v, uint8_t vector, unsigned flags)
 	unsigned self = this_cpu()->id;
 	spin_lock(&vmm_lock);
 	if (!v->gone) {
-		if (v->blocked) {
+		if (v->blocked && v->paused) {
+			v->blocked = false; /* runnable again once its domain is unpaused */
+		} else if (v->blocked) {
 			uint64_t now = now_ns();
 			v->blocked = false;
 			v->wake_ns = now;

@@ -216,6 +216,8 @@ static enum exit_action run_vcpu(struct vmm_cpu *pc, struct vcpu *v)
 	while (!__atomic_load_n(&pc->need_resched, __ATOMIC_ACQUIRE)) {
 		if (d->dying)
 			return ACT_DEAD;
+		if (__atomic_load_n(&v->paused, __ATOMIC_ACQUIRE))
+			return ACT_PAUSE;
 		int vec = vcpu_highest_irq(v);
 		uint64_t dl = timer_next_deadline();
 		if (pc->run_until < dl)
@@ -250,6 +252,8 @@ static void after_run(struct vcpu *v, enum exit_action act)
 		sched_yield(&vmm_sched, &v->sv, now);
 	} else if (act == ACT_DEAD && !v->gone && !v->blocked) {
 		v->blocked = true;
+		mask = sched_sleep(&vmm_sched, &v->sv, now);
+	} else if (act == ACT_PAUSE && v->paused && v->sv.state != SCHED_VS_BLOCKED) {
 		mask = sched_sleep(&vmm_sched, &v->sv, now);
 	}
 	spin_unlock(&vmm_lock);

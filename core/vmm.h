@@ -38,6 +38,7 @@ struct vcpu {
 	bool blocked;             /* in HLT/HC_BLOCK: under vmm_lock */
 	int running_on;           /* pCPU running it, -1: none (under vmm_lock) */
 	bool gone;                /* removed from the scheduler: its domain is ending */
+	bool paused;              /* its domain is paused: kept out of the scheduler (vmm_lock) */
 	uint64_t wake_ns;         /* when it was last woken (wake-to-run latency) */
 	uint64_t guest_tsc;       /* TSC ticks spent in the guest (between entry and exit) */
 	struct hist lat;          /* wake-to-run latency: wake to the next VM entry (ns) */
@@ -82,7 +83,7 @@ struct domain {
 };
 
 /* What the loop does after an exit was handled. */
-enum exit_action { ACT_CONTINUE = 0, ACT_BLOCK, ACT_YIELD, ACT_DEAD };
+enum exit_action { ACT_CONTINUE = 0, ACT_BLOCK, ACT_YIELD, ACT_DEAD, ACT_PAUSE };
 
 struct vmm_cpu {
 	struct vcpu *curr;        /* picked last by this pCPU */
@@ -109,7 +110,13 @@ void domain_crash(struct domain *d, struct vcpu *v, const char *fmt, ...)
 void domain_shutdown(struct domain *d, int code);
 /* On the pCPU that runs v: v leaves the scheduler for good; the last one frees memory. */
 void domain_vcpu_leave(struct vcpu *v);
+/* Pause: every vCPU leaves the scheduler (running ones at their next exit) but keeps its
+ * state; events still mark interrupts pending. Unpause puts back the ones that were not
+ * blocked in the guest. 0 or -SLIVER_E*. */
+int domain_pause(struct domain *d);
+int domain_unpause(struct domain *d);
 void domain_fill_info(const struct domain *d, struct sliver_dom_info *in);
+void domain_fill_counters(const struct domain *d, struct sliver_dom_counters *c);
 void domain_print_stats(const struct domain *d);
 
 /* vcpu.c */
