@@ -31,21 +31,23 @@ static const char *find(const char *cmdline, const char *key, size_t *vlen, bool
 		klen++;
 	*found = false;
 	for (const char *w = cmdline; (w = cmdline_next(w, &wlen)); w += wlen) {
-		if (wlen < klen)
+		/* GRUB hands `key="a b"` over as `"key=a b"`: look past a leading quote. */
+		size_t q = w[0] == '"';
+		if (wlen < klen + q)
 			continue;
 		size_t i = 0;
-		while (i < klen && w[i] == key[i])
+		while (i < klen && w[q + i] == key[i])
 			i++;
 		if (i < klen)
 			continue;
-		if (wlen == klen) {
+		if (wlen == klen + q || (q && wlen == klen + 2 && w[wlen - 1] == '"')) {
 			*found = true;
 			val = w + wlen;
 			*vlen = 0;
-		} else if (w[klen] == '=') {
+		} else if (w[q + klen] == '=') {
 			*found = true;
-			val = w + klen + 1;
-			*vlen = wlen - klen - 1;
+			val = w + q + klen + 1;
+			*vlen = wlen - q - klen - 1;
 		}
 	}
 	return val;

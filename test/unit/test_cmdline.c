@@ -24,6 +24,12 @@ static void test_get(void **state)
 	assert_false(cmdline_get(line, "nam", b, sizeof(b)));
 	assert_false(cmdline_get(line, "missing", b, sizeof(b)));
 	assert_false(cmdline_get(line, "autorun", b, 5)); /* does not fit */
+	/* GRUB moves the quote to the start of the word: `"key=a b"`. */
+	const char *grub = "name=service \"autorun=pause 2; list\" x=1";
+	assert_true(cmdline_get(grub, "autorun", b, sizeof(b)));
+	assert_string_equal(b, "pause 2; list");
+	assert_true(cmdline_get(grub, "x", b, sizeof(b)));
+	assert_string_equal(b, "1");
 }
 
 static void test_numbers(void **state)
