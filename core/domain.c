@@ -418,6 +418,15 @@ void domain_fill_counters(const struct domain *d, struct sliver_dom_counters *c)
 	c->events_received = d->events_received;
 }
 
+void domain_destroy(struct domain *d, unsigned by)
+{
+	if (d->dying)
+		return;
+	dcon_flush(d);
+	printk("sliver: d%u destroyed by d%u\n", d->id, by);
+	domain_end(d, SLIVER_DOM_SHUTDOWN);
+}
+
 void domain_fill_info(const struct domain *d, struct sliver_dom_info *in)
 {
 	memset(in, 0, sizeof *in);

@@ -143,7 +143,7 @@ static int64_t hc_dom_destroy(struct hc_args *c)
 	struct domain *t = target(c);
 	if (!t)
 		return -SLIVER_ESRCH;
-	domain_crash(t, NULL, "destroyed by d%u", c->d->id);
+	domain_destroy(t, c->d->id);
 	if (t == c->d)
 		c->act = ACT_DEAD;
 	return 0;

@@ -108,6 +108,7 @@ struct domain *domain_get(unsigned id);  /* NULL when absent or ended */
 void domain_crash(struct domain *d, struct vcpu *v, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void domain_shutdown(struct domain *d, int code);
+void domain_destroy(struct domain *d, unsigned by);
 /* On the pCPU that runs v: v leaves the scheduler for good; the last one frees memory. */
 void domain_vcpu_leave(struct vcpu *v);
 /* Pause: every vCPU leaves the scheduler (running ones at their next exit) but keeps its

@@ -72,11 +72,23 @@ e2e-vmx-nmi: $(BUILD)/vmx-nmi-bios.iso
 	    --expect '^\(d2\) spin iters=[0-9]+ rate=[0-9]{6,}/s' \
 	    $(VMX_BOCHS2) $<
 
+# Privileged calls from the service shell (autorun): pause, weight, unpause, destroy; the
+# destroyed domain's memory is scrubbed, the other spinner keeps running.
+e2e-vmx-service: $(BUILD)/vmx-service-bios.iso
+	tools/e2e.sh $@ $(VMX_END) --reject 'crashed|refused' \
+	    --expect '^\(d1\) pause d2' --expect '^\(d1\) sched d3 weight=512' \
+	    --expect '^\(d1\) unpause d2' --expect '^sliver: d3 destroyed by d1$$' \
+	    --expect '^sliver: d3 memory scrubbed and freed' \
+	    --expect '^stat d2 name=spin2 state=running guest_ms=[1-9][0-9]{2,}' \
+	    $(VMX_BOCHS2) $<
+
 # QEMU TCG has no VMX: one clear line and exit status 3, never a fault.
 e2e-vmx-novmx-qemu: $(BUILD)/vmx-one.iso
 	tools/e2e.sh $@ --status 3 --reject 'PANIC' \
 	    --expect '^sliver: VMX not available on this CPU: use Bochs, or QEMU with -enable-kvm -cpu host,\+vmx on an Intel host$$' \
 	    -- --emu qemu --icount --cpus 2 --timeout 60 $<
 
-TEST_TARGETS += e2e-vmx-mix e2e-vmx-duty-1cpu e2e-vmx-nmi e2e-vmx-hostile e2e-vmx-novmx-qemu
-.PHONY: e2e-vmx-mix e2e-vmx-duty-1cpu e2e-vmx-nmi e2e-vmx-hostile e2e-vmx-novmx-qemu
+TEST_TARGETS += e2e-vmx-mix e2e-vmx-duty-1cpu e2e-vmx-nmi e2e-vmx-hostile e2e-vmx-service \
+	e2e-vmx-novmx-qemu
+.PHONY: e2e-vmx-mix e2e-vmx-duty-1cpu e2e-vmx-nmi e2e-vmx-hostile e2e-vmx-service \
+	e2e-vmx-novmx-qemu
