@@ -16,7 +16,7 @@
 #include "sliver/errno.h"
 
 #define DEFAULT_MEM_MIB 4
-#define MAX_MEM_MIB 2048
+#define MAX_MEM_MIB	2048
 
 struct domain *domains[SLIVER_MAX_DOMS];
 
@@ -165,8 +165,8 @@ struct domain *domain_create(unsigned id, const struct boot_module *m)
 	uint64_t mem = DEFAULT_MEM_MIB, vcpus = 1, weight = SCHED_DEFAULT_WEIGHT, cap = 0;
 	sched_cpumask_t pin = 0;
 	const char *bad = NULL;
-	if (cmdline_has(m->cmdline, "mem") && (!cmdline_get_u64(m->cmdline, "mem", &mem) ||
-					       mem == 0 || mem > MAX_MEM_MIB))
+	if (cmdline_has(m->cmdline, "mem") &&
+	    (!cmdline_get_u64(m->cmdline, "mem", &mem) || mem == 0 || mem > MAX_MEM_MIB))
 		bad = "mem= must be 1..2048 (MiB)";
 	else if (cmdline_has(m->cmdline, "vcpus") &&
 		 (!cmdline_get_u64(m->cmdline, "vcpus", &vcpus) || vcpus == 0 ||
@@ -247,8 +247,8 @@ struct domain *domain_create(unsigned id, const struct boot_module *m)
 	d->vcpus_left = d->nr_vcpus;
 	d->state = SLIVER_DOM_RUNNING;
 	domains[id] = d;
-	printk("sliver: d%u %s: %s ELF entry=0x%lx mem=%lu MiB vcpus=%u weight=%u cap=%u%s\n",
-	       id, d->name, info.is64 ? "64-bit" : "32-bit", info.entry, (unsigned long)mem,
+	printk("sliver: d%u %s: %s ELF entry=0x%lx mem=%lu MiB vcpus=%u weight=%u cap=%u%s\n", id,
+	       d->name, info.is64 ? "64-bit" : "32-bit", info.entry, (unsigned long)mem,
 	       d->nr_vcpus, d->sd.weight, d->sd.cap,
 	       d->role == SLIVER_ROLE_SERVICE ? " role=service" : "");
 	return d;
@@ -444,8 +444,7 @@ void domain_fill_info(const struct domain *d, struct sliver_dom_info *in)
 
 void domain_print_stats(const struct domain *d)
 {
-	static const char *const states[] = { "running", "blocked", "paused", "crashed",
-					      "shutdown" };
+	static const char *const states[] = {"running", "blocked", "paused", "crashed", "shutdown"};
 	uint64_t total = 0, run_ns = 0, guest_tsc = 0;
 	for (unsigned i = 0; i < d->nr_vcpus; i++) {
 		run_ns += d->vcpu[i] ? d->vcpu[i]->sv.c.run_ns : 0;
@@ -453,12 +452,12 @@ void domain_print_stats(const struct domain *d)
 	}
 	for (unsigned r = 0; r < HV_NR_EXIT_REASONS; r++)
 		total += d->exits[r];
-	printk("stat d%u name=%s state=%s guest_ms=%lu sched_ms=%lu exits=%lu hypercalls=%lu io=%lu "
+	printk("stat d%u name=%s state=%s guest_ms=%lu sched_ms=%lu exits=%lu hypercalls=%lu "
+	       "io=%lu "
 	       "io_other=%lu events=%lu wakes=%lu\n",
 	       d->id, d->name, d->state < 5 ? states[d->state] : "?",
-	       (unsigned long)(tsc_to_ns(guest_tsc) / 1000000),
-	       (unsigned long)(run_ns / 1000000), (unsigned long)total,
-	       (unsigned long)d->hypercalls, (unsigned long)d->io_exits,
+	       (unsigned long)(tsc_to_ns(guest_tsc) / 1000000), (unsigned long)(run_ns / 1000000),
+	       (unsigned long)total, (unsigned long)d->hypercalls, (unsigned long)d->io_exits,
 	       (unsigned long)d->io_other, (unsigned long)d->events_received,
 	       (unsigned long)d->wakes);
 	char line[400];

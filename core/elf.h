@@ -3,15 +3,15 @@
 #define CORE_ELF_H
 #include <stdint.h>
 
-#define ELF_MAGIC     0x464c457fu   /* "\x7fELF" little-endian */
-#define ELFCLASS32    1
-#define ELFCLASS64    2
-#define ELFDATA2LSB   1
-#define ET_EXEC       2
-#define EM_386        3
-#define EM_X86_64     62
-#define PT_LOAD       1
-#define PF_X          1
+#define ELF_MAGIC   0x464c457fu /* "\x7fELF" little-endian */
+#define ELFCLASS32  1
+#define ELFCLASS64  2
+#define ELFDATA2LSB 1
+#define ET_EXEC	    2
+#define EM_386	    3
+#define EM_X86_64   62
+#define PT_LOAD	    1
+#define PF_X	    1
 
 struct elf32_ehdr {
 	uint8_t ident[16];

@@ -14,9 +14,9 @@ enum exit_action exit_cpuid(struct vcpu *v, struct hv_exit *e)
 {
 	struct hv_vcpu *h = v->hv;
 	uint32_t leaf = (uint32_t)hv_gpr_get(h, HV_RAX), sub = (uint32_t)hv_gpr_get(h, HV_RCX);
-	struct cpuid_regs r = { 0, 0, 0, 0 };
+	struct cpuid_regs r = {0, 0, 0, 0};
 	if (leaf == 0x40000000u) {
-		r = (struct cpuid_regs){ 0x40000000u, SIG_B, SIG_C, SIG_D };
+		r = (struct cpuid_regs){0x40000000u, SIG_B, SIG_C, SIG_D};
 	} else if (leaf > 0x40000000u && leaf < 0x80000000u) {
 		/* nothing */
 	} else {
@@ -28,15 +28,18 @@ enum exit_action exit_cpuid(struct vcpu *v, struct hv_exit *e)
 			r.ecx |= 1u << 31;
 			r.ebx = (r.ebx & 0x0000ffffu) | (1u << 16) | (v->id << 24);
 			break;
-		case 5: case 6: case 0xa: case 0xd:
-			r = (struct cpuid_regs){ 0, 0, 0, 0 };
+		case 5:
+		case 6:
+		case 0xa:
+		case 0xd:
+			r = (struct cpuid_regs){0, 0, 0, 0};
 			break;
 		case 7:
 			/* FSGSBASE, BMI1, SMEP, BMI2, ERMS, ADX, SMAP, CLFLUSHOPT only. */
 			if (sub == 0)
-				r = (struct cpuid_regs){ 0, r.ebx & 0x00980389u, 0, 0 };
+				r = (struct cpuid_regs){0, r.ebx & 0x00980389u, 0, 0};
 			else
-				r = (struct cpuid_regs){ 0, 0, 0, 0 };
+				r = (struct cpuid_regs){0, 0, 0, 0};
 			break;
 		}
 	}
@@ -51,14 +54,22 @@ enum exit_action exit_cpuid(struct vcpu *v, struct hv_exit *e)
 static uint64_t *shadow(struct vcpu *v, uint32_t msr)
 {
 	switch (msr) {
-	case MSR_STAR: return &v->msr_star;
-	case MSR_LSTAR: return &v->msr_lstar;
-	case MSR_CSTAR: return &v->msr_cstar;
-	case MSR_SFMASK: return &v->msr_sfmask;
-	case MSR_KERNEL_GS_BASE: return &v->msr_kgs;
-	case MSR_IA32_PAT: return &v->msr_pat;
-	case MSR_IA32_MTRR_DEF_TYPE: return &v->msr_mtrr_def;
-	default: return 0;
+	case MSR_STAR:
+		return &v->msr_star;
+	case MSR_LSTAR:
+		return &v->msr_lstar;
+	case MSR_CSTAR:
+		return &v->msr_cstar;
+	case MSR_SFMASK:
+		return &v->msr_sfmask;
+	case MSR_KERNEL_GS_BASE:
+		return &v->msr_kgs;
+	case MSR_IA32_PAT:
+		return &v->msr_pat;
+	case MSR_IA32_MTRR_DEF_TYPE:
+		return &v->msr_mtrr_def;
+	default:
+		return 0;
 	}
 }
 

@@ -5,7 +5,8 @@
 
 enum exit_action exit_ept(struct vcpu *v, struct hv_exit *e)
 {
-	domain_crash(v->dom, v, "EPT violation: %s%s%s at guest-physical 0x%lx%s (memory is "
+	domain_crash(v->dom, v,
+		     "EPT violation: %s%s%s at guest-physical 0x%lx%s (memory is "
 		     "[0, 0x%lx))",
 		     e->ept.read ? "read" : "", e->ept.write ? "write" : "",
 		     e->ept.fetch ? "fetch" : "", e->ept.gpa,

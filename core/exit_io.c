@@ -5,21 +5,29 @@
  * are counted. String I/O is not emulated: the domain is crashed with that reason. */
 #include "core/vmm.h"
 
-#define COM1 0x3f8
+#define COM1	 0x3f8
 #define LCR_DLAB 0x80
 
 static uint32_t com1_in(struct domain *d, unsigned reg)
 {
 	struct dcon *c = &d->con;
 	switch (reg) {
-	case 0: return (c->uart_lcr & LCR_DLAB) ? c->uart_dll : 0;  /* RBR: no input */
-	case 1: return (c->uart_lcr & LCR_DLAB) ? c->uart_dlm : c->uart_ier;
-	case 2: return 0x01;                                         /* IIR: none pending */
-	case 3: return c->uart_lcr;
-	case 4: return c->uart_mcr;
-	case 5: return 0x60;                                         /* LSR: THRE | TEMT */
-	case 6: return 0xb0;                                         /* MSR: DCD DSR CTS */
-	default: return c->uart_scr;
+	case 0:
+		return (c->uart_lcr & LCR_DLAB) ? c->uart_dll : 0; /* RBR: no input */
+	case 1:
+		return (c->uart_lcr & LCR_DLAB) ? c->uart_dlm : c->uart_ier;
+	case 2:
+		return 0x01; /* IIR: none pending */
+	case 3:
+		return c->uart_lcr;
+	case 4:
+		return c->uart_mcr;
+	case 5:
+		return 0x60; /* LSR: THRE | TEMT */
+	case 6:
+		return 0xb0; /* MSR: DCD DSR CTS */
+	default:
+		return c->uart_scr;
 	}
 }
 
@@ -39,10 +47,17 @@ static void com1_out(struct domain *d, unsigned reg, uint8_t val)
 		else
 			c->uart_ier = val & 0x0f;
 		break;
-	case 3: c->uart_lcr = val; break;
-	case 4: c->uart_mcr = val; break;
-	case 7: c->uart_scr = val; break;
-	default: break;
+	case 3:
+		c->uart_lcr = val;
+		break;
+	case 4:
+		c->uart_mcr = val;
+		break;
+	case 7:
+		c->uart_scr = val;
+		break;
+	default:
+		break;
 	}
 }
 

@@ -243,11 +243,11 @@ static const hc_fn table[HC_NR] = {
 enum exit_action hypercall(struct vcpu *v, struct hv_exit *e)
 {
 	struct hv_vcpu *h = v->hv;
-	struct hc_args c = { .v = v, .d = v->dom, .act = ACT_CONTINUE };
+	struct hc_args c = {.v = v, .d = v->dom, .act = ACT_CONTINUE};
 	bool lm = hv_guest_long_mode(h);
 	uint64_t nr = hv_gpr_get(h, HV_RAX);
-	static const unsigned regs64[5] = { HV_RDI, HV_RSI, HV_RDX, HV_R10, HV_R8 };
-	static const unsigned regs32[5] = { HV_RDI, HV_RSI, HV_RDX, HV_RCX, HV_RBX };
+	static const unsigned regs64[5] = {HV_RDI, HV_RSI, HV_RDX, HV_R10, HV_R8};
+	static const unsigned regs32[5] = {HV_RDI, HV_RSI, HV_RDX, HV_RCX, HV_RBX};
 	for (unsigned i = 0; i < 5; i++) {
 		uint64_t r = hv_gpr_get(h, lm ? regs64[i] : regs32[i]);
 		c.a[i] = lm ? r : (uint32_t)r;

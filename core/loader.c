@@ -16,16 +16,20 @@ static int get_seg(const void *img, int is64, uint64_t phoff, unsigned i, struct
 	if (is64) {
 		struct elf64_phdr ph;
 		memcpy(&ph, p + phoff + (uint64_t)i * sizeof ph, sizeof ph);
-		*s = (struct seg){ ph.type, ph.flags, ph.offset, ph.paddr, ph.filesz, ph.memsz };
+		*s = (struct seg){ph.type, ph.flags, ph.offset, ph.paddr, ph.filesz, ph.memsz};
 	} else {
 		struct elf32_phdr ph;
 		memcpy(&ph, p + phoff + (uint64_t)i * sizeof ph, sizeof ph);
-		*s = (struct seg){ ph.type, ph.flags, ph.offset, ph.paddr, ph.filesz, ph.memsz };
+		*s = (struct seg){ph.type, ph.flags, ph.offset, ph.paddr, ph.filesz, ph.memsz};
 	}
 	return 0;
 }
 
-#define FAIL(...) do { fmt_snprintf(why, whylen, __VA_ARGS__); return why; } while (0)
+#define FAIL(...)                                                                                  \
+	do {                                                                                       \
+		fmt_snprintf(why, whylen, __VA_ARGS__);                                            \
+		return why;                                                                        \
+	} while (0)
 
 const char *elf_check(const void *img, size_t len, uint64_t min_gpa, uint64_t mem_size,
 		      struct elf_image_info *info, char *why, size_t whylen)
@@ -75,7 +79,7 @@ const char *elf_check(const void *img, size_t len, uint64_t min_gpa, uint64_t me
 	if (phoff > len || (uint64_t)phnum * phentsize > len - phoff)
 		FAIL("program headers outside the file");
 
-	struct elf_image_info in = { .entry = entry, .lo = UINT64_MAX, .hi = 0, .is64 = is64 };
+	struct elf_image_info in = {.entry = entry, .lo = UINT64_MAX, .hi = 0, .is64 = is64};
 	int entry_ok = 0;
 	for (unsigned i = 0; i < phnum; i++) {
 		struct seg s;
@@ -102,7 +106,8 @@ const char *elf_check(const void *img, size_t len, uint64_t min_gpa, uint64_t me
 	if (in.nr_load == 0)
 		FAIL("no loadable segment");
 	if (!entry_ok)
-		FAIL("entry point 0x%llx is not inside a loaded segment", (unsigned long long)entry);
+		FAIL("entry point 0x%llx is not inside a loaded segment",
+		     (unsigned long long)entry);
 	if (!is64 && entry > UINT32_MAX)
 		FAIL("entry point above 4 GiB");
 	if (info)
@@ -110,8 +115,8 @@ const char *elf_check(const void *img, size_t len, uint64_t min_gpa, uint64_t me
 	return NULL;
 }
 
-const char *elf_load(const void *img, size_t len, void *mem, uint64_t min_gpa,
-		     uint64_t mem_size, struct elf_image_info *info, char *why, size_t whylen)
+const char *elf_load(const void *img, size_t len, void *mem, uint64_t min_gpa, uint64_t mem_size,
+		     struct elf_image_info *info, char *why, size_t whylen)
 {
 	struct elf_image_info in;
 	const char *err = elf_check(img, len, min_gpa, mem_size, &in, why, whylen);

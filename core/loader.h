@@ -7,9 +7,9 @@
 
 struct elf_image_info {
 	uint64_t entry;
-	uint64_t lo, hi;    /* guest-physical range covered by PT_LOAD segments [lo, hi) */
-	int is64;           /* ELFCLASS64 */
-	unsigned nr_load;   /* PT_LOAD segments */
+	uint64_t lo, hi;  /* guest-physical range covered by PT_LOAD segments [lo, hi) */
+	int is64;	  /* ELFCLASS64 */
+	unsigned nr_load; /* PT_LOAD segments */
 };
 
 /* Checks the image and that every PT_LOAD segment fits in [min_gpa, mem_size); fills
@@ -20,7 +20,7 @@ const char *elf_check(const void *img, size_t len, uint64_t min_gpa, uint64_t me
 
 /* elf_check, then copies each segment into mem (host pointer to guest-physical 0) and
  * zeroes its bss. mem must be mem_size bytes. Same return convention. */
-const char *elf_load(const void *img, size_t len, void *mem, uint64_t min_gpa,
-		     uint64_t mem_size, struct elf_image_info *info, char *why, size_t whylen);
+const char *elf_load(const void *img, size_t len, void *mem, uint64_t min_gpa, uint64_t mem_size,
+		     struct elf_image_info *info, char *why, size_t whylen);
 
 #endif

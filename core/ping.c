@@ -17,11 +17,11 @@ static struct {
 	bool on;
 	unsigned dom;
 	uint64_t interval_ns, count, sent, lost;
-	volatile uint64_t posted_ns;    /* 0: no ping outstanding */
+	volatile uint64_t posted_ns; /* 0: no ping outstanding */
 	struct timer t;
 	spinlock_t lock;
 	unsigned n;
-	uint64_t samples[MAX_SAMPLES];  /* round trips in ns */
+	uint64_t samples[MAX_SAMPLES]; /* round trips in ns */
 	uint64_t min, max, sum;
 	unsigned __int128 sumsq;
 } ping;

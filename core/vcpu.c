@@ -144,10 +144,10 @@ void vcpu_dump(struct vcpu *v)
 	unsigned d = v->dom->id, i = v->id;
 	printk("sliver: d%uv%u rip=%016lx rsp=%016lx rflags=%08lx cs=%04x/%x ss=%04x\n", d, i,
 	       s.rip, s.gpr[HV_RSP], s.rflags, s.cs, s.cs_ar, s.ss);
-	printk("sliver: d%uv%u rax=%016lx rbx=%016lx rcx=%016lx rdx=%016lx\n", d, i,
-	       s.gpr[HV_RAX], s.gpr[HV_RBX], s.gpr[HV_RCX], s.gpr[HV_RDX]);
-	printk("sliver: d%uv%u rsi=%016lx rdi=%016lx rbp=%016lx r8=%016lx\n", d, i,
-	       s.gpr[HV_RSI], s.gpr[HV_RDI], s.gpr[HV_RBP], s.gpr[HV_R8]);
+	printk("sliver: d%uv%u rax=%016lx rbx=%016lx rcx=%016lx rdx=%016lx\n", d, i, s.gpr[HV_RAX],
+	       s.gpr[HV_RBX], s.gpr[HV_RCX], s.gpr[HV_RDX]);
+	printk("sliver: d%uv%u rsi=%016lx rdi=%016lx rbp=%016lx r8=%016lx\n", d, i, s.gpr[HV_RSI],
+	       s.gpr[HV_RDI], s.gpr[HV_RBP], s.gpr[HV_R8]);
 	printk("sliver: d%uv%u cr0=%08lx (guest %08lx) cr3=%08lx cr4=%08lx (guest %08lx) "
 	       "efer=%lx intr=%x act=%x idtvec=%lx\n",
 	       d, i, s.cr0, s.cr0_shadow, s.cr3, s.cr4, s.cr4_shadow, s.efer, s.intr_state,

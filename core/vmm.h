@@ -16,8 +16,8 @@
 #include "sliver/dominfo.h"
 #include "sliver/event.h"
 
-#define DCON_LINE 200
-#define VMM_FAR_NS (1ull << 50)   /* ~13 days: deadlines beyond are "never" */
+#define DCON_LINE  200
+#define VMM_FAR_NS (1ull << 50) /* ~13 days: deadlines beyond are "never" */
 
 struct domain;
 
@@ -34,27 +34,27 @@ struct vcpu {
 	unsigned id;
 	struct hv_vcpu *hv;
 	struct sched_vcpu sv;
-	uint64_t irr[4];          /* pending virtual interrupt vectors (atomic bit ops) */
-	bool blocked;             /* in HLT/HC_BLOCK: under vmm_lock */
-	int running_on;           /* pCPU running it, -1: none (under vmm_lock) */
-	bool gone;                /* removed from the scheduler: its domain is ending */
-	bool paused;              /* its domain is paused: kept out of the scheduler (vmm_lock) */
-	uint64_t wake_ns;         /* when it was last woken (wake-to-run latency) */
-	uint64_t guest_tsc;       /* TSC ticks spent in the guest (between entry and exit) */
-	struct hist lat;          /* wake-to-run latency: wake to the next VM entry (ns) */
-	uint64_t timer_gen;       /* generation of the live vtimer */
+	uint64_t irr[4];    /* pending virtual interrupt vectors (atomic bit ops) */
+	bool blocked;	    /* in HLT/HC_BLOCK: under vmm_lock */
+	int running_on;	    /* pCPU running it, -1: none (under vmm_lock) */
+	bool gone;	    /* removed from the scheduler: its domain is ending */
+	bool paused;	    /* its domain is paused: kept out of the scheduler (vmm_lock) */
+	uint64_t wake_ns;   /* when it was last woken (wake-to-run latency) */
+	uint64_t guest_tsc; /* TSC ticks spent in the guest (between entry and exit) */
+	struct hist lat;    /* wake-to-run latency: wake to the next VM entry (ns) */
+	uint64_t timer_gen; /* generation of the live vtimer */
 	uint64_t msr_star, msr_lstar, msr_cstar, msr_sfmask, msr_kgs, msr_pat, msr_mtrr_def;
-	struct vtimer vt[];       /* cpu_count() entries */
+	struct vtimer vt[]; /* cpu_count() entries */
 };
 
 struct evport {
-	uint8_t vector;           /* 0 = not bound */
+	uint8_t vector; /* 0 = not bound */
 	uint8_t vcpu;
-	uint32_t pending;         /* atomic */
+	uint32_t pending; /* atomic */
 	uint32_t sender;
 };
 
-struct dcon {                     /* the domain's console line buffer */
+struct dcon { /* the domain's console line buffer */
 	spinlock_t lock;
 	unsigned len;
 	char line[DCON_LINE];
@@ -65,10 +65,10 @@ struct domain {
 	unsigned id;
 	char name[32];
 	char cmdline[SLIVER_CMDLINE_MAX];
-	uint32_t role;            /* SLIVER_ROLE_* */
-	volatile uint32_t state;  /* enum sliver_dom_state */
-	volatile bool dying;      /* crash/shutdown in progress: vCPUs leave at their next exit */
-	uint32_t vcpus_left;      /* vCPUs not yet removed (atomic) */
+	uint32_t role;		 /* SLIVER_ROLE_* */
+	volatile uint32_t state; /* enum sliver_dom_state */
+	volatile bool dying;	 /* crash/shutdown in progress: vCPUs leave at their next exit */
+	uint32_t vcpus_left;	 /* vCPUs not yet removed (atomic) */
 	uint64_t mem_hpa, mem_bytes;
 	struct hv_space *space;
 	struct sched_dom sd;
@@ -86,14 +86,14 @@ struct domain {
 enum exit_action { ACT_CONTINUE = 0, ACT_BLOCK, ACT_YIELD, ACT_DEAD, ACT_PAUSE };
 
 struct vmm_cpu {
-	struct vcpu *curr;        /* picked last by this pCPU */
+	struct vcpu *curr; /* picked last by this pCPU */
 	uint64_t run_until;
 	volatile uint32_t need_resched;
 	struct timer slice;
 };
 
 extern struct sched vmm_sched;
-extern spinlock_t vmm_lock;       /* serializes sched/ calls and vCPU block/wake state */
+extern spinlock_t vmm_lock; /* serializes sched/ calls and vCPU block/wake state */
 extern struct domain *domains[SLIVER_MAX_DOMS];
 
 static inline struct vmm_cpu *vmm_this(void)
@@ -104,7 +104,7 @@ static inline struct vmm_cpu *vmm_this(void)
 /* domain.c */
 struct domain *domain_create(unsigned id, const struct boot_module *m);
 void domain_start(struct domain *d);
-struct domain *domain_get(unsigned id);  /* NULL when absent or ended */
+struct domain *domain_get(unsigned id); /* NULL when absent or ended */
 void domain_crash(struct domain *d, struct vcpu *v, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void domain_shutdown(struct domain *d, int code);

@@ -10,8 +10,8 @@
 #include "sliver/dominfo.h"
 
 static unsigned n_ok, n_bad;
-static volatile int fault_vec = -1;   /* vector of the last caught fault, -1 = none */
-static volatile uint32_t fault_skip;  /* bytes to skip over the faulting instruction */
+static volatile int fault_vec = -1;  /* vector of the last caught fault, -1 = none */
+static volatile uint32_t fault_skip; /* bytes to skip over the faulting instruction */
 
 static void catch_fault(struct rt_frame *f)
 {
@@ -50,8 +50,8 @@ static void try_hypercalls(const struct sliver_boot_info *bi)
 		   SLIVER_EFAULT);
 	expect_err("console_write wrapping ptr+len", hc3(HC_CONSOLE_WRITE, 0xfffffff0u, 0x20, 0),
 		   SLIVER_EFAULT);
-	expect_err("console_write huge len", hc3(HC_CONSOLE_WRITE, (uint32_t)(uintptr_t)msg,
-						 0x7fffffff, 0), SLIVER_E2BIG);
+	expect_err("console_write huge len",
+		   hc3(HC_CONSOLE_WRITE, (uint32_t)(uintptr_t)msg, 0x7fffffff, 0), SLIVER_E2BIG);
 	expect_err("self_info into APIC page", hc3(HC_SELF_INFO, 0xfee00000u, 64, 0),
 		   SLIVER_EFAULT);
 	expect_err("event_send to domain 31", hc_event_send(31, SLIVER_PORT_USER), SLIVER_ESRCH);
@@ -71,14 +71,18 @@ static void try_hypercalls(const struct sliver_boot_info *bi)
 
 static void try_msrs(void)
 {
-	static const struct { uint32_t msr; bool write; const char *what; } t[] = {
-		{ 0xc0de, false, "rdmsr 0xc0de (unknown)" },
-		{ 0x3a, true, "wrmsr IA32_FEATURE_CONTROL" },
-		{ 0x10, true, "wrmsr IA32_TSC" },
-		{ 0x3b, true, "wrmsr IA32_TSC_ADJUST" },
-		{ 0x1b, true, "wrmsr IA32_APIC_BASE" },
-		{ 0x480, false, "rdmsr IA32_VMX_BASIC" },
-		{ 0x1d9, true, "wrmsr IA32_DEBUGCTL" },
+	static const struct {
+		uint32_t msr;
+		bool write;
+		const char *what;
+	} t[] = {
+		{0xc0de, false, "rdmsr 0xc0de (unknown)"},
+		{0x3a, true, "wrmsr IA32_FEATURE_CONTROL"},
+		{0x10, true, "wrmsr IA32_TSC"},
+		{0x3b, true, "wrmsr IA32_TSC_ADJUST"},
+		{0x1b, true, "wrmsr IA32_APIC_BASE"},
+		{0x480, false, "rdmsr IA32_VMX_BASIC"},
+		{0x1d9, true, "wrmsr IA32_DEBUGCTL"},
 	};
 	for (unsigned i = 0; i < sizeof t / sizeof t[0]; i++) {
 		fault_vec = -1;
@@ -106,7 +110,7 @@ static void outb(uint16_t port, uint8_t v)
 
 static void try_io(void)
 {
-	static const uint16_t ports[] = { 0x60, 0x70, 0x71, 0x1234, 0xcf8, 0x20, 0xa1 };
+	static const uint16_t ports[] = {0x60, 0x70, 0x71, 0x1234, 0xcf8, 0x20, 0xa1};
 	for (unsigned i = 0; i < sizeof ports / sizeof ports[0]; i++) {
 		char what[32], got[16];
 		uint32_t v = inb(ports[i]);
@@ -120,12 +124,12 @@ static void try_io(void)
 	fmt_snprintf(got, sizeof got, "%x", v32);
 	verdict("inl port cfc", got, v32 == 0xffffffffu);
 	/* Writes that would reset or stop the machine if they reached real ports. */
-	outb(0x64, 0xfe);                 /* keyboard-controller reset */
-	outb(0xcf9, 0x06);                /* PCI reset */
-	outb(0xf4, 0x01);                 /* QEMU isa-debug-exit */
+	outb(0x64, 0xfe);  /* keyboard-controller reset */
+	outb(0xcf9, 0x06); /* PCI reset */
+	outb(0xf4, 0x01);  /* QEMU isa-debug-exit */
 	for (const char *s = "Shutdown"; *s; s++)
 		outb(0x8900, (uint8_t)*s); /* Bochs shutdown port */
-	outb(0x70, 0x8f);                 /* CMOS/NMI */
+	outb(0x70, 0x8f);		   /* CMOS/NMI */
 	verdict("outb reset/exit ports 64 cf9 f4 8900 70", "still running", true);
 }
 
@@ -145,7 +149,7 @@ static void try_cpu(void)
 
 	static uint64_t region;
 	fault_vec = -1;
-	fault_skip = 4;                    /* f3 0f c7 30: vmxon (%eax) */
+	fault_skip = 4; /* f3 0f c7 30: vmxon (%eax) */
 	__asm__ volatile(".byte 0xf3, 0x0f, 0xc7, 0x30" : : "a"(&region) : "memory");
 	fault_skip = 0;
 	verdict("vmxon", fault_vec == 6 ? "#UD" : "no #UD", fault_vec == 6);
@@ -153,7 +157,7 @@ static void try_cpu(void)
 	uint32_t cr4;
 	__asm__ volatile("mov %%cr4, %0" : "=r"(cr4));
 	fault_vec = -1;
-	fault_skip = 3;                    /* 0f 22 e0: mov %eax, %cr4 */
+	fault_skip = 3; /* 0f 22 e0: mov %eax, %cr4 */
 	__asm__ volatile(".byte 0x0f, 0x22, 0xe0" : : "a"(cr4 | (1u << 13)) : "memory");
 	fault_skip = 0;
 	__asm__ volatile("mov %%cr4, %0" : "=r"(cr4));
@@ -172,10 +176,13 @@ static void fatal(const char *what, const struct sliver_boot_info *bi)
 		*(volatile uint32_t *)(uintptr_t)0x7ff00000u = 0xdeadbeef;
 		rt_puts("hostile: write outside memory: BAD, still alive");
 	} else if (!strcmp(what, "mmio")) {
-		*(volatile uint32_t *)(uintptr_t)0xfee000b0u = 0;   /* host LAPIC EOI */
+		*(volatile uint32_t *)(uintptr_t)0xfee000b0u = 0; /* host LAPIC EOI */
 		rt_puts("hostile: LAPIC write: BAD, still alive");
 	} else if (!strcmp(what, "triple")) {
-		struct __attribute__((packed)) { uint16_t l; uint32_t b; } none = { 0, 0 };
+		struct __attribute__((packed)) {
+			uint16_t l;
+			uint32_t b;
+		} none = {0, 0};
 		__asm__ volatile("lidt %0; int3" : : "m"(none));
 		rt_puts("hostile: triple fault: BAD, still alive");
 	} else {

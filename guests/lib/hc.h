@@ -32,13 +32,22 @@ static inline int32_t hc_console_write(const void *buf, uint32_t len)
 {
 	return hc3(HC_CONSOLE_WRITE, (uint32_t)(uintptr_t)buf, len, 0);
 }
-static inline int32_t hc_yield(void) { return hc3(HC_YIELD, 0, 0, 0); }
-static inline int32_t hc_block(void) { return hc3(HC_BLOCK, 0, 0, 0); }
+static inline int32_t hc_yield(void)
+{
+	return hc3(HC_YIELD, 0, 0, 0);
+}
+static inline int32_t hc_block(void)
+{
+	return hc3(HC_BLOCK, 0, 0, 0);
+}
 static inline int32_t hc_set_timer(uint64_t ns)
 {
 	return hc3(HC_SET_TIMER, (uint32_t)ns, (uint32_t)(ns >> 32), 0);
 }
-static inline uint64_t hc_clock(void) { return hc_ret64(HC_CLOCK); }
+static inline uint64_t hc_clock(void)
+{
+	return hc_ret64(HC_CLOCK);
+}
 static inline int32_t hc_event_send(uint32_t dom, uint32_t port)
 {
 	return hc3(HC_EVENT_SEND, dom, port, 0);
@@ -47,7 +56,10 @@ static inline int32_t hc_event_bind(uint32_t port, uint32_t vector, uint32_t vcp
 {
 	return hc3(HC_EVENT_BIND, port, vector, vcpu);
 }
-static inline int32_t hc_event_recv(uint32_t port) { return hc3(HC_EVENT_RECV, port, 0, 0); }
+static inline int32_t hc_event_recv(uint32_t port)
+{
+	return hc3(HC_EVENT_RECV, port, 0, 0);
+}
 __attribute__((noreturn)) static inline void hc_shutdown(uint32_t code)
 {
 	for (;;)

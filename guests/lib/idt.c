@@ -13,8 +13,8 @@ static rt_handler handlers[256];
 extern const char rt_isr_table[];
 
 static const char *const exc_names[32] = {
-	"#DE", "#DB", "NMI", "#BP", "#OF", "#BR", "#UD", "#NM", "#DF", "?09", "#TS", "#NP",
-	"#SS", "#GP", "#PF", "?15", "#MF", "#AC", "#MC", "#XM", "#VE", "#CP",
+	"#DE", "#DB", "NMI", "#BP", "#OF", "#BR", "#UD", "#NM", "#DF", "?09", "#TS",
+	"#NP", "#SS", "#GP", "#PF", "?15", "#MF", "#AC", "#MC", "#XM", "#VE", "#CP",
 };
 
 void rt_idt_init(void);
@@ -22,11 +22,12 @@ void rt_idt_init(void)
 {
 	for (int v = 0; v < 256; v++) {
 		uint32_t off = (uint32_t)(uintptr_t)(rt_isr_table + v * 16);
-		idt[v] = (struct idt_gate){ (uint16_t)off, 0x08, 0, 0x8e, (uint16_t)(off >> 16) };
+		idt[v] = (struct idt_gate){(uint16_t)off, 0x08, 0, 0x8e, (uint16_t)(off >> 16)};
 	}
-	struct __attribute__((packed)) { uint16_t limit; uint32_t base; } d = {
-		sizeof idt - 1, (uint32_t)(uintptr_t)idt
-	};
+	struct __attribute__((packed)) {
+		uint16_t limit;
+		uint32_t base;
+	} d = {sizeof idt - 1, (uint32_t)(uintptr_t)idt};
 	__asm__ volatile("lidt %0" : : "m"(d));
 }
 

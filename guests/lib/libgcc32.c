@@ -27,7 +27,10 @@ uint64_t __udivmoddi4(uint64_t n, uint64_t d, uint64_t *rem)
 	return q;
 }
 
-uint64_t __udivdi3(uint64_t n, uint64_t d) { return __udivmoddi4(n, d, 0); }
+uint64_t __udivdi3(uint64_t n, uint64_t d)
+{
+	return __udivmoddi4(n, d, 0);
+}
 
 uint64_t __umoddi3(uint64_t n, uint64_t d)
 {
@@ -39,12 +42,14 @@ uint64_t __umoddi3(uint64_t n, uint64_t d)
 int64_t __divdi3(int64_t n, int64_t d)
 {
 	int neg = (n < 0) ^ (d < 0);
-	uint64_t q = __udivdi3(n < 0 ? -(uint64_t)n : (uint64_t)n, d < 0 ? -(uint64_t)d : (uint64_t)d);
+	uint64_t q =
+		__udivdi3(n < 0 ? -(uint64_t)n : (uint64_t)n, d < 0 ? -(uint64_t)d : (uint64_t)d);
 	return neg ? -(int64_t)q : (int64_t)q;
 }
 
 int64_t __moddi3(int64_t n, int64_t d)
 {
-	uint64_t r = __umoddi3(n < 0 ? -(uint64_t)n : (uint64_t)n, d < 0 ? -(uint64_t)d : (uint64_t)d);
+	uint64_t r =
+		__umoddi3(n < 0 ? -(uint64_t)n : (uint64_t)n, d < 0 ? -(uint64_t)d : (uint64_t)d);
 	return n < 0 ? -(int64_t)r : (int64_t)r;
 }

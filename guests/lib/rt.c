@@ -71,10 +71,10 @@ static inline uint8_t io_in8(uint16_t port)
 
 void rt_com1_puts(const char *s)
 {
-	io_out8(0x3f8 + 3, 0x80);            /* LCR: DLAB, divisor 1 (115200) */
+	io_out8(0x3f8 + 3, 0x80); /* LCR: DLAB, divisor 1 (115200) */
 	io_out8(0x3f8 + 0, 1);
 	io_out8(0x3f8 + 1, 0);
-	io_out8(0x3f8 + 3, 0x03);            /* 8N1 */
+	io_out8(0x3f8 + 3, 0x03); /* 8N1 */
 	for (; *s; s++) {
 		while (!(io_in8(0x3f8 + 5) & 0x20)) /* LSR.THRE */
 			;

@@ -11,9 +11,9 @@
 #include "sliver/bootinfo.h"
 #include "guests/lib/hc.h"
 
-#define RT_STACK_SIZE      (1u << 14)
-#define RT_VEC_TIMER       0x20   /* SLIVER_PORT_TIMER is bound here on vCPU 0 */
-#define RT_VEC_FIRST_FREE  0x30
+#define RT_STACK_SIZE	  (1u << 14)
+#define RT_VEC_TIMER	  0x20 /* SLIVER_PORT_TIMER is bound here on vCPU 0 */
+#define RT_VEC_FIRST_FREE 0x30
 
 /* Saved by rt_isr_common: pushal order, then vector, error code and the CPU's frame. */
 struct rt_frame {
@@ -26,13 +26,19 @@ typedef void (*rt_handler)(struct rt_frame *f);
 int main(const struct sliver_boot_info *bi);
 int rt_main_ap(const struct sliver_boot_info *bi);
 
-extern const struct sliver_boot_info *rt_bi;  /* vCPU 0's boot info */
+extern const struct sliver_boot_info *rt_bi; /* vCPU 0's boot info */
 
 /* Interrupts and exceptions. An exception without a handler prints the frame and shuts
  * the domain down with code 0x100 + vector. */
 void rt_irq_register(uint8_t vector, rt_handler h);
-static inline void rt_sti(void) { __asm__ volatile("sti" ::: "memory"); }
-static inline void rt_cli(void) { __asm__ volatile("cli" ::: "memory"); }
+static inline void rt_sti(void)
+{
+	__asm__ volatile("sti" ::: "memory");
+}
+static inline void rt_cli(void)
+{
+	__asm__ volatile("cli" ::: "memory");
+}
 static inline uint32_t rt_save_flags(void)
 {
 	uint32_t f;

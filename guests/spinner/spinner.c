@@ -23,8 +23,8 @@ int main(const struct sliver_boot_info *bi)
 			uint64_t now = rt_clock_ns();
 			if (now >= next) {
 				uint64_t rate = (iters - last_iters) * 1000000000ull / (now - last);
-				rt_printf("spin iters=%llu rate=%llu/s\n", (unsigned long long)iters,
-					  (unsigned long long)rate);
+				rt_printf("spin iters=%llu rate=%llu/s\n",
+					  (unsigned long long)iters, (unsigned long long)rate);
 				last = now;
 				last_iters = iters;
 				next += period;

@@ -9,16 +9,16 @@
 #ifndef SLIVER_EVENT_H
 #define SLIVER_EVENT_H
 
-#define SLIVER_NR_PORTS       32
-#define SLIVER_PORT_TIMER      0  /* raised by the hypervisor when HC_SET_TIMER expires */
-#define SLIVER_PORT_PING       1  /* ping requests; echo replies on SLIVER_PORT_PONG      */
-#define SLIVER_PORT_PONG       2  /* ping replies arrive here (sender = pinged domain)    */
-#define SLIVER_PORT_CONSOLE    3  /* console input is available (service domain)         */
-#define SLIVER_PORT_USER       8  /* first port free for guests' own use                  */
+#define SLIVER_NR_PORTS	    32
+#define SLIVER_PORT_TIMER   0 /* raised by the hypervisor when HC_SET_TIMER expires */
+#define SLIVER_PORT_PING    1 /* ping requests; echo replies on SLIVER_PORT_PONG      */
+#define SLIVER_PORT_PONG    2 /* ping replies arrive here (sender = pinged domain)    */
+#define SLIVER_PORT_CONSOLE 3 /* console input is available (service domain)         */
+#define SLIVER_PORT_USER    8 /* first port free for guests' own use                  */
 
-#define SLIVER_DOMID_HV        0  /* the hypervisor as an event sender/receiver          */
-#define SLIVER_MAX_DOMS       32  /* domain ids are 1..SLIVER_MAX_DOMS-1                  */
+#define SLIVER_DOMID_HV 0  /* the hypervisor as an event sender/receiver          */
+#define SLIVER_MAX_DOMS 32 /* domain ids are 1..SLIVER_MAX_DOMS-1                  */
 
-#define SLIVER_VECTOR_MIN     32  /* vectors below are exceptions                        */
+#define SLIVER_VECTOR_MIN 32 /* vectors below are exceptions                        */
 
 #endif

@@ -18,37 +18,43 @@
 #define SLIVER_HYPERCALL_H
 
 /* --- calls every domain may make --- */
-#define HC_CONSOLE_WRITE   0  /* (gpa buf, len) -> bytes taken; len <= HC_CONSOLE_MAX     */
-#define HC_YIELD           1  /* () -> 0: give up the rest of the slice                   */
-#define HC_BLOCK           2  /* () -> 0: sleep until an interrupt is pending for this vCPU */
-#define HC_SET_TIMER       3  /* (ns_lo, ns_hi) -> 0: one-shot at absolute guest time;
-                                 0 cancels. Fires an event on SLIVER_PORT_TIMER.          */
-#define HC_CLOCK           4  /* () -> ns since hypervisor boot (64-bit, EDX:EAX)         */
-#define HC_EVENT_SEND      5  /* (dom, port) -> 0: raise port on domain dom
-                                 (dom SLIVER_DOMID_HV = the hypervisor itself)             */
-#define HC_EVENT_BIND      6  /* (port, vector, vcpu) -> 0: deliver port as interrupt
-                                 `vector` (32..255) to vCPU `vcpu`; vector 0 unbinds      */
-#define HC_EVENT_RECV      7  /* (port) -> sender domid of the pending event, clearing
-                                 it; -SLIVER_EAGAIN when the port is not pending           */
-#define HC_SHUTDOWN        8  /* (code) -> does not return: the domain ends             */
-#define HC_SELF_INFO       9  /* (gpa buf, len) -> bytes: struct sliver_dom_info of self */
+#define HC_CONSOLE_WRITE 0 /* (gpa buf, len) -> bytes taken; len <= HC_CONSOLE_MAX     */
+#define HC_YIELD	 1 /* () -> 0: give up the rest of the slice                   */
+#define HC_BLOCK	 2 /* () -> 0: sleep until an interrupt is pending for this vCPU */
+#define HC_SET_TIMER                                                                               \
+	3	   /* (ns_lo, ns_hi) -> 0: one-shot at absolute guest time;                        \
+		      0 cancels. Fires an event on SLIVER_PORT_TIMER.          */
+#define HC_CLOCK 4 /* () -> ns since hypervisor boot (64-bit, EDX:EAX)         */
+#define HC_EVENT_SEND                                                                              \
+	5 /* (dom, port) -> 0: raise port on domain dom                                            \
+	     (dom SLIVER_DOMID_HV = the hypervisor itself)             */
+#define HC_EVENT_BIND                                                                              \
+	6 /* (port, vector, vcpu) -> 0: deliver port as interrupt                                  \
+	     `vector` (32..255) to vCPU `vcpu`; vector 0 unbinds      */
+#define HC_EVENT_RECV                                                                              \
+	7	       /* (port) -> sender domid of the pending event, clearing                    \
+			  it; -SLIVER_EAGAIN when the port is not pending           */
+#define HC_SHUTDOWN  8 /* (code) -> does not return: the domain ends             */
+#define HC_SELF_INFO 9 /* (gpa buf, len) -> bytes: struct sliver_dom_info of self */
 
 /* --- privileged: role=service only (the rest get -SLIVER_EPERM) --- */
-#define HC_PRIV_FIRST     32
-#define HC_DOM_LIST       32  /* (gpa buf, max entries) -> n: struct sliver_dom_info[]    */
-#define HC_DOM_COUNTERS   33  /* (dom, gpa buf, len) -> bytes: struct sliver_dom_counters */
-#define HC_SCHED_SET      34  /* (dom, weight, cap) -> 0                                  */
-#define HC_SCHED_GLOBAL   35  /* (gpa str, len) -> 0: one scheduler setting as on the boot
-                                 command line, e.g. "credit.tslice_us=500"              */
-#define HC_DOM_PAUSE      36  /* (dom) -> 0                                               */
-#define HC_DOM_UNPAUSE    37  /* (dom) -> 0                                               */
-#define HC_DOM_DESTROY    38  /* (dom) -> 0: crash-free teardown, memory scrubbed         */
-#define HC_PING           39  /* (dom, gpa struct sliver_ping_result *) -> 0: the hypervisor
-                                 posts SLIVER_PORT_PING to dom, time-stamps post and reply */
-#define HC_CONSOLE_READ   40  /* (gpa buf, len) -> bytes read from the console input      */
-#define HC_NR             41
+#define HC_PRIV_FIRST	32
+#define HC_DOM_LIST	32 /* (gpa buf, max entries) -> n: struct sliver_dom_info[]    */
+#define HC_DOM_COUNTERS 33 /* (dom, gpa buf, len) -> bytes: struct sliver_dom_counters */
+#define HC_SCHED_SET	34 /* (dom, weight, cap) -> 0                                  */
+#define HC_SCHED_GLOBAL                                                                            \
+	35		  /* (gpa str, len) -> 0: one scheduler setting as on the boot             \
+			     command line, e.g. "credit.tslice_us=500"              */
+#define HC_DOM_PAUSE   36 /* (dom) -> 0                                               */
+#define HC_DOM_UNPAUSE 37 /* (dom) -> 0                                               */
+#define HC_DOM_DESTROY 38 /* (dom) -> 0: crash-free teardown, memory scrubbed         */
+#define HC_PING                                                                                    \
+	39		   /* (dom, gpa struct sliver_ping_result *) -> 0: the hypervisor          \
+			      posts SLIVER_PORT_PING to dom, time-stamps post and reply */
+#define HC_CONSOLE_READ 40 /* (gpa buf, len) -> bytes read from the console input      */
+#define HC_NR		41
 
-#define HC_CONSOLE_MAX  4096  /* longest single console write                            */
+#define HC_CONSOLE_MAX 4096 /* longest single console write                            */
 
 /* The service domain's further calls (41..) are in sliver/service.h. */
 

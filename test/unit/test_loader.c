@@ -21,16 +21,29 @@ static char why[128];
 static size_t make32(uint32_t paddr, uint32_t filesz, uint32_t memsz, uint32_t entry)
 {
 	memset(img, 0, sizeof img);
-	struct elf32_ehdr eh = { .type = ET_EXEC, .machine = EM_386, .version = 1,
-				 .entry = entry, .phoff = sizeof eh, .ehsize = sizeof eh,
-				 .phentsize = sizeof(struct elf32_phdr), .phnum = 2 };
-	memcpy(eh.ident, "\x7f" "ELF", 4);
+	struct elf32_ehdr eh = {.type = ET_EXEC,
+				.machine = EM_386,
+				.version = 1,
+				.entry = entry,
+				.phoff = sizeof eh,
+				.ehsize = sizeof eh,
+				.phentsize = sizeof(struct elf32_phdr),
+				.phnum = 2};
+	memcpy(eh.ident,
+	       "\x7f"
+	       "ELF",
+	       4);
 	eh.ident[4] = ELFCLASS32;
 	eh.ident[5] = ELFDATA2LSB;
 	struct elf32_phdr ph[2] = {
-		{ .type = 6 /* PT_PHDR: ignored */ },
-		{ .type = PT_LOAD, .offset = 0x1000, .vaddr = paddr, .paddr = paddr,
-		  .filesz = filesz, .memsz = memsz, .flags = PF_X | 4 },
+		{.type = 6 /* PT_PHDR: ignored */},
+		{.type = PT_LOAD,
+		 .offset = 0x1000,
+		 .vaddr = paddr,
+		 .paddr = paddr,
+		 .filesz = filesz,
+		 .memsz = memsz,
+		 .flags = PF_X | 4},
 	};
 	memcpy(img, &eh, sizeof eh);
 	memcpy(img + sizeof eh, ph, sizeof ph);
@@ -42,14 +55,27 @@ static size_t make32(uint32_t paddr, uint32_t filesz, uint32_t memsz, uint32_t e
 static size_t make64(uint64_t paddr, uint64_t memsz, uint64_t entry)
 {
 	memset(img, 0, sizeof img);
-	struct elf64_ehdr eh = { .type = ET_EXEC, .machine = EM_X86_64, .version = 1,
-				 .entry = entry, .phoff = sizeof eh, .ehsize = sizeof eh,
-				 .phentsize = sizeof(struct elf64_phdr), .phnum = 1 };
-	memcpy(eh.ident, "\x7f" "ELF", 4);
+	struct elf64_ehdr eh = {.type = ET_EXEC,
+				.machine = EM_X86_64,
+				.version = 1,
+				.entry = entry,
+				.phoff = sizeof eh,
+				.ehsize = sizeof eh,
+				.phentsize = sizeof(struct elf64_phdr),
+				.phnum = 1};
+	memcpy(eh.ident,
+	       "\x7f"
+	       "ELF",
+	       4);
 	eh.ident[4] = ELFCLASS64;
 	eh.ident[5] = ELFDATA2LSB;
-	struct elf64_phdr ph = { .type = PT_LOAD, .flags = PF_X, .offset = 0x1000,
-				 .vaddr = paddr, .paddr = paddr, .filesz = 16, .memsz = memsz };
+	struct elf64_phdr ph = {.type = PT_LOAD,
+				.flags = PF_X,
+				.offset = 0x1000,
+				.vaddr = paddr,
+				.paddr = paddr,
+				.filesz = 16,
+				.memsz = memsz};
 	memcpy(img, &eh, sizeof eh);
 	memcpy(img + sizeof eh, &ph, sizeof ph);
 	for (unsigned i = 0; i < 16; i++)
@@ -93,7 +119,7 @@ static void test_elf32_loads(void **s)
 	assert_int_equal(in.nr_load, 1);
 	assert_int_equal(mem[0xff000], 0xa0);
 	assert_int_equal(mem[0xff00f], 0xaf);
-	assert_int_equal(mem[0xff010], 0);    /* bss zeroed */
+	assert_int_equal(mem[0xff010], 0); /* bss zeroed */
 	assert_int_equal(mem[0xff03f], 0);
 	assert_int_equal(mem[0xff040], 0xcc); /* nothing past memsz */
 }
@@ -133,7 +159,7 @@ static void test_segment_outside_memory(void **s)
 	(void)s;
 	size_t len = make32(MEM - 32, 16, 64, MEM - 32);
 	refused(elf_load(img, len, mem, MIN, MEM, NULL, why, sizeof why), "outside guest memory");
-	len = make32(0x1000, 16, 16, 0x1000);          /* over the boot-info pages */
+	len = make32(0x1000, 16, 16, 0x1000); /* over the boot-info pages */
 	refused(elf_check(img, len, MIN, MEM, NULL, why, sizeof why), "outside guest memory");
 	len = make32(0xfffffff0u, 16, 0x20, 0xfffffff0u); /* wraps */
 	refused(elf_check(img, len, MIN, MEM, NULL, why, sizeof why), "outside guest memory");
@@ -155,7 +181,7 @@ static void test_bad_segment_fields(void **s)
 	(void)s;
 	size_t len = make32(0x20000, 64, 16, 0x20000);
 	refused(elf_check(img, len, MIN, MEM, NULL, why, sizeof why), "over its memory size");
-	len = make32(0x20000, 4096, 4096, 0x20000);   /* data past end of file */
+	len = make32(0x20000, 4096, 4096, 0x20000); /* data past end of file */
 	refused(elf_check(img, len, MIN, MEM, NULL, why, sizeof why), "outside the file");
 }
 
@@ -174,7 +200,8 @@ static void test_bad_entry_machine_type(void **s)
 	img[4] = 7;
 	refused(elf_check(img, len, MIN, MEM, NULL, why, sizeof why), "neither ELF32 nor ELF64");
 	len = make32(0x20000, 16, 16, 0x20000);
-	img[44] = 1; img[45] = 0; /* phnum = 1: only the PT_PHDR entry */
+	img[44] = 1;
+	img[45] = 0; /* phnum = 1: only the PT_PHDR entry */
 	refused(elf_check(img, len, MIN, MEM, NULL, why, sizeof why), "no loadable segment");
 }
 

@@ -5,9 +5,9 @@
 #include "arch/x86_64/vmx/vmx.h"
 #include "core/mm.h"
 
-#define EPT_RWX (EPT_READ | EPT_WRITE | EPT_EXEC)
+#define EPT_RWX	  (EPT_READ | EPT_WRITE | EPT_EXEC)
 #define ADDR_MASK 0x000ffffffffff000ull
-#define SZ_2M (1ull << 21)
+#define SZ_2M	  (1ull << 21)
 
 struct hv_space {
 	uint64_t pml4_pa;

@@ -69,7 +69,7 @@ static void dec_misconfig(struct hv_vcpu *v, struct hv_exit *e)
 	e->ept.gpa = vmcs_read(v, VMCS_GUEST_PHYSICAL_ADDRESS);
 }
 
-#define X(r, n, k, d) [EXIT_REASON_##r] = { n, HV_EXIT_##k, d }
+#define X(r, n, k, d) [EXIT_REASON_##r] = {n, HV_EXIT_##k, d}
 static const struct exit_desc exit_table[VMX_NR_EXIT_REASONS] = {
 	X(EXCEPTION_NMI, "exception or NMI", NMI, dec_exception),
 	X(EXTERNAL_INTERRUPT, "external interrupt", EXTINT, 0),
@@ -145,12 +145,24 @@ const char *hv_exit_reason_name(unsigned reason)
 }
 
 static const char *const kind_names[HV_EXIT_NR_KINDS] = {
-	[HV_EXIT_NONE] = "none", [HV_EXIT_EXTINT] = "interrupt", [HV_EXIT_PREEMPT] = "preempt",
-	[HV_EXIT_NMI] = "nmi", [HV_EXIT_INTWIN] = "intwin", [HV_EXIT_HYPERCALL] = "hypercall",
-	[HV_EXIT_CPUID] = "cpuid", [HV_EXIT_RDMSR] = "rdmsr", [HV_EXIT_WRMSR] = "wrmsr",
-	[HV_EXIT_IO] = "io", [HV_EXIT_HLT] = "hlt", [HV_EXIT_PAUSE] = "pause", [HV_EXIT_CR] = "cr",
-	[HV_EXIT_UD] = "ud", [HV_EXIT_EPT] = "ept", [HV_EXIT_TRIPLE_FAULT] = "triple-fault",
-	[HV_EXIT_ENTRY_FAIL] = "entry-fail", [HV_EXIT_UNHANDLED] = "unhandled",
+	[HV_EXIT_NONE] = "none",
+	[HV_EXIT_EXTINT] = "interrupt",
+	[HV_EXIT_PREEMPT] = "preempt",
+	[HV_EXIT_NMI] = "nmi",
+	[HV_EXIT_INTWIN] = "intwin",
+	[HV_EXIT_HYPERCALL] = "hypercall",
+	[HV_EXIT_CPUID] = "cpuid",
+	[HV_EXIT_RDMSR] = "rdmsr",
+	[HV_EXIT_WRMSR] = "wrmsr",
+	[HV_EXIT_IO] = "io",
+	[HV_EXIT_HLT] = "hlt",
+	[HV_EXIT_PAUSE] = "pause",
+	[HV_EXIT_CR] = "cr",
+	[HV_EXIT_UD] = "ud",
+	[HV_EXIT_EPT] = "ept",
+	[HV_EXIT_TRIPLE_FAULT] = "triple-fault",
+	[HV_EXIT_ENTRY_FAIL] = "entry-fail",
+	[HV_EXIT_UNHANDLED] = "unhandled",
 };
 
 const char *hv_exit_kind_name(unsigned kind)

@@ -7,54 +7,86 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define HV_NR_EXIT_REASONS 66  /* raw reasons counted per domain (the last: unknown) */
+#define HV_NR_EXIT_REASONS 66 /* raw reasons counted per domain (the last: unknown) */
 
 /* Guest general registers, indexed as the SDM encodes them in exit qualifications
  * (0 = RAX, 1 = RCX, 2 = RDX, 3 = RBX, 4 = RSP, 5 = RBP, 6 = RSI, 7 = RDI, 8..15 = R8..R15).
  * RSP lives in the VMCS: use hv_gpr_get/hv_gpr_set, not gpr[4]. */
-enum { HV_RAX, HV_RCX, HV_RDX, HV_RBX, HV_RSP, HV_RBP, HV_RSI, HV_RDI, HV_R8, HV_R9, HV_R10,
-       HV_R11, HV_R12, HV_R13, HV_R14, HV_R15 };
+enum {
+	HV_RAX,
+	HV_RCX,
+	HV_RDX,
+	HV_RBX,
+	HV_RSP,
+	HV_RBP,
+	HV_RSI,
+	HV_RDI,
+	HV_R8,
+	HV_R9,
+	HV_R10,
+	HV_R11,
+	HV_R12,
+	HV_R13,
+	HV_R14,
+	HV_R15
+};
 
 enum hv_exit_kind {
 	HV_EXIT_NONE = 0,
-	HV_EXIT_EXTINT,       /* a host interrupt arrived (taken at the drain) */
-	HV_EXIT_PREEMPT,      /* the VMX-preemption timer (deadline backstop) */
-	HV_EXIT_NMI,          /* a host NMI (already handled by the backend) */
-	HV_EXIT_INTWIN,       /* the guest can take an interrupt now */
-	HV_EXIT_HYPERCALL,    /* VMCALL */
+	HV_EXIT_EXTINT,	   /* a host interrupt arrived (taken at the drain) */
+	HV_EXIT_PREEMPT,   /* the VMX-preemption timer (deadline backstop) */
+	HV_EXIT_NMI,	   /* a host NMI (already handled by the backend) */
+	HV_EXIT_INTWIN,	   /* the guest can take an interrupt now */
+	HV_EXIT_HYPERCALL, /* VMCALL */
 	HV_EXIT_CPUID,
-	HV_EXIT_RDMSR,        /* msr.index */
-	HV_EXIT_WRMSR,        /* msr.index, msr.value */
-	HV_EXIT_IO,           /* io.* */
+	HV_EXIT_RDMSR, /* msr.index */
+	HV_EXIT_WRMSR, /* msr.index, msr.value */
+	HV_EXIT_IO,    /* io.* */
 	HV_EXIT_HLT,
 	HV_EXIT_PAUSE,
-	HV_EXIT_CR,           /* cr.* */
-	HV_EXIT_UD,           /* an instruction guests may not use (VMX, MONITOR...): #UD */
-	HV_EXIT_EPT,          /* ept.*: access outside the guest's memory */
+	HV_EXIT_CR,  /* cr.* */
+	HV_EXIT_UD,  /* an instruction guests may not use (VMX, MONITOR...): #UD */
+	HV_EXIT_EPT, /* ept.*: access outside the guest's memory */
 	HV_EXIT_TRIPLE_FAULT,
-	HV_EXIT_ENTRY_FAIL,   /* VM entry failed: fail.* */
-	HV_EXIT_UNHANDLED,    /* a reason sliver does not handle: crash the domain */
+	HV_EXIT_ENTRY_FAIL, /* VM entry failed: fail.* */
+	HV_EXIT_UNHANDLED,  /* a reason sliver does not handle: crash the domain */
 	HV_EXIT_NR_KINDS
 };
 
 struct hv_exit {
-	uint16_t reason;      /* raw backend reason, < HV_NR_EXIT_REASONS (else UNHANDLED) */
-	uint8_t kind;         /* enum hv_exit_kind */
-	uint8_t insn_len;     /* length of the exiting instruction, where defined */
-	bool injected;        /* the vector passed to hv_vcpu_run was delivered at entry */
-	uint64_t qual;        /* raw exit qualification */
+	uint16_t reason;  /* raw backend reason, < HV_NR_EXIT_REASONS (else UNHANDLED) */
+	uint8_t kind;	  /* enum hv_exit_kind */
+	uint8_t insn_len; /* length of the exiting instruction, where defined */
+	bool injected;	  /* the vector passed to hv_vcpu_run was delivered at entry */
+	uint64_t qual;	  /* raw exit qualification */
 	union {
-		struct { uint16_t port; uint8_t size; bool in, string, rep; } io;
-		struct { uint32_t index; uint64_t value; } msr;
-		struct { uint8_t cr, type, gpr; uint16_t lmsw; } cr; /* type: 0 mov to, 1 mov from,
-		                                                         2 clts, 3 lmsw */
-		struct { uint64_t gpa, gla; bool read, write, fetch, gla_valid; } ept;
-		struct { uint32_t error; const char *why; } fail;
+		struct {
+			uint16_t port;
+			uint8_t size;
+			bool in, string, rep;
+		} io;
+		struct {
+			uint32_t index;
+			uint64_t value;
+		} msr;
+		struct {
+			uint8_t cr, type, gpr;
+			uint16_t lmsw;
+		} cr; /* type: 0 mov to, 1 mov from,
+			  2 clts, 3 lmsw */
+		struct {
+			uint64_t gpa, gla;
+			bool read, write, fetch, gla_valid;
+		} ept;
+		struct {
+			uint32_t error;
+			const char *why;
+		} fail;
 	};
 };
 
-struct hv_space;      /* a guest-physical address space (EPT) */
-struct hv_vcpu;       /* backend state of one vCPU */
+struct hv_space; /* a guest-physical address space (EPT) */
+struct hv_vcpu;	 /* backend state of one vCPU */
 
 /* Per-pCPU state a dump shows (hv_read_state). */
 struct hv_state {
@@ -95,8 +127,7 @@ int hv_vcpu_loaded_on(struct hv_vcpu *v);
  * otherwise an interrupt window is requested). Pending exceptions (hv_inject_exception)
  * go first. Host interrupts that caused the exit are still pending on return: the caller
  * opens a window (sti; nop; cli) to take them. */
-void hv_vcpu_run(struct hv_vcpu *v, uint64_t deadline_tsc, int inject_vector,
-		 struct hv_exit *e);
+void hv_vcpu_run(struct hv_vcpu *v, uint64_t deadline_tsc, int inject_vector, struct hv_exit *e);
 
 uint64_t hv_gpr_get(struct hv_vcpu *v, unsigned idx);
 void hv_gpr_set(struct hv_vcpu *v, unsigned idx, uint64_t val);

@@ -106,10 +106,14 @@ bool hv_write_cr(struct hv_vcpu *v, unsigned cr, uint64_t val)
 uint64_t hv_read_cr(struct hv_vcpu *v, unsigned cr)
 {
 	switch (cr) {
-	case 0: return v->cr0;
-	case 3: return vmcs_read(v, VMCS_GUEST_CR3);
-	case 4: return v->cr4;
-	default: return 0;
+	case 0:
+		return v->cr0;
+	case 3:
+		return vmcs_read(v, VMCS_GUEST_CR3);
+	case 4:
+		return v->cr4;
+	default:
+		return 0;
 	}
 }
 

@@ -97,13 +97,13 @@ static void requeue_vectoring(struct hv_vcpu *v)
 	uint32_t type = info & INTR_TYPE_MASK;
 	/* Software interrupts and exceptions (types 4-6) need their instruction length. */
 	v->exc_len = type >= INTR_TYPE_SW_INTERRUPT && type <= (6u << 8)
-			     ? (uint32_t)vmcs_read(v, VMCS_EXIT_INSTRUCTION_LENGTH) : 0;
+			     ? (uint32_t)vmcs_read(v, VMCS_EXIT_INSTRUCTION_LENGTH)
+			     : 0;
 }
 
-void hv_vcpu_run(struct hv_vcpu *v, uint64_t deadline_tsc, int inject_vector,
-		 struct hv_exit *e)
+void hv_vcpu_run(struct hv_vcpu *v, uint64_t deadline_tsc, int inject_vector, struct hv_exit *e)
 {
-	*e = (struct hv_exit){ .kind = HV_EXIT_NONE };
+	*e = (struct hv_exit){.kind = HV_EXIT_NONE};
 	if (!load_here(v, e))
 		return;
 	inject(v, inject_vector, e);

@@ -47,8 +47,8 @@ static void host_state(struct hv_vcpu *v)
 	vmcs_write_host_percpu(v);
 }
 
-static void segment(struct hv_vcpu *v, uint32_t sel_f, uint16_t sel, uint64_t base,
-		    uint32_t limit, uint32_t ar)
+static void segment(struct hv_vcpu *v, uint32_t sel_f, uint16_t sel, uint64_t base, uint32_t limit,
+		    uint32_t ar)
 {
 	/* Selector, base, limit and access-rights fields are laid out in parallel. */
 	vmcs_write(v, sel_f, sel);
@@ -173,7 +173,7 @@ void hv_vcpu_put(struct hv_vcpu *v)
 	if (v->cpu < 0)
 		return;
 	struct vmx_cpu *vc = &vmx_cpu[v->cpu];
-	vmclear(v->vmcs_pa);     /* a failure here leaves the VMCS current: still cleared */
+	vmclear(v->vmcs_pa); /* a failure here leaves the VMCS current: still cleared */
 	if (vc->current == v)
 		vc->current = NULL;
 	v->launched = false;

@@ -24,9 +24,9 @@ static void msr_bitmap_pass(uint8_t *bm, uint32_t msr, bool read, bool write)
 	unsigned base = msr >= 0xc0000000u ? 1024 : 0;
 	uint32_t bit = msr & 0x1fff;
 	if (read)
-		bm[base + bit / 8] &= (uint8_t)~(1u << (bit % 8));
+		bm[base + bit / 8] &= (uint8_t) ~(1u << (bit % 8));
 	if (write)
-		bm[2048 + base + bit / 8] &= (uint8_t)~(1u << (bit % 8));
+		bm[2048 + base + bit / 8] &= (uint8_t) ~(1u << (bit % 8));
 }
 
 bool hv_detect(const char **why)
@@ -49,16 +49,18 @@ bool hv_detect(const char **why)
 	}
 	bool tru = basic & VMX_BASIC_TRUE_CTLS;
 	if (!adjust(tru ? MSR_IA32_VMX_TRUE_PINBASED_CTLS : MSR_IA32_VMX_PINBASED_CTLS,
-		    PIN_EXTERNAL_INTERRUPT_EXITING | PIN_NMI_EXITING | PIN_VMX_PREEMPTION_TIMER,
-		    0, &c->pin)) {
-		*why = "pin-based controls lack external-interrupt/NMI exiting or the preemption timer";
+		    PIN_EXTERNAL_INTERRUPT_EXITING | PIN_NMI_EXITING | PIN_VMX_PREEMPTION_TIMER, 0,
+		    &c->pin)) {
+		*why = "pin-based controls lack external-interrupt/NMI exiting or the preemption "
+		       "timer";
 		return false;
 	}
 	if (!adjust(tru ? MSR_IA32_VMX_TRUE_PROCBASED_CTLS : MSR_IA32_VMX_PROCBASED_CTLS,
 		    CPU_HLT_EXITING | CPU_UNCONDITIONAL_IO_EXITING | CPU_USE_MSR_BITMAPS |
 			    CPU_ACTIVATE_SECONDARY_CONTROLS,
 		    CPU_MWAIT_EXITING | CPU_MONITOR_EXITING | CPU_RDPMC_EXITING, &c->cpu)) {
-		*why = "processor-based controls lack HLT/I/O exiting, MSR bitmaps or secondary controls";
+		*why = "processor-based controls lack HLT/I/O exiting, MSR bitmaps or secondary "
+		       "controls";
 		return false;
 	}
 	if (c->cpu & (CPU_CR3_LOAD_EXITING | CPU_CR3_STORE_EXITING | CPU_RDTSC_EXITING)) {

@@ -11,30 +11,32 @@
 
 struct vmx_caps {
 	uint32_t revision;
-	uint32_t pin, cpu, cpu2, exit, entry;     /* controls we run with */
+	uint32_t pin, cpu, cpu2, exit, entry; /* controls we run with */
 	uint64_t cr0_fixed0, cr0_fixed1, cr4_fixed0, cr4_fixed1;
 	uint64_t ept_vpid;
-	unsigned preempt_shift;                   /* preemption timer = TSC >> shift */
+	unsigned preempt_shift; /* preemption timer = TSC >> shift */
 	uint64_t msr_bitmap_pa;
 };
 extern struct vmx_caps vmx_caps;
 
-struct hv_gprs { uint64_t r[16]; };
+struct hv_gprs {
+	uint64_t r[16];
+};
 
 struct hv_vcpu {
-	struct hv_gprs g;          /* first: entry.S addresses it directly */
+	struct hv_gprs g; /* first: entry.S addresses it directly */
 	uint64_t vmcs_pa;
 	struct hv_space *space;
 	uint16_t vpid;
 	bool launched;
-	int cpu;                   /* pCPU whose current VMCS this is, -1 = none */
-	uint32_t entry_ctls;       /* with IA-32e mode guest as the guest runs */
-	uint32_t cpu_ctls;         /* with interrupt-window exiting as needed */
-	uint64_t cr0, cr4;         /* what the guest believes (read shadows) */
-	uint64_t efer;             /* what the guest believes */
+	int cpu;	     /* pCPU whose current VMCS this is, -1 = none */
+	uint32_t entry_ctls; /* with IA-32e mode guest as the guest runs */
+	uint32_t cpu_ctls;   /* with interrupt-window exiting as needed */
+	uint64_t cr0, cr4;   /* what the guest believes (read shadows) */
+	uint64_t efer;	     /* what the guest believes */
 	bool pending_exc;
 	uint32_t exc_info, exc_error, exc_len;
-	bool vmx_error;            /* a VMREAD/VMWRITE failed since the last entry */
+	bool vmx_error; /* a VMREAD/VMWRITE failed since the last entry */
 	uint32_t vmx_error_field;
 };
 

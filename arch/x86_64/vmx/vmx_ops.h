@@ -35,20 +35,30 @@ static inline bool vmwrite_checked(uint64_t field, uint64_t val)
 	__asm__ volatile("vmwrite %2, %1; setbe %0" : "=q"(fail) : "r"(field), "rm"(val) : "cc");
 	return !fail;
 }
-struct invept_desc { uint64_t eptp, zero; };
+struct invept_desc {
+	uint64_t eptp, zero;
+};
 static inline bool invept(uint64_t type, uint64_t eptp)
 {
-	struct invept_desc d = { eptp, 0 };
+	struct invept_desc d = {eptp, 0};
 	bool fail;
-	__asm__ volatile("invept %1, %2; setbe %0" : "=q"(fail) : "m"(d), "r"(type) : "cc", "memory");
+	__asm__ volatile("invept %1, %2; setbe %0"
+			 : "=q"(fail)
+			 : "m"(d), "r"(type)
+			 : "cc", "memory");
 	return !fail;
 }
-struct invvpid_desc { uint64_t vpid, addr; };
+struct invvpid_desc {
+	uint64_t vpid, addr;
+};
 static inline bool invvpid(uint64_t type, uint16_t vpid)
 {
-	struct invvpid_desc d = { vpid, 0 };
+	struct invvpid_desc d = {vpid, 0};
 	bool fail;
-	__asm__ volatile("invvpid %1, %2; setbe %0" : "=q"(fail) : "m"(d), "r"(type) : "cc", "memory");
+	__asm__ volatile("invvpid %1, %2; setbe %0"
+			 : "=q"(fail)
+			 : "m"(d), "r"(type)
+			 : "cc", "memory");
 	return !fail;
 }
 
