@@ -6,6 +6,7 @@
  * scheduler as each pCPU lets go of them; the last one scrubs and frees the memory. */
 #include <stdarg.h>
 #include "arch/x86_64/tsc.h"
+#include "core/cpulist.h"
 #include "core/loader.h"
 #include "core/mm.h"
 #include "core/vmm.h"
@@ -26,38 +27,6 @@ struct domain *domain_get(unsigned id)
 		return NULL;
 	struct domain *d = domains[id];
 	return d && !d->dying ? d : NULL;
-}
-
-/* "0", "0,1", "0-3,5" -> mask; false on junk. */
-static bool parse_cpus(const char *s, sched_cpumask_t *out)
-{
-	sched_cpumask_t m = 0;
-	while (*s) {
-		uint64_t a = 0, b;
-		if (*s < '0' || *s > '9')
-			return false;
-		while (*s >= '0' && *s <= '9')
-			a = a * 10 + (uint64_t)(*s++ - '0');
-		b = a;
-		if (*s == '-') {
-			s++;
-			if (*s < '0' || *s > '9')
-				return false;
-			b = 0;
-			while (*s >= '0' && *s <= '9')
-				b = b * 10 + (uint64_t)(*s++ - '0');
-		}
-		if (a > b || b >= SCHED_MAX_PCPUS)
-			return false;
-		for (uint64_t c = a; c <= b; c++)
-			m |= SCHED_CPU(c);
-		if (*s == ',')
-			s++;
-		else if (*s)
-			return false;
-	}
-	*out = m;
-	return true;
 }
 
 /* The module's command line: GRUB passes what follows the path on the module2 line. */
@@ -179,7 +148,7 @@ struct domain *domain_create(unsigned id, const struct boot_module *m)
 	else if (cmdline_has(m->cmdline, "cap") &&
 		 (!cmdline_get_u64(m->cmdline, "cap", &cap) || cap > 100 * SLIVER_MAX_VCPUS))
 		bad = "cap= must be 0..800 (% of one pCPU)";
-	else if (cmdline_get(m->cmdline, "pin", val, sizeof val) && !parse_cpus(val, &pin))
+	else if (cmdline_get(m->cmdline, "pin", val, sizeof val) && !cpulist_parse(val, &pin))
 		bad = "pin= must be a CPU list like 0,1 or 0-1";
 	if (!bad && cmdline_get(m->cmdline, "role", val, sizeof val)) {
 		if (!strcmp(val, "service"))

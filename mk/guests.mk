@@ -7,7 +7,8 @@ GUEST_CFLAGS  := -std=c11 -m32 -march=i686 -O2 -g $(WARN) -ffreestanding -nostdl
                  -fno-pic -fno-pie -static -fno-stack-protector -fno-builtin \
                  -fno-asynchronous-unwind-tables -mno-sse -mno-mmx -mno-80387 \
                  -isystem $(shell $(CC) -print-file-name=include) -Iinclude -I. -MMD -MP
-GUEST_LDFLAGS := -m elf_i386 -nostdlib -static -z noexecstack -T guests/lib/guest.ld
+GUEST_LDFLAGS := -m elf_i386 -nostdlib -static -z noexecstack --no-warn-rwx-segments \
+                 -T guests/lib/guest.ld
 GUEST_LIB_SRCS := guests/lib/entry.S guests/lib/isr.S guests/lib/rt.c guests/lib/idt.c \
                   guests/lib/clock.c guests/lib/libgcc32.c lib/string.c lib/fmt.c lib/cmdline.c
 GUEST_LIB_OBJS := $(patsubst %,$(BUILD)/guests/obj/%.o,$(basename $(GUEST_LIB_SRCS)))

@@ -1,12 +1,14 @@
 # VMX virtualization: domains, vCPUs, loader, hypercalls, events, the per-pCPU loop
 # (core/ files owned by the VMX work) and the VMX backend (arch/x86_64/vmx/).
-UNIT_TESTS += loader
+UNIT_TESTS += loader mulshift cpulist
 UNIT_SRCS_loader := test/unit/test_loader.c core/loader.c lib/fmt.c
+UNIT_SRCS_mulshift := test/unit/test_mulshift.c lib/clockconv.c
+UNIT_SRCS_cpulist := test/unit/test_cpulist.c core/cpulist.c
 
 HV_SRCS += arch/x86_64/vmx/vmx.c arch/x86_64/vmx/vmcs.c arch/x86_64/vmx/ept.c \
 	arch/x86_64/vmx/exits.c arch/x86_64/vmx/regs.c arch/x86_64/vmx/run.c \
 	arch/x86_64/vmx/entry.S \
-	core/vmm.c core/domain.c core/vcpu.c core/loader.c core/event.c core/hypercall.c \
+	core/vmm.c core/domain.c core/vcpu.c core/loader.c core/cpulist.c core/event.c core/hypercall.c \
 	core/dcon.c core/ping.c core/exit.c core/exit_cpuid_msr.c core/exit_io.c \
 	core/exit_hlt.c core/exit_cr.c core/exit_fault.c
 
@@ -39,6 +41,7 @@ e2e-vmx-hostile: $(BUILD)/hostile-bios.iso
 	    --expect '^\(d1\) hostile: privileged hypercall 38: got -1 ok' \
 	    --expect '^\(d1\) hostile: wrmsr IA32_TSC: got #GP ok' \
 	    --expect '^\(d1\) hostile: vmxon: got #UD ok' \
+	    --expect '^\(d1\) hostile: HC_CLOCK within the TSC clock: got [0-9<=]+ ok' \
 	    --expect '^sliver: d1 shutdown code=0$$' \
 	    --expect '^sliver: d2 crashed: EPT violation: read at guest-physical 0x402000' \
 	    --expect '^sliver: d3 crashed: EPT violation: write at guest-physical 0x7ff00000' \

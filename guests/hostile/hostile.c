@@ -40,6 +40,24 @@ static void expect_err(const char *what, int32_t r, int32_t want)
 	verdict(what, got, r == -want);
 }
 
+/* Not attacks: what a well-behaved guest relies on, checked from the same guest first. */
+static void try_sane(const struct sliver_boot_info *bi)
+{
+	char got[48];
+	uint64_t c1 = rt_clock_ns(), h = hc_clock(), c2 = rt_clock_ns();
+	fmt_snprintf(got, sizeof got, "%llu<=%llu<=%llu", (unsigned long long)c1,
+		     (unsigned long long)h, (unsigned long long)c2);
+	verdict("HC_CLOCK within the TSC clock", got, c1 <= h && h <= c2);
+	int32_t y = hc_yield();
+	fmt_snprintf(got, sizeof got, "%d", (int)y);
+	verdict("yield", got, y == 0);
+	struct sliver_dom_info in;
+	int32_t n = hc3(HC_SELF_INFO, (uint32_t)(uintptr_t)&in, sizeof in, 0);
+	fmt_snprintf(got, sizeof got, "%d d%u %s", (int)n, in.dom_id, in.name);
+	verdict("self_info", got,
+		n == (int32_t)sizeof in && in.dom_id == bi->dom_id && !strcmp(in.name, bi->name));
+}
+
 static void try_hypercalls(const struct sliver_boot_info *bi)
 {
 	uint32_t mem = (uint32_t)bi->mem_bytes;
@@ -196,6 +214,7 @@ int main(const struct sliver_boot_info *bi)
 	rt_printf("hostile: d%u start\n", bi->dom_id);
 	rt_irq_register(6, catch_fault);
 	rt_irq_register(13, catch_fault);
+	try_sane(bi);
 	try_hypercalls(bi);
 	try_msrs();
 	try_io();

@@ -1,6 +1,7 @@
 /* Clock and sleep/spin helpers. Time comes from the TSC scaled with the boot-info
  * parameters (the same time base as HC_CLOCK and HC_SET_TIMER), so spinning costs no
  * exits; sleeping blocks in the hypervisor until the domain timer fires. */
+#include "guests/lib/mulshift.h"
 #include "guests/lib/rt.h"
 
 static uint64_t tsc_base;
@@ -12,23 +13,6 @@ static inline uint64_t rdtsc(void)
 	uint32_t lo, hi;
 	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
 	return ((uint64_t)hi << 32) | lo;
-}
-
-/* (a * mul) >> shift with the full 96-bit product (shift < 64), exactly as the
- * hypervisor's clockconv_apply computes it with 128 bits. */
-static uint64_t mul_u64_u32_shr(uint64_t a, uint32_t mul, uint32_t shift)
-{
-	uint64_t lo = (uint64_t)(uint32_t)a * mul; /* bits 0..63 */
-	uint64_t mid = (a >> 32) * mul;		   /* bits 32..95 */
-	uint64_t low64 = lo + (mid << 32);
-	uint32_t high32 = (uint32_t)(mid >> 32) + (low64 < lo);
-	if (shift == 0)
-		return low64;
-	if (shift < 32)
-		return (low64 >> shift) | ((uint64_t)high32 << (64 - shift));
-	if (shift == 32)
-		return (low64 >> 32) | ((uint64_t)high32 << 32);
-	return ((low64 >> 32) | ((uint64_t)high32 << 32)) >> (shift - 32);
 }
 
 static void timer_isr(struct rt_frame *f)
