@@ -49,9 +49,7 @@ int main(const struct sliver_boot_info *bi)
 			if (sleep_us)
 				rt_sleep_us(sleep_us);
 		} else {
-			rt_cli();
-			hc_block();
-			rt_sti();
+			rt_wait_irq();
 		}
 	}
 }

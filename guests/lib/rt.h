@@ -46,6 +46,16 @@ static inline uint32_t rt_save_flags(void)
 	return f;
 }
 
+/* Waits for the next interrupt: blocks with IF=0 (no lost wake-up: HC_BLOCK returns once
+ * one is pending), then opens a one-instruction window (`sti; nop`) so it is taken before
+ * returning. Returns with interrupts enabled. */
+static inline void rt_wait_irq(void)
+{
+	rt_cli();
+	hc_block();
+	__asm__ volatile("sti; nop" ::: "memory");
+}
+
 /* Console (through HC_CONSOLE_WRITE; the hypervisor adds the "(d<id>) " prefix). */
 int rt_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void rt_puts(const char *s);
