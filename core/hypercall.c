@@ -212,12 +212,6 @@ static int64_t hc_dom_unpause(struct hc_args *c)
 	return t ? domain_unpause(t) : -SLIVER_ESRCH;
 }
 
-static int64_t hc_nosys(struct hc_args *c)
-{
-	(void)c;
-	return -SLIVER_ENOSYS;
-}
-
 static const hc_fn table[HC_NR] = {
 	[HC_CONSOLE_WRITE] = hc_console_write,
 	[HC_YIELD] = hc_yield,
@@ -236,9 +230,14 @@ static const hc_fn table[HC_NR] = {
 	[HC_DOM_PAUSE] = hc_dom_pause,
 	[HC_DOM_UNPAUSE] = hc_dom_unpause,
 	[HC_DOM_DESTROY] = hc_dom_destroy,
-	[HC_PING] = hc_nosys,
-	[HC_CONSOLE_READ] = hc_nosys,
 };
+
+__attribute__((weak)) int64_t hypercall_ext(struct vcpu *v, uint64_t nr, const uint64_t a[5],
+					    enum exit_action *act)
+{
+	(void)v, (void)nr, (void)a, (void)act;
+	return -SLIVER_ENOSYS;
+}
 
 enum exit_action hypercall(struct vcpu *v, struct hv_exit *e)
 {
@@ -258,12 +257,14 @@ enum exit_action hypercall(struct vcpu *v, struct hv_exit *e)
 	int64_t ret;
 	if (hv_guest_cpl(h) != 0)
 		ret = -SLIVER_EPERM;
-	else if (nr >= HC_NR || !table[nr])
+	else if (nr >= HC_PRIV_END || (nr < HC_PRIV_FIRST && !table[nr]))
 		ret = -SLIVER_ENOSYS;
 	else if (nr >= HC_PRIV_FIRST && c.d->role != SLIVER_ROLE_SERVICE)
 		ret = -SLIVER_EPERM;
-	else
+	else if (nr < HC_NR && table[nr])
 		ret = table[nr](&c);
+	else
+		ret = hypercall_ext(v, nr, c.a, &c.act);
 	if (c.act == ACT_DEAD)
 		return ACT_DEAD;
 	hv_gpr_set(h, HV_RAX, (uint64_t)ret);

@@ -141,6 +141,12 @@ int event_recv(struct domain *d, unsigned port);
 
 /* hypercall.c */
 enum exit_action hypercall(struct vcpu *v, struct hv_exit *e);
+/* Privileged calls hypercall.c has no entry for (HC_PING, HC_CONSOLE_READ, the service
+ * domain's sliver/service.h calls, any number up to HC_PRIV_END - 1): the permission check
+ * is done; a[] holds the five arguments (32 bits each for a 32-bit caller); *act may be set
+ * to ACT_BLOCK/ACT_YIELD (RIP and RAX are written first). A weak default returns
+ * -SLIVER_ENOSYS: the service-domain work defines the real one in its own file. */
+int64_t hypercall_ext(struct vcpu *v, uint64_t nr, const uint64_t a[5], enum exit_action *act);
 
 /* exit.c: the dispatch by exit kind to the handlers in exit_*.c */
 enum exit_action exit_dispatch(struct vcpu *v, struct hv_exit *e);

@@ -80,7 +80,7 @@ static void try_hypercalls(const struct sliver_boot_info *bi)
 	hc_set_timer(0);
 	expect_err("hypercall 1000", hc3(1000, 1, 2, 3), SLIVER_ENOSYS);
 	expect_err("hypercall 0xffffffff", hc3(0xffffffffu, 0, 0, 0), SLIVER_ENOSYS);
-	for (uint32_t nr = HC_PRIV_FIRST; nr < HC_NR; nr++) {
+	for (uint32_t nr = HC_PRIV_FIRST; nr < HC_PRIV_END; nr++) {
 		char what[40];
 		fmt_snprintf(what, sizeof what, "privileged hypercall %u", nr);
 		expect_err(what, hc5(nr, 1, 0x2000, 64, 0, 0), SLIVER_EPERM);

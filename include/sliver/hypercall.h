@@ -12,7 +12,7 @@
  *   in both modes, so one wrapper serves both.
  *   Pointers are guest-physical addresses; every (pointer, length) must lie inside the
  *   caller's memory, else -SLIVER_EFAULT and nothing is read or written.
- *   Unknown numbers give -SLIVER_ENOSYS. Privileged calls (>= HC_PRIV_FIRST) from a
+ *   Unknown numbers give -SLIVER_ENOSYS. Privileged calls (HC_PRIV_FIRST..63) from a
  *   domain without role=service give -SLIVER_EPERM. */
 #ifndef SLIVER_HYPERCALL_H
 #define SLIVER_HYPERCALL_H
@@ -53,6 +53,7 @@
 			      posts SLIVER_PORT_PING to dom, time-stamps post and reply */
 #define HC_CONSOLE_READ 40 /* (gpa buf, len) -> bytes read from the console input      */
 #define HC_NR		41
+#define HC_PRIV_END	64 /* privileged numbers are HC_PRIV_FIRST..63; from 64: ENOSYS */
 
 #define HC_CONSOLE_MAX 4096 /* longest single console write                            */
 
