@@ -17,6 +17,9 @@ $(BUILD)/sliver-sim: $(SIM_SRCS) $(wildcard test/sim/*.h sched/*.h lib/cmdline.h
 UNIT_TESTS += sched_credit
 UNIT_SRCS_sched_credit := test/unit/test_sched_credit.c $(SCHED_SRCS)
 
+UNIT_TESTS += sched_domain
+UNIT_SRCS_sched_domain := test/unit/test_sched_domain.c $(SCHED_SRCS)
+
 $(BUILD)/sliver-bench-decision: test/sim/bench_decision.c $(SCHED_SRCS) $(wildcard sched/*.h)
 	@mkdir -p $(dir $@)
 	$(HOSTCC) -std=gnu11 -O2 $(WARN) -Iinclude -I. -o $@ test/sim/bench_decision.c $(SCHED_SRCS)

@@ -25,30 +25,82 @@
 #include "sched/heap.h"
 #include "sched/sched_priv.h"
 
-#define VT_SHIFT       16
+#define VT_SHIFT       32 /* vtime per ns of service is 2^32 / effective weight */
+#define EW_SHIFT       16 /* effective weights: the domain weight << 16, split among vCPUs */
+#define EW_MIN	       (1u << 10)
+#define VT_CHUNK       ((uint64_t)1 << 36) /* ns per step of the exact divisions */
 #define VCLOCK_BASE    ((uint64_t)1 << 62) /* keeps vtime - lag from wrapping below 0 */
 #define KEY_PRIO_SHIFT 60
 
 enum { HEAP_NONE = 0, HEAP_BOOST, HEAP_NORM, HEAP_SLEEP, HEAP_PARK };
-enum { F_YIELD = 1, F_C1_ACTIVE = 2, F_MOVE = 4, F_C1_PARK = 8 };
+enum { F_YIELD = 1, F_C1_ACTIVE = 2, F_MOVE = 4, F_C1_PARK = 8, F_MSLEEP = 16 };
 
 static bool c1_mode(const struct sched *s)
 {
 	return s->p.tick_ns != 0;
 }
 
+static uint32_t dweight(const struct sched_dom *d)
+{
+	return d->weight ? d->weight : SCHED_DEFAULT_WEIGHT;
+}
+
+/* The domain weight (credit1 engine: every vCPU competes with it). */
 static uint32_t vweight(const struct sched_vcpu *v)
 {
-	return v->dom->weight ? v->dom->weight : SCHED_DEFAULT_WEIGHT;
+	return dweight(v->dom);
+}
+
+/* One of n equal parts of weight w, in 1/2^16 units (EW_MIN at least). */
+static uint32_t split_ew(uint32_t w, uint32_t n)
+{
+	uint64_t e = ((uint64_t)w << EW_SHIFT) / (n ? n : 1);
+	return e < EW_MIN ? EW_MIN : (uint32_t)e;
+}
+
+/* Effective weight of v: its share of the domain weight while it earns, else the share it
+ * would get if it started earning now. */
+static uint32_t ew_of(const struct sched_vcpu *v)
+{
+	return v->w_acct ? v->w_acct : split_ew(dweight(v->dom), v->dom->nr_earn + 1);
 }
 
 /* ---- virtual time -------------------------------------------------------------------- */
 
-static uint64_t ns_to_vt(uint64_t ns, uint32_t w)
+/* floor((hi * 2^32 + add) / d), remainder in *rem; d < 2^47, add < d, hi <= VT_CHUNK, and
+ * d >= EW_MIN keeps the quotient below 2^58. Two 64-bit divisions, no 128-bit one. */
+static uint64_t div32(uint64_t hi, uint64_t add, uint64_t d, uint64_t *rem)
 {
-	if (ns > ((uint64_t)1 << 46))
-		ns = (uint64_t)1 << 46;
-	return (ns << VT_SHIFT) / w;
+	if (hi < ((uint64_t)1 << 31)) { /* the usual case (< 2 s): one division */
+		uint64_t x = (hi << 32) + add;
+		*rem = x % d;
+		return x / d;
+	}
+	uint64_t a = hi << 16, q1 = a / d, r1 = a % d;
+	uint64_t b = (r1 << 16) + add;
+	*rem = b % d;
+	return (q1 << 16) + b / d;
+}
+
+/* vt + ns * 2^32 / d, exactly: the remainder (< d) is carried in *rem. */
+static uint64_t vt_add(uint64_t vt, uint64_t ns, uint64_t d, uint64_t *rem)
+{
+	if (*rem >= d) {
+		vt += *rem / d;
+		*rem %= d;
+	}
+	while (ns) {
+		uint64_t c = ns > VT_CHUNK ? VT_CHUNK : ns;
+		vt += div32(c, *rem, d, rem);
+		ns -= c;
+	}
+	return vt;
+}
+
+static uint64_t ns_to_vt(uint64_t ns, uint32_t ew)
+{
+	uint64_t rem = 0;
+	return vt_add(0, ns, ew, &rem);
 }
 
 static uint64_t bank_ns(const struct sched *s)
@@ -62,26 +114,43 @@ static int64_t vcredit(const struct sched *s, const struct sched_vcpu *v)
 	if (c1_mode(s))
 		return v->credit;
 	int64_t lag = (int64_t)(s->pcpu[v->pcpu].vclock - v->vtime);
-	const int64_t lim = (int64_t)1 << 46;
-	if (lag > lim)
-		lag = lim;
-	if (lag < -lim)
-		lag = -lim;
-	return lag * (int64_t)vweight(v) / (1 << VT_SHIFT);
+	/* lag * ew / 2^32 rounded toward zero; 128-bit product, shifts only. */
+	uint64_t al = lag < 0 ? 0 - (uint64_t)lag : (uint64_t)lag;
+	unsigned __int128 m = (unsigned __int128)al * ew_of(v) >> VT_SHIFT;
+	int64_t c = m > ((uint64_t)1 << 62) ? (int64_t)1 << 62 : (int64_t)m;
+	return lag < 0 ? -c : c;
 }
 
-static void activate(struct sched_pcpu *pc, struct sched_vcpu *v)
+/* Puts d on the list of domains whose split is recomputed at the end of the current call. */
+static void rw_mark(struct sched *s, struct sched_dom *d)
+{
+	if (d->rw_pending)
+		return;
+	d->rw_pending = true;
+	d->rw_next = s->rw_list;
+	s->rw_list = d;
+}
+
+/* v starts earning on pc with its part of the domain weight (the others' parts shrink). */
+static void activate(struct sched *s, struct sched_pcpu *pc, struct sched_vcpu *v)
 {
 	if (!v->w_acct) {
-		v->w_acct = vweight(v);
+		struct sched_dom *d = v->dom;
+		v->w_acct = split_ew(dweight(d), ++d->nr_earn);
 		pc->w_active += v->w_acct;
+		if (d->nr_earn > 1)
+			rw_mark(s, d);
 	}
 }
 
-static void deactivate(struct sched_pcpu *pc, struct sched_vcpu *v)
+static void deactivate(struct sched *s, struct sched_pcpu *pc, struct sched_vcpu *v)
 {
+	if (!v->w_acct)
+		return;
 	pc->w_active -= v->w_acct;
 	v->w_acct = 0;
+	if (--v->dom->nr_earn)
+		rw_mark(s, v->dom);
 }
 
 static void heap_del(struct sched *s, struct sched_vcpu *v)
@@ -98,12 +167,42 @@ static void heap_del(struct sched *s, struct sched_vcpu *v)
 		break;
 	case HEAP_SLEEP:
 		hn_remove(&pc->sleepers, &v->hn);
+		if (v->flags & F_MSLEEP) {
+			v->flags &= (uint8_t)~F_MSLEEP;
+			pc->nr_msleep--;
+		}
 		break;
 	case HEAP_PARK:
 		hn_remove(&pc->parked, &v->hn);
 		break;
 	}
 	v->heap = HEAP_NONE;
+}
+
+/* Queues v (earning, not runnable) as a sleeper of its pCPU: it retires from w_active when
+ * its credit reaches the bank, i.e. when the virtual clock reaches `key`. Sleepers of
+ * multi-vCPU domains are counted: their retirement changes the split on other pCPUs, so
+ * pick_next arms a timer for it instead of leaving it to the next call. */
+static void sleeper_insert(struct sched *s, struct sched_vcpu *v)
+{
+	struct sched_pcpu *pc = &s->pcpu[v->pcpu];
+	v->key = v->vtime + ns_to_vt(bank_ns(s), ew_of(v));
+	v->heap = HEAP_SLEEP;
+	if (v->dom->nr_vcpus > 1) {
+		v->flags |= F_MSLEEP;
+		pc->nr_msleep++;
+	}
+	hn_insert(&pc->sleepers, &v->hn);
+}
+
+/* ns until pc's virtual clock reaches sleeper sl's key at the current w_active:
+ * ceil(((key - vclock) * W - rem) / 2^32), UINT64_MAX when that is out of range. */
+static uint64_t retire_ns(const struct sched_pcpu *pc, const struct sched_vcpu *sl)
+{
+	unsigned __int128 need = (unsigned __int128)(sl->key - pc->vclock) * pc->w_active;
+	need = need > pc->vclock_rem ? need - pc->vclock_rem : 0;
+	need = (need + ((unsigned __int128)1 << VT_SHIFT) - 1) >> VT_SHIFT;
+	return need > ((uint64_t)1 << 62) ? UINT64_MAX : (uint64_t)need;
 }
 
 /* Advances pCPU p's virtual clock to `now`, retiring sleepers whose credit reaches the bank
@@ -123,29 +222,23 @@ static void vclock_advance(struct sched *s, unsigned p, uint64_t now)
 			pc->vclock_rem = 0;
 			break;
 		}
-		uint64_t chunk = dt > ((uint64_t)1 << 40) ? (uint64_t)1 << 40 : dt;
+		uint64_t chunk = dt > VT_CHUNK ? VT_CHUNK : dt;
 		struct sched_vcpu *sl = hn_min(pc->sleepers);
-		if (sl && sl->key <= pc->vclock) {
+		if (sl && (int64_t)(sl->key - pc->vclock) <= 0) {
 			heap_del(s, sl);
-			deactivate(pc, sl);
+			deactivate(s, pc, sl);
 			continue;
 		}
 		if (sl) {
-			/* ns until vclock reaches sl->key: ceil(((key - vclock) * W - rem) / 2^16)
-			 */
-			unsigned __int128 need = (unsigned __int128)(sl->key - pc->vclock) * w;
-			need = need > pc->vclock_rem ? need - pc->vclock_rem : 0;
-			unsigned __int128 need_ns = (need + (1u << VT_SHIFT) - 1) >> VT_SHIFT;
+			uint64_t need_ns = retire_ns(pc, sl);
 			if (need_ns <= chunk)
-				chunk = (uint64_t)need_ns;
+				chunk = need_ns;
 		}
-		uint64_t total = (chunk << VT_SHIFT) + pc->vclock_rem;
-		pc->vclock += total / w;
-		pc->vclock_rem = total % w;
+		pc->vclock = vt_add(pc->vclock, chunk, w, &pc->vclock_rem);
 		dt -= chunk;
-		if (sl && sl->key <= pc->vclock) {
+		if (sl && (int64_t)(sl->key - pc->vclock) <= 0) {
 			heap_del(s, sl);
-			deactivate(pc, sl);
+			deactivate(s, pc, sl);
 		}
 	}
 	pc->vclock_last = now;
@@ -232,6 +325,16 @@ static struct sched_vcpu *queue_head(struct sched_pcpu *pc)
 	return b ? b : hn_min(pc->rq_norm);
 }
 
+/* At most one bank of credit: raises vtime (and gvt with it) to vclock - bank. */
+static void clamp_bank(struct sched *s, struct sched_vcpu *v)
+{
+	uint64_t floor = s->pcpu[v->pcpu].vclock - ns_to_vt(bank_ns(s), ew_of(v));
+	if ((int64_t)(v->vtime - floor) < 0) {
+		v->gvt += floor - v->vtime;
+		v->vtime = floor;
+	}
+}
+
 /* Moves a vCPU that is on no run queue (its heap is NONE, SLEEP or PARK) to pCPU `to`,
  * keeping its credit (lag) and its earning state. */
 static void transfer(struct sched *s, struct sched_vcpu *v, unsigned to, uint64_t now)
@@ -258,9 +361,7 @@ static void transfer(struct sched *s, struct sched_vcpu *v, unsigned to, uint64_
 	sched_trace_ev(s, from, now, SCHED_EV_MIGRATE, v, to);
 	sched_trace_ev(s, to, now, SCHED_EV_MIGRATE, v, to);
 	if (heap == HEAP_SLEEP) {
-		v->key = v->vtime + ns_to_vt(bank_ns(s), vweight(v));
-		v->heap = HEAP_SLEEP;
-		hn_insert(&pt->sleepers, &v->hn);
+		sleeper_insert(s, v);
 	} else if (heap == HEAP_PARK) {
 		v->key = v->park_until;
 		v->heap = HEAP_PARK;
@@ -288,7 +389,10 @@ static sched_cpumask_t tickle(struct sched *s, struct sched_vcpu *v)
 	}
 	/* Not preempting: let an idle pCPU of its affinity steal it. */
 	int idle = find_idle(s, sched_affinity(s, v));
-	return idle >= 0 ? SCHED_CPU((unsigned)idle) : 0;
+	if (idle >= 0)
+		return SCHED_CPU((unsigned)idle);
+	/* None: its pCPU must at least arm a slice end (it may have had no timer at all). */
+	return pc->armed == SCHED_NEVER ? SCHED_CPU(v->pcpu) : 0;
 }
 
 static void park(struct sched *s, struct sched_vcpu *v, uint64_t now)
@@ -319,12 +423,8 @@ static void park(struct sched *s, struct sched_vcpu *v, uint64_t now)
 static void unpark(struct sched *s, struct sched_vcpu *v, uint64_t now)
 {
 	heap_del(s, v);
-	if (!c1_mode(s)) {
-		/* A parked vCPU earned credit while waiting; the bank still bounds it. */
-		uint64_t floor = s->pcpu[v->pcpu].vclock - ns_to_vt(bank_ns(s), vweight(v));
-		if ((int64_t)(v->vtime - floor) < 0)
-			v->vtime = floor;
-	}
+	if (!c1_mode(s))
+		clamp_bank(s, v); /* it earned while parked; the bank still bounds it */
 	v->c.unparks++;
 	v->dom->c.unparks++;
 	sched_trace_ev(s, v->pcpu, now, SCHED_EV_UNPARK, v, v->dom->cap_tokens);
@@ -353,6 +453,19 @@ static void unpark_due(struct sched *s, unsigned p, uint64_t now)
 
 /* ---- charging -------------------------------------------------------------------------- */
 
+/* Adds the run since vt_since to v's vtime (and gvt) at its current effective weight:
+ * vt += dt * 2^32 / ew, remainder kept. Done at every charge, and before the weight of a
+ * running vCPU changes (the domain split), so each ns is charged at the weight it ran at. */
+static void settle_vt(struct sched_vcpu *v, uint64_t now)
+{
+	if (now <= v->vt_since)
+		return;
+	uint64_t old = v->vtime;
+	v->vtime = vt_add(v->vtime, now - v->vt_since, ew_of(v), &v->vrem);
+	v->gvt += v->vtime - old;
+	v->vt_since = now;
+}
+
 static void charge(struct sched *s, struct sched_vcpu *v, uint64_t now)
 {
 	struct sched_dom *d = v->dom;
@@ -379,12 +492,60 @@ static void charge(struct sched *s, struct sched_vcpu *v, uint64_t now)
 	}
 	if (c1_mode(s) && !s->p.burn_sampled)
 		v->credit -= (int64_t)dt; /* Xen >= 4.0 burn_credits(): exact */
-	if (!c1_mode(s)) {
-		uint32_t w = vweight(v);
-		uint64_t total = (dt > ((uint64_t)1 << 46) ? (uint64_t)1 << 46 : dt) << VT_SHIFT;
-		total += v->vrem;
-		v->vtime += total / w;
-		v->vrem = total % w;
+	if (!c1_mode(s))
+		settle_vt(v, now);
+	else
+		v->vt_since = now;
+}
+
+/* ---- the domain split ------------------------------------------------------------------
+ * A domain's weight is shared by its earning vCPUs (w_acct != 0: runnable, running, parked,
+ * sleepers under the bank): each gets (weight << 16) / n, the remainder handed out one unit
+ * each in list order, so the parts add up to exactly weight << 16 wherever they run. When n
+ * changes, every part is recomputed at `now`: each pCPU holding a part first advances its
+ * virtual clock (and a running vCPU its vtime) under the old parts, so every ns is earned
+ * and charged at the weight in force while it passed. Queue keys (vtime) do not move; only
+ * sleepers' retirement keys (the bank in vtime) are re-keyed. Cost: O(vCPUs of the domain)
+ * per change of n, which happens at wakes from beyond the bank, sleeper retirement and
+ * remove, never per decision of a 1-vCPU domain. */
+static void reweight(struct sched *s, struct sched_dom *d, uint64_t now)
+{
+	struct sched_vcpu *v;
+	for (v = d->vcpus; v; v = v->next_in_dom)
+		if (v->w_acct)
+			vclock_advance(s, v->pcpu, now); /* may retire sleepers: nr_earn drops */
+	uint32_t n = d->nr_earn, i = 0;
+	if (!n)
+		return;
+	uint64_t tot = (uint64_t)dweight(d) << EW_SHIFT, base = tot / n, extra = tot % n;
+	for (v = d->vcpus; v; v = v->next_in_dom) {
+		if (!v->w_acct)
+			continue;
+		uint64_t e = base + (i++ < extra ? 1 : 0);
+		if (e < EW_MIN)
+			e = EW_MIN;
+		if (e == v->w_acct)
+			continue;
+		struct sched_pcpu *pc = &s->pcpu[v->pcpu];
+		if (v->state == SCHED_VS_RUNNING)
+			settle_vt(v, now);
+		pc->w_active = pc->w_active - v->w_acct + e;
+		v->w_acct = (uint32_t)e;
+		if (v->heap == HEAP_SLEEP) { /* its bank in vtime changed */
+			heap_del(s, v);
+			sleeper_insert(s, v);
+		}
+	}
+}
+
+/* Recomputes the split of every domain marked since the last call (end of each op). */
+static void rw_flush(struct sched *s, uint64_t now)
+{
+	struct sched_dom *d;
+	while ((d = s->rw_list)) {
+		s->rw_list = d->rw_next;
+		d->rw_pending = false;
+		reweight(s, d, now);
 	}
 }
 
@@ -533,7 +694,10 @@ static int credit_vcpu_insert(struct sched *s, struct sched_vcpu *v, uint64_t no
 	v->heap = HEAP_NONE;
 	v->flags = 0;
 	v->vtime = s->pcpu[p].vclock;
+	v->gvt = v->vtime;
 	v->vrem = 0;
+	v->vt_since = now;
+	v->bal_hold = 0;
 	v->credit = 0;
 	v->w_acct = 0;
 	v->lease = 0;
@@ -542,6 +706,8 @@ static int credit_vcpu_insert(struct sched *s, struct sched_vcpu *v, uint64_t no
 	s->pcpu[p].nr_vcpus++;
 	s->nr_vcpus++;
 	if (d->nr_vcpus++ == 0) {
+		d->nr_earn = 0;
+		d->rw_pending = false;
 		d->cap_tokens = cap_depth(s, d);
 		d->cap_reserved = 0;
 		d->cap_last = now;
@@ -564,7 +730,7 @@ static void credit_vcpu_remove(struct sched *s, struct sched_vcpu *v, uint64_t n
 		pc->curr = NULL;
 	}
 	heap_del(s, v);
-	deactivate(pc, v);
+	deactivate(s, pc, v);
 	v->state = SCHED_VS_BLOCKED;
 	pc->nr_vcpus--;
 	s->nr_vcpus--;
@@ -575,6 +741,7 @@ static void credit_vcpu_remove(struct sched *s, struct sched_vcpu *v, uint64_t n
 		*pp = v->next_in_dom;
 	if (--d->nr_vcpus == 0)
 		sched_dom_unlink(s, d);
+	rw_flush(s, now);
 }
 
 /* May an event wake of v be boosted? Counts a denial when not. */
@@ -614,8 +781,8 @@ static void boost(struct sched *s, struct sched_vcpu *v, uint64_t now)
 	sched_trace_ev(s, v->pcpu, now, SCHED_EV_BOOST, v, vcredit(s, v));
 }
 
-static sched_cpumask_t credit_wake(struct sched *s, struct sched_vcpu *v, uint64_t now,
-				   unsigned flags)
+static sched_cpumask_t wake_body(struct sched *s, struct sched_vcpu *v, uint64_t now,
+				 unsigned flags)
 {
 	sched_cpumask_t kick = sched_take_kicks(s);
 	c1_catch_up(s, now);
@@ -681,11 +848,9 @@ static sched_cpumask_t credit_wake(struct sched *s, struct sched_vcpu *v, uint64
 			heap_del(s, v); /* still earning: keeps what it earned (< bank) */
 		} else if (!v->w_acct) {
 			/* Slept past the bank: at most one bank of credit, debt kept. */
-			uint64_t floor = pc->vclock - ns_to_vt(bank_ns(s), vweight(v));
-			if ((int64_t)(v->vtime - floor) < 0)
-				v->vtime = floor;
+			clamp_bank(s, v);
 		}
-		activate(pc, v);
+		activate(s, pc, v);
 	}
 	sched_trace_ev(s, target, now, SCHED_EV_WAKE, v, flags);
 	bool b = may_boost(s, v, flags, now);
@@ -715,16 +880,14 @@ static void to_sleeper(struct sched *s, struct sched_vcpu *v)
 	if (c1_mode(s))
 		return;
 	if (v->w_acct && vcredit(s, v) < (int64_t)bank_ns(s)) {
-		v->key = v->vtime + ns_to_vt(bank_ns(s), vweight(v));
 		v->seq = s->seq++;
-		v->heap = HEAP_SLEEP;
-		hn_insert(&pc->sleepers, &v->hn);
+		sleeper_insert(s, v);
 	} else {
-		deactivate(pc, v);
+		deactivate(s, pc, v);
 	}
 }
 
-static sched_cpumask_t credit_sleep(struct sched *s, struct sched_vcpu *v, uint64_t now)
+static sched_cpumask_t sleep_body(struct sched *s, struct sched_vcpu *v, uint64_t now)
 {
 	sched_cpumask_t kick = sched_take_kicks(s);
 	c1_catch_up(s, now);
@@ -888,6 +1051,58 @@ static struct sched_vcpu *decide_current(struct sched *s, unsigned p, uint64_t n
 	return NULL;
 }
 
+/* Balancing between busy pCPUs, tickless. Per-pCPU fairness gives each vCPU its weighted
+ * share of the pCPU it is on; when the pCPUs' loads differ (5 spinners on 2 pCPUs), the
+ * vCPUs of the busier one fall behind. Each vCPU's gvt (its vtime, never rebased by a
+ * migration) measures service per weight across pCPUs. When p has just chosen `next`
+ * (not boosted) and a busy pCPU q of lower earning weight runs a vCPU that is ahead of
+ * `next` by more than balance_gap of service, one waiting vCPU of p moves to q: those that
+ * stay on p get more, q's get less, until the gap has turned the other way. The one that
+ * moves is the more advanced (gvt) of the vCPU p just descheduled and its queue head: its
+ * own share hardly changes, the most behind stay. It moves only if that does not tip the
+ * balance the other way (its part <= W_p - W_q), at most once per balance_hold (no
+ * ping-pong: for the same move back the gap must first build up the other way), keeps its
+ * credit (lag) and priority (no boost for moving, like WAKE_MIGRATE), and q is kicked to
+ * re-decide (it may have had no timer). Cost: one pass over the pCPUs, nothing per queued
+ * vCPU. Returns the pCPUs to kick. */
+static sched_cpumask_t balance_push(struct sched *s, unsigned p, struct sched_vcpu *next,
+				    struct sched_vcpu *prev, uint64_t now)
+{
+	struct sched_pcpu *pc = &s->pcpu[p];
+	if (c1_mode(s) || !s->p.balance_gap_ns || s->nr_pcpus < 2 ||
+	    next->prio == SCHED_PRI_BOOST || !pc->rq_norm)
+		return 0;
+	struct sched_vcpu *c = hn_min(pc->rq_norm);
+	if (prev && prev->heap == HEAP_NORM && prev->pcpu == p &&
+	    (now < c->bal_hold || (int64_t)(prev->gvt - c->gvt) > 0))
+		c = prev;
+	if (now < c->bal_hold)
+		return 0;
+	sched_cpumask_t aff = sched_affinity(s, c) & ~SCHED_CPU(p);
+	uint64_t gap = ns_to_vt(s->p.balance_gap_ns, ew_of(next));
+	int best = -1;
+	for (unsigned q = 0; aff && q < s->nr_pcpus; q++) {
+		struct sched_pcpu *qc = &s->pcpu[q];
+		struct sched_vcpu *t = qc->curr;
+		if (!(aff & SCHED_CPU(q)) || !t || t->state != SCHED_VS_RUNNING)
+			continue; /* an idle pCPU steals by itself */
+		if (qc->w_active >= pc->w_active || c->w_acct > pc->w_active - qc->w_active)
+			continue;
+		settle_vt(t, now); /* its gvt up to now (a lone vCPU may run for hours) */
+		if ((int64_t)(t->gvt - next->gvt) <= (int64_t)gap)
+			continue;
+		if (best < 0 || qc->w_active < s->pcpu[best].w_active)
+			best = (int)q;
+	}
+	if (best < 0)
+		return 0;
+	heap_del(s, c);
+	transfer(s, c, (unsigned)best, now);
+	c->bal_hold = now + s->p.balance_hold_ns;
+	enqueue(s, c);
+	return SCHED_CPU((unsigned)best);
+}
+
 static struct sched_pick credit_pick_next(struct sched *s, unsigned p, uint64_t now)
 {
 	struct sched_pcpu *pc = &s->pcpu[p];
@@ -931,6 +1146,8 @@ static struct sched_pick credit_pick_next(struct sched *s, unsigned p, uint64_t 
 			next = NULL;
 		}
 	}
+	if (new_slice && next)
+		r.kick |= balance_push(s, p, next, requeued ? cur : NULL, now);
 
 	pc->curr = next;
 	if (!next) {
@@ -951,6 +1168,7 @@ static struct sched_pick credit_pick_next(struct sched *s, unsigned p, uint64_t 
 			pc->curr_since = now;
 		next->state = SCHED_VS_RUNNING;
 		next->since = now;
+		next->vt_since = now;
 		r.vcpu = next;
 		if (!c1_mode(s) && next->prio == SCHED_PRI_BOOST)
 			r.run_until = now + next->boost_left;
@@ -966,8 +1184,16 @@ static struct sched_pick credit_pick_next(struct sched *s, unsigned p, uint64_t 
 		r.run_until = min_u64(r.run_until, pk->park_until);
 	if (c1_mode(s))
 		r.run_until = min_u64(r.run_until, s->next_tick);
+	rw_flush(s, now);
+	if (pc->nr_msleep && pc->w_active && !c1_mode(s)) {
+		/* A sleeper whose retirement changes its domain's split elsewhere: be there. */
+		uint64_t ns = retire_ns(pc, hn_min(pc->sleepers));
+		if (ns != UINT64_MAX)
+			r.run_until = min_u64(r.run_until, now + ns);
+	}
 	if (r.run_until <= now)
 		r.run_until = now + 1;
+	pc->armed = r.run_until;
 	/* Work this pCPU cannot run now and an idle one could: kick that one to steal. */
 	struct sched_vcpu *h = queue_head(pc);
 	if (h) {
@@ -986,24 +1212,9 @@ static int credit_set_params(struct sched *s, struct sched_dom *d, uint32_t weig
 		return -SCHED_EINVAL;
 	c1_catch_up(s, now);
 	if (weight && weight != d->weight) {
-		for (struct sched_vcpu *v = d->vcpus; v; v = v->next_in_dom) {
-			struct sched_pcpu *pc = &s->pcpu[v->pcpu];
-			vclock_advance(s, v->pcpu, now);
-			if (v->w_acct) {
-				pc->w_active += weight;
-				pc->w_active -= v->w_acct;
-				v->w_acct = weight;
-			}
-		}
-		d->weight = weight;
-		for (struct sched_vcpu *v = d->vcpus; v; v = v->next_in_dom) {
-			if (v->heap == HEAP_SLEEP) { /* its bank in vtime changed */
-				heap_del(s, v);
-				v->heap = HEAP_SLEEP;
-				v->key = v->vtime + ns_to_vt(bank_ns(s), weight);
-				hn_insert(&s->pcpu[v->pcpu].sleepers, &v->hn);
-			}
-		}
+		d->weight = weight; /* its vCPUs' parts change at `now` (rw_flush below) */
+		rw_mark(s, d);
+		rw_flush(s, now);
 	}
 	if (cap != d->cap) {
 		cap_refill(s, d, now);
@@ -1031,8 +1242,8 @@ static int credit_set_params(struct sched *s, struct sched_dom *d, uint32_t weig
 	return 0;
 }
 
-static sched_cpumask_t credit_set_affinity(struct sched *s, struct sched_vcpu *v,
-					   sched_cpumask_t mask, uint64_t now)
+static sched_cpumask_t set_affinity_body(struct sched *s, struct sched_vcpu *v,
+					 sched_cpumask_t mask, uint64_t now)
 {
 	v->affinity = mask;
 	if (sched_allowed(s, v, v->pcpu))
@@ -1076,6 +1287,30 @@ static void credit_params_changed(struct sched *s, uint64_t now)
 	}
 }
 
+/* The ops that can change a domain split recompute it before they return. */
+static sched_cpumask_t credit_wake(struct sched *s, struct sched_vcpu *v, uint64_t now,
+				   unsigned flags)
+{
+	sched_cpumask_t k = wake_body(s, v, now, flags);
+	rw_flush(s, now);
+	return k;
+}
+
+static sched_cpumask_t credit_sleep(struct sched *s, struct sched_vcpu *v, uint64_t now)
+{
+	sched_cpumask_t k = sleep_body(s, v, now);
+	rw_flush(s, now);
+	return k;
+}
+
+static sched_cpumask_t credit_set_affinity(struct sched *s, struct sched_vcpu *v,
+					   sched_cpumask_t mask, uint64_t now)
+{
+	sched_cpumask_t k = set_affinity_body(s, v, mask, now);
+	rw_flush(s, now);
+	return k;
+}
+
 static const char *const prio_name[] = {"boost", "under", "over", "idle"};
 static const char *const state_name[] = {"blocked", "runnable", "running", "parked"};
 
@@ -1094,7 +1329,8 @@ static void credit_dump(struct sched *s, sched_print_fn pr, void *arg)
 		struct sched_pcpu *pc = &s->pcpu[i];
 		pr(arg, "sched pcpu%u curr=%s%u queued=%u vcpus=%u w_active=%llu picks=%llu\n", i,
 		   pc->curr ? "d" : "idle", pc->curr ? pc->curr->dom->id : 0, pc->nr_queued,
-		   pc->nr_vcpus, (unsigned long long)pc->w_active, (unsigned long long)pc->picks);
+		   pc->nr_vcpus, (unsigned long long)(pc->w_active >> EW_SHIFT),
+		   (unsigned long long)pc->picks);
 	}
 	for (struct sched_dom *d = s->doms; d; d = d->next_dom) {
 		pr(arg, "sched dom d%u weight=%u cap=%u cap_tokens_ns=%lld vcpus=%u\n", d->id,

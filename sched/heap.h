@@ -10,7 +10,9 @@
 static inline bool hn_less(const struct sched_hnode *a, const struct sched_hnode *b)
 {
 	const struct sched_vcpu *va = HN_VCPU(a), *vb = HN_VCPU(b);
-	return va->key < vb->key || (va->key == vb->key && va->seq < vb->seq);
+	/* Wrap-safe: the keys of one heap lie within 2^63 of each other. */
+	int64_t d = (int64_t)(va->key - vb->key);
+	return d < 0 || (d == 0 && va->seq < vb->seq);
 }
 
 /* Melds two roots (either may be NULL); a's and b's prev/next must be NULL. */

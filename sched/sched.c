@@ -15,6 +15,8 @@ void sched_apply_profile(struct sched_params *p, unsigned profile)
 		p->boost_debt_ns = 0;
 		p->cap_debt_ns = 0;
 		p->burn_sampled = 1;
+		p->balance_gap_ns = 0; /* idle stealing only, as measured */
+		p->balance_hold_ns = 0;
 	} else {
 		/* sliver defaults, chosen from the simulator sweeps in docs/BENCHMARKS.md. */
 		p->tslice_ns = 1000000;
@@ -25,6 +27,8 @@ void sched_apply_profile(struct sched_params *p, unsigned profile)
 		p->boost_debt_ns = 2000000;
 		p->cap_debt_ns = 500000;
 		p->burn_sampled = 0;
+		p->balance_gap_ns = 2000000;
+		p->balance_hold_ns = 10000000;
 		profile = SCHED_PROFILE_SLIVER;
 	}
 	p->profile = profile;
@@ -109,6 +113,8 @@ static const struct us_key us_keys[] = {
 	{"boost_us", P_OFF(boost_ns), 0, 1000000},
 	{"boost_debt_us", P_OFF(boost_debt_ns), 0, 10000000},
 	{"cap_debt_us", P_OFF(cap_debt_ns), 0, 10000000},
+	{"balance_gap_us", P_OFF(balance_gap_ns), 0, 10000000},
+	{"balance_hold_us", P_OFF(balance_hold_ns), 0, 10000000},
 };
 
 static int config_kv(struct sched *s, const char *k, size_t klen, const char *v, size_t vlen,

@@ -128,6 +128,9 @@ struct sched_dom {
 	struct sched_dom *next_dom;
 	struct sched_vcpu *vcpus; /* its inserted vCPUs */
 	bool listed;
+	bool rw_pending;	   /* its vCPUs' weight split must be recomputed */
+	uint32_t nr_earn;	   /* vCPUs earning credit (w_acct != 0): they share weight */
+	struct sched_dom *rw_next; /* sched.rw_list link while rw_pending */
 	struct sched_counters c;
 };
 
@@ -156,8 +159,12 @@ struct sched_vcpu {
 	uint64_t boost_left; /* ns of latency slice left */
 	uint64_t park_until; /* unpark time when PARKED */
 	uint64_t lease;	     /* cap budget leased for the current run */
-	uint32_t w_acct;     /* weight counted in its pCPU's w_active, 0 = inactive */
+	uint32_t w_acct;     /* its share of the domain weight (1/2^16 units) counted in its
+			      * pCPU's w_active, 0 = inactive (not earning) */
 	uint32_t pad2;
+	uint64_t vt_since; /* start of the interval not yet added to vtime */
+	uint64_t gvt;	   /* vtime never rebased by migration: comparable across pCPUs */
+	uint64_t bal_hold; /* not moved by balancing before this time */
 	struct sched_vcpu *rq_next, *rq_prev; /* rr run queue */
 	struct sched_vcpu *next_in_dom;
 	struct sched_counters c;
@@ -173,10 +180,12 @@ struct sched_pcpu {
 	struct sched_vcpu *rr_head, *rr_tail;
 	uint32_t nr_queued;  /* RUNNABLE vCPUs queued here (not counting curr) */
 	uint32_t nr_vcpus;   /* vCPUs assigned here */
+	uint32_t nr_msleep;  /* sleepers here of domains with more than one vCPU */
 	uint64_t vclock;     /* credit: virtual clock, weighted ns */
 	uint64_t vclock_rem; /* remainder of its division */
 	uint64_t vclock_last;
-	uint64_t w_active; /* sum of weights earning credit on this pCPU */
+	uint64_t w_active; /* sum of w_acct of the vCPUs earning credit on this pCPU */
+	uint64_t armed;	   /* run_until returned by its last pick_next */
 	uint64_t idle_ns;
 	uint64_t picks;
 	struct sched_trace trace;
@@ -193,6 +202,9 @@ struct sched_params {
 	uint64_t cap_debt_ns;	/* credit.cap_debt_us: cap budget debt a latency slice may take */
 	uint32_t profile;	/* SCHED_PROFILE_* */
 	uint32_t burn_sampled; /* credit.burn=sample|exact: credit1 engine burns by tick sampling */
+	uint64_t balance_gap_ns;  /* credit.balance_gap_us: service lag that moves a vCPU to a
+				   * less loaded busy pCPU, 0 = no balancing between busy pCPUs */
+	uint64_t balance_hold_ns; /* credit.balance_hold_us: min stay after such a move */
 };
 
 enum sched_profile { SCHED_PROFILE_SLIVER = 0, SCHED_PROFILE_XEN_CREDIT1 = 1 };
@@ -242,6 +254,7 @@ struct sched {
 	uint32_t nr_vcpus;
 	sched_cpumask_t kick_pending; /* kicks from calls that return none (set_params...) */
 	struct sched_dom *doms;	      /* domains with vCPUs inserted */
+	struct sched_dom *rw_list;    /* domains whose weight split changed (policy private) */
 	struct sched_pcpu pcpu[SCHED_MAX_PCPUS];
 };
 

@@ -306,7 +306,8 @@ int scenario_load(struct sim_cfg *c, const char *path, int noverrides, char **ov
 	    get_double(h, what, "expect.share_tol", &c->exp_share_tol) ||
 	    get_double(h, what, "expect.cap_tol", &c->exp_cap_tol) ||
 	    get_double(h, what, "expect.rel_tol_pct", &c->exp_rel_tol_pct) ||
-	    get_double(h, what, "expect.gain_max", &c->exp_gain_max))
+	    get_double(h, what, "expect.gain_max", &c->exp_gain_max) ||
+	    get_double(h, what, "expect.migrations_max", &c->exp_migrations_max))
 		return -1;
 	for (unsigned i = 0; i < c->ndoms; i++) {
 		struct sim_dom *d = &c->doms[i];

@@ -76,6 +76,7 @@ struct sim_cfg {
 	/* expect.*: bounds checked at the end, 0 = not checked */
 	double exp_ping_p99_us, exp_ping_max_us, exp_ping_avg_min_us, exp_share_tol, exp_cap_tol,
 		exp_rel_tol_pct, exp_gain_max, exp_lat_p99_us;
+	double exp_migrations_max; /* per vCPU over the run (no ping-pong) */
 };
 
 /* scenario.c */

@@ -132,6 +132,11 @@ static double vcpu_demand(const struct sim_cfg *c, const struct sim_dom *d, unsi
 	return dem;
 }
 
+/* The weight is the domain's: its vCPUs that want CPU share it equally (sched/credit.c
+ * splits a domain's weight among its earning vCPUs). Pinned to one pCPU each: every pCPU is
+ * divided on its own among the parts of the weights there. Otherwise the pCPUs are one pool
+ * divided among the domains (each vCPU at most one pCPU: its demand is <= 1), and a
+ * domain's allotment among its vCPUs. */
 void entitlement(struct sim_cfg *c)
 {
 	struct wf_item it[SIM_MAX_VCPUS];
@@ -144,12 +149,15 @@ void entitlement(struct sim_cfg *c)
 			pinned_one = c->pcpus == 1 ? pinned_one : false;
 		d->demand = 0;
 		d->entitled = 0;
+		unsigned first = n, active = 0;
 		for (unsigned v = 0; v < d->nvcpus && n < SIM_MAX_VCPUS; v++, n++) {
 			it[n].demand = vcpu_demand(c, d, v);
-			it[n].weight = d->weight;
 			owner[n] = i;
 			d->demand += it[n].demand;
+			active += it[n].demand > 0;
 		}
+		for (unsigned j = first; j < n; j++)
+			it[j].weight = (double)d->weight / (active ? active : 1);
 	}
 	if (pinned_one) {
 		/* Every vCPU is bound to one pCPU: divide each pCPU on its own. */
@@ -167,9 +175,16 @@ void entitlement(struct sim_cfg *c)
 			for (unsigned j = 0; j < k; j++)
 				it[map[j]].share = sub[j].share;
 		}
-	} else {
-		water_fill(it, n, (double)c->pcpus);
+		for (unsigned j = 0; j < n; j++)
+			c->doms[owner[j]].entitled += it[j].share;
+		return;
 	}
-	for (unsigned j = 0; j < n; j++)
-		c->doms[owner[j]].entitled += it[j].share;
+	struct wf_item dom[SIM_MAX_DOMS];
+	for (unsigned i = 0; i < c->ndoms; i++) {
+		dom[i].demand = c->doms[i].demand;
+		dom[i].weight = c->doms[i].weight;
+	}
+	water_fill(dom, c->ndoms, (double)c->pcpus);
+	for (unsigned i = 0; i < c->ndoms; i++)
+		c->doms[i].entitled = dom[i].share;
 }

@@ -1,0 +1,281 @@
+/* Unit tests of the credit policy on several pCPUs: the domain as the unit of weight (its
+ * weight split among its earning vCPUs) and balancing between busy pCPUs. Each test drives
+ * the ops directly with explicit times, the way the core does: a pCPU calls pick_next at
+ * its run_until and at once when it is kicked. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "sched/sched.h"
+
+#define US    1000ull
+#define MS    1000000ull
+#define EW(w) ((uint64_t)(w) << 16) /* a weight in the policy's split units */
+
+static struct sched S;
+static struct sched_dom D[8];
+static struct sched_vcpu V[16];
+static uint64_t T[SCHED_MAX_PCPUS]; /* next pick_next of each pCPU */
+
+/* Domains with nv[i] vCPUs each, `pcpus` pCPUs, vCPU n pinned to aff[n] (NULL or 0: all);
+ * returns the vCPU count. */
+static unsigned setup_aff(unsigned pcpus, unsigned ndoms, const unsigned *nv,
+			  const sched_cpumask_t *aff)
+{
+	assert_int_equal(sched_init(&S, pcpus), 0);
+	memset(D, 0, sizeof(D));
+	memset(V, 0, sizeof(V));
+	unsigned n = 0;
+	for (unsigned i = 0; i < ndoms; i++) {
+		D[i].id = i + 1;
+		for (unsigned k = 0; k < nv[i]; k++, n++) {
+			V[n].dom = &D[i];
+			V[n].id = k;
+			V[n].affinity = aff ? aff[n] : 0;
+			assert_int_equal(sched_vcpu_insert(&S, &V[n], 0), 0);
+		}
+	}
+	for (unsigned p = 0; p < pcpus; p++)
+		T[p] = 0;
+	return n;
+}
+
+static unsigned setup(unsigned pcpus, unsigned ndoms, const unsigned *nv)
+{
+	return setup_aff(pcpus, ndoms, nv, NULL);
+}
+
+static void kick(sched_cpumask_t m, uint64_t now)
+{
+	for (unsigned p = 0; p < S.nr_pcpus; p++)
+		if (m & SCHED_CPU(p))
+			T[p] = now;
+}
+
+/* Runs every pCPU until `end` (pick_next at each run_until and at each kick). */
+static void run_all(uint64_t end)
+{
+	for (;;) {
+		unsigned p = 0;
+		for (unsigned q = 1; q < S.nr_pcpus; q++)
+			if (T[q] < T[p])
+				p = q;
+		uint64_t now = T[p];
+		if (now >= end)
+			break;
+		struct sched_pick pk = sched_pick_next(&S, p, now);
+		T[p] = pk.run_until;
+		kick(pk.kick, now);
+	}
+	for (unsigned p = 0; p < S.nr_pcpus; p++) {
+		sched_pick_next(&S, p, end); /* charge up to end */
+		T[p] = end;
+	}
+}
+
+static uint64_t w_active_sum(void)
+{
+	uint64_t w = 0;
+	for (unsigned p = 0; p < S.nr_pcpus; p++)
+		w += S.pcpu[p].w_active;
+	return w;
+}
+
+static void assert_near(uint64_t got, uint64_t want, uint64_t tol)
+{
+	if (got + tol < want || got > want + tol)
+		fail_msg("got %llu, want %llu +- %llu", (unsigned long long)got,
+			 (unsigned long long)want, (unsigned long long)tol);
+}
+
+/* On one pCPU a 2-vCPU domain and a 1-vCPU domain of equal weight get half each. */
+static void test_domain_weight_shared_one_pcpu(void **st)
+{
+	(void)st;
+	const unsigned nv[] = {2, 1};
+	unsigned n = setup(1, 2, nv);
+	for (unsigned i = 0; i < n; i++)
+		kick(sched_wake(&S, &V[i], 0, WAKE_NEW), 0);
+	assert_int_equal(V[0].w_acct + V[1].w_acct, EW(256));
+	assert_int_equal(V[2].w_acct, EW(256));
+	assert_int_equal(D[0].nr_earn, 2);
+	run_all(1000 * MS);
+	assert_int_equal(D[0].c.run_ns + D[1].c.run_ns, 1000 * MS);
+	assert_near(D[0].c.run_ns, 500 * MS, 2 * MS);
+	assert_near(V[0].c.run_ns, 250 * MS, 2 * MS);
+}
+
+/* The parts add up to exactly the domain weight (remainder handed out), they follow the
+ * number of earning vCPUs, and a weight change re-splits. */
+static void test_split_exact_and_follows_earners(void **st)
+{
+	(void)st;
+	const unsigned nv[] = {3};
+	setup(1, 1, nv);
+	D[0].weight = 100;
+	for (unsigned i = 0; i < 3; i++)
+		sched_wake(&S, &V[i], 0, WAKE_NEW);
+	assert_int_equal(V[0].w_acct + V[1].w_acct + V[2].w_acct, EW(100));
+	assert_true((int64_t)V[0].w_acct - (int64_t)V[2].w_acct <= 1);
+	assert_true((int64_t)V[2].w_acct - (int64_t)V[0].w_acct <= 1);
+	assert_int_equal(S.pcpu[0].w_active, EW(100));
+	assert_int_equal(sched_set_params(&S, &D[0], 300, 0, 0), 0);
+	assert_int_equal(V[0].w_acct, EW(100));
+	assert_int_equal(S.pcpu[0].w_active, EW(300));
+	/* V2 blocks for longer than the bank: it retires and the other two share 300. */
+	sched_pick_next(&S, 0, 0);
+	struct sched_vcpu *cur = S.pcpu[0].curr;
+	sched_sleep(&S, cur, 1 * MS);
+	sched_pick_next(&S, 0, 1 * MS);
+	run_all(200 * MS);
+	assert_int_equal(cur->w_acct, 0);
+	assert_int_equal(D[0].nr_earn, 2);
+	assert_int_equal(w_active_sum(), EW(300));
+	for (unsigned i = 0; i < 3; i++)
+		if (&V[i] != cur)
+			assert_int_equal(V[i].w_acct, EW(150));
+	/* It wakes: three parts again, still exact. */
+	sched_wake(&S, cur, 200 * MS, WAKE_EVENT);
+	assert_int_equal(w_active_sum(), EW(300));
+	assert_int_equal(D[0].nr_earn, 3);
+}
+
+/* The retirement of a sleeper of a multi-vCPU domain changes the split on another pCPU, so
+ * its (idle) pCPU arms a timer for it rather than leaving it to chance; a 1-vCPU domain's
+ * sleeper needs none (tickless). */
+static void test_multi_vcpu_sleeper_retires_on_time(void **st)
+{
+	(void)st;
+	const unsigned nv[] = {2, 1};
+	const sched_cpumask_t aff[] = {SCHED_CPU(0), SCHED_CPU(1), SCHED_CPU(0)};
+	setup_aff(2, 2, nv, aff);
+	for (unsigned i = 0; i < 3; i++)
+		sched_wake(&S, &V[i], 0, WAKE_NEW);
+	run_all(10 * MS);
+	sched_sleep(&S, &V[1], 10 * MS); /* V1 blocks on pCPU 1, which goes idle */
+	struct sched_pick pk = sched_pick_next(&S, 1, 10 * MS);
+	assert_null(pk.vcpu);
+	assert_true(pk.run_until != SCHED_NEVER);
+	/* Alone on pCPU 1 it earns 1 ns of credit per ns: it reaches the 50 ms bank then. */
+	assert_true(pk.run_until > 10 * MS && pk.run_until <= 61 * MS);
+	assert_int_equal(V[0].w_acct, EW(128));
+	sched_pick_next(&S, 1, pk.run_until);
+	assert_int_equal(V[1].w_acct, 0);
+	assert_int_equal(V[0].w_acct, EW(256)); /* V0 now carries the whole domain weight */
+	assert_int_equal(S.pcpu[0].w_active, EW(512));
+	pk = sched_pick_next(&S, 1, pk.run_until + 1);
+	assert_true(pk.run_until == SCHED_NEVER);
+}
+
+/* A 2-vCPU and a 1-vCPU domain of equal weight on 2 pCPUs: one pCPU each, and once the
+ * balance is found nothing moves any more. */
+static void test_domain_weight_two_pcpus_settles(void **st)
+{
+	(void)st;
+	const unsigned nv[] = {2, 1};
+	unsigned n = setup(2, 2, nv);
+	for (unsigned i = 0; i < n; i++)
+		kick(sched_wake(&S, &V[i], 0, WAKE_NEW), 0);
+	run_all(1000 * MS);
+	uint64_t moves = D[0].c.migrations + D[1].c.migrations;
+	assert_true(moves <= 3);
+	run_all(10000 * MS);
+	assert_int_equal(D[0].c.migrations + D[1].c.migrations, moves);
+	assert_near(D[0].c.run_ns, 10000 * MS, 100 * MS);
+	assert_near(D[1].c.run_ns, 10000 * MS, 100 * MS);
+	assert_int_equal(D[0].c.run_ns + D[1].c.run_ns, 20000 * MS);
+}
+
+/* 5 spinners on 2 pCPUs: 40% each (not 33/50), bounded migrations, never boosted. */
+static void test_balance_five_spinners(void **st)
+{
+	(void)st;
+	const unsigned nv[] = {1, 1, 1, 1, 1};
+	setup(2, 5, nv);
+	for (unsigned i = 0; i < 5; i++)
+		kick(sched_wake(&S, &V[i], 0, WAKE_NEW), 0);
+	run_all(10000 * MS);
+	for (unsigned i = 0; i < 5; i++) {
+		assert_near(V[i].c.run_ns, 4000 * MS, 100 * MS); /* 1 point of one pCPU */
+		assert_true(V[i].c.migrations <= 250); /* balance_hold alone allows 1000 */
+		assert_int_equal(V[i].c.boosts, 0);
+	}
+	/* Without balancing between busy pCPUs the split is 3/2. */
+	setup(2, 5, nv);
+	assert_int_equal(sched_config(&S, "credit.balance_gap_us", "0", 0), 0);
+	for (unsigned i = 0; i < 5; i++)
+		kick(sched_wake(&S, &V[i], 0, WAKE_NEW), 0);
+	run_all(1000 * MS);
+	unsigned low = 0;
+	for (unsigned i = 0; i < 5; i++) {
+		assert_int_equal(V[i].c.migrations, 0);
+		low += V[i].c.run_ns < 340 * MS;
+	}
+	assert_int_equal(low, 3);
+}
+
+/* Balancing respects affinity, waits balance_hold before moving a vCPU again, and keeps
+ * the moved vCPU's credit and priority (no boost for moving). */
+static void test_balance_affinity_and_hold(void **st)
+{
+	(void)st;
+	const unsigned nv[] = {1, 1, 1, 1, 1};
+	/* Three pinned to pCPU 0, one to pCPU 1, V4 anywhere: the only one balancing may move. */
+	const sched_cpumask_t aff[] = {SCHED_CPU(0), SCHED_CPU(0), SCHED_CPU(0), SCHED_CPU(1), 0};
+	setup_aff(2, 5, nv, aff);
+	for (unsigned i = 0; i < 5; i++)
+		kick(sched_wake(&S, &V[i], 0, WAKE_NEW), 0);
+	uint64_t last_move = 0, last_count = 0, min_gap = UINT64_MAX;
+	for (uint64_t t = 1 * MS; t <= 2000 * MS; t += 1 * MS) {
+		run_all(t);
+		if (V[4].c.migrations != last_count) {
+			if (last_count && t - last_move < min_gap)
+				min_gap = t - last_move;
+			last_count = V[4].c.migrations;
+			last_move = t;
+		}
+	}
+	for (unsigned i = 0; i < 4; i++) {
+		assert_int_equal(V[i].c.migrations, 0);
+		assert_int_equal(V[i].pcpu, i < 3 ? 0 : 1);
+	}
+	assert_int_equal(V[4].c.boosts, 0);
+	assert_true(min_gap == UINT64_MAX || min_gap + 1 * MS >= S.p.balance_hold_ns);
+	/* Fair: pCPU 0's three share it (33%), V3 and V4 share pCPU 1 with V4 kept there. */
+	assert_near(V[3].c.run_ns, 1000 * MS, 30 * MS);
+	assert_near(V[4].c.run_ns, 1000 * MS, 30 * MS);
+}
+
+/* A wake that does not preempt a vCPU running alone (no timer armed) still makes its pCPU
+ * re-decide, so the newcomer is not left waiting until the lone vCPU blocks. */
+static void test_wake_next_to_lone_runner_arms_slice(void **st)
+{
+	(void)st;
+	const unsigned nv[] = {1, 1};
+	setup(1, 2, nv);
+	sched_wake(&S, &V[0], 0, WAKE_NEW);
+	struct sched_pick pk = sched_pick_next(&S, 0, 0);
+	assert_true(pk.run_until == SCHED_NEVER);
+	sched_cpumask_t k = sched_wake(&S, &V[1], 5 * MS, WAKE_NEW);
+	assert_true(k & SCHED_CPU(0));
+	pk = sched_pick_next(&S, 0, 5 * MS);
+	assert_true(pk.run_until != SCHED_NEVER);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_domain_weight_shared_one_pcpu),
+		cmocka_unit_test(test_split_exact_and_follows_earners),
+		cmocka_unit_test(test_multi_vcpu_sleeper_retires_on_time),
+		cmocka_unit_test(test_domain_weight_two_pcpus_settles),
+		cmocka_unit_test(test_balance_five_spinners),
+		cmocka_unit_test(test_balance_affinity_and_hold),
+		cmocka_unit_test(test_wake_next_to_lone_runner_arms_slice),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
