@@ -16,8 +16,8 @@ HV_SRCS += arch/x86_64/vmx/vmx.c arch/x86_64/vmx/vmcs.c arch/x86_64/vmx/ept.c \
 VMX_BOCHS2 := -- --emu bochs --cpus 2 --timeout 150
 VMX_END := --expect '^sliver: run complete: PASS' --expect '^sliver: exit 0$$' --reject 'PANIC'
 
-# Two spinners, idle (2 vCPUs), echo and a guest that enters long mode, on 2 pCPUs:
-# prefixes, rates, ping replies, 64-bit hypercalls.
+# Two spinners, idle (2 vCPUs), echo, a guest that enters long mode and one that turns on
+# 32-bit PAE paging, on 2 pCPUs: prefixes, rates, ping replies, 64-bit hypercalls.
 e2e-vmx-mix: $(BUILD)/vmx-mix-bios.iso
 	tools/e2e.sh $@ $(VMX_END) --reject 'crashed|refused' \
 	    --expect '^sliver: d4 echo: 32-bit ELF' \
@@ -26,6 +26,8 @@ e2e-vmx-mix: $(BUILD)/vmx-mix-bios.iso
 	    --expect '^\(d3\) idle: d3 blocking' --expect '^\(d3\) idle: d3v1 blocking' \
 	    --expect '^\(d4\) echo: d4 ready' \
 	    --expect '^\(d5\) lm64: hello from 64-bit mode$$' --expect '^sliver: d5 shutdown code=64$$' \
+	    --expect '^\(d6\) lm64: PAE paging on .*still printing$$' \
+	    --expect '^sliver: d6 shutdown code=32$$' \
 	    --expect '^ping d4 n=[0-9]{3,} lost=[0-9] min_us=[0-9.]+ avg_us=[0-9.]+ p50_us=[0-9.]+ p99_us=[0-9.]+ max_us=[0-9.]+ mdev_us=[0-9.]+$$' \
 	    --expect '^stat d3 name=idle state=running .* io_other=0 .*wakes=0' \
 	    --expect '^exits d3 12:1 .*30:[0-9]+' \

@@ -51,6 +51,24 @@ lm_code64:
 1:	hlt
 	jmp 1b
 
+/* pae32_enable(): 32-bit PAE paging, identity map of the first 4 MiB (2 MiB pages). */
+	.code32
+	.text
+	.global pae32_enable
+pae32_enable:
+	movl $(lm_pd + 1), lm_pdpt      /* PAE PDPTE: present only (bits 1-2 reserved) */
+	movl $0x00000083, lm_pd
+	movl $0x00200083, lm_pd + 8
+	movl $lm_pdpt, %eax
+	movl %eax, %cr3
+	movl %cr4, %eax
+	orl $0x20, %eax                 /* CR4.PAE */
+	movl %eax, %cr4
+	movl %cr0, %eax
+	orl $0x80000000, %eax           /* CR0.PG: PDPTEs come from the VMCS at entry */
+	movl %eax, %cr0
+	ret
+
 	.section .rodata
 	.balign 8
 lm_gdt:

@@ -66,6 +66,25 @@ static void update_long_mode(struct hv_vcpu *v)
 	vmcs_write(v, VMCS_GUEST_IA32_EFER, v->efer);
 }
 
+/* PAE paging outside long mode takes its four PDPTEs from the VMCS at VM entry (SDM
+ * 26.3.2.4): after an emulated CR0/CR4 write turns it on, load them from guest memory
+ * (CR3 writes do not exit: the CPU loads them itself then). Reserved bits set: false. */
+static bool load_pdptes(struct hv_vcpu *v)
+{
+	if (!(v->cr0 & CR0_PG) || !(v->cr4 & CR4_PAE) || (v->efer & EFER_LMA))
+		return true;
+	uint64_t cr3 = vmcs_read(v, VMCS_GUEST_CR3) & 0xffffffe0ull;
+	const uint64_t *pdpte = hv_space_ptr(v->space, cr3, 32);
+	if (!pdpte)
+		return false;
+	for (unsigned i = 0; i < 4; i++) {
+		if ((pdpte[i] & 1) && (pdpte[i] & 0xfff00000000001e6ull))
+			return false;
+		vmcs_write(v, VMCS_GUEST_PDPTE0 + 2 * i, pdpte[i]);
+	}
+	return true;
+}
+
 bool hv_write_cr(struct hv_vcpu *v, unsigned cr, uint64_t val)
 {
 	const struct vmx_caps *c = &vmx_caps;
@@ -82,10 +101,16 @@ bool hv_write_cr(struct hv_vcpu *v, unsigned cr, uint64_t val)
 		/* Unrestricted guest: PE and PG are the guest's own (26.3.1.1). */
 		uint64_t fixed0 = c->cr0_fixed0 & ~(CR0_PE | CR0_PG);
 		uint64_t real = ((val | fixed0) & c->cr0_fixed1) & ~(CR0_CD | CR0_NW);
+		uint64_t old = v->cr0;
 		v->cr0 = val;
+		update_long_mode(v);
+		if (!load_pdptes(v)) {
+			v->cr0 = old;
+			update_long_mode(v);
+			return false;
+		}
 		vmcs_write(v, VMCS_CR0_READ_SHADOW, val);
 		vmcs_write(v, VMCS_GUEST_CR0, real);
-		update_long_mode(v);
 		return true;
 	}
 	if (cr == 4) {
@@ -95,7 +120,12 @@ bool hv_write_cr(struct hv_vcpu *v, unsigned cr, uint64_t val)
 			return false;
 		if ((v->efer & EFER_LMA) && !(val & CR4_PAE))
 			return false;
+		uint64_t old = v->cr4;
 		v->cr4 = val;
+		if (!load_pdptes(v)) {
+			v->cr4 = old;
+			return false;
+		}
 		vmcs_write(v, VMCS_CR4_READ_SHADOW, val);
 		vmcs_write(v, VMCS_GUEST_CR4, (val | c->cr4_fixed0) & c->cr4_fixed1);
 		return true;
