@@ -66,7 +66,7 @@ e2e-vmx-duty-1cpu: $(BUILD)/vmx-duty-bios.iso
 	    --expect '^\(d1\) spin iters=[0-9]+ rate=[0-9]{6,}/s' \
 	    --expect '^\(d2\) echo: d2 ready duty=300/700' \
 	    --expect '^exits d1 .* 52:[0-9]{3,}' \
-	    --expect '^ping d2 n=3[0-9]{2} lost=0 ' --expect '^lat d2v0 n=[0-9]{3,} ' \
+	    --expect '^ping d2 n=3[0-9]{2} lost=[01] ' --expect '^lat d2v0 n=[0-9]{3,} ' \
 	    -- --emu bochs --cpus 1 --timeout 150 $<
 
 # NMIs to a pCPU running guests (Bochs bug 2): every one is taken, guests keep running.
