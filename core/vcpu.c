@@ -87,8 +87,16 @@ static void irq_raise(struct vcpu *v, uint8_t vector, unsigned flags)
 			v->wake_ns = now;
 			__atomic_fetch_add(&v->dom->wakes, 1, __ATOMIC_RELAXED);
 			mask = sched_wake(&vmm_sched, &v->sv, now, flags);
-		} else if (v->running_on >= 0 && (unsigned)v->running_on != self) {
-			kick = v->running_on; /* force an exit so the vector goes in at entry */
+		} else if (!v->paused) {
+			/* Runnable or running: the scheduler hears of every event (sched.h), so a
+			 * vCPU waiting in a run queue gets its latency slice like a blocked one;
+			 * its event-to-run time is measured like a wake. */
+			uint64_t now = now_ns();
+			if (v->sv.state != SCHED_VS_RUNNING && !v->wake_ns)
+				v->wake_ns = now;
+			mask = sched_wake(&vmm_sched, &v->sv, now, flags);
+			if (v->running_on >= 0 && (unsigned)v->running_on != self)
+				kick = v->running_on; /* force an exit so the vector goes in at entry */
 		}
 	}
 	spin_unlock(&vmm_lock);
