@@ -28,18 +28,19 @@ static bool load_here(struct hv_vcpu *v, struct hv_exit *e)
 		return false;
 	}
 	vc->current = v;
-	v->cpu = (int)cpu;
+	__atomic_store_n(&v->cpu, (int)cpu, __ATOMIC_RELEASE);
 	v->launched = false;
 	vmcs_write_host_percpu(v);
 	/* Translations of an earlier user of this EPT root or VPID must not survive. */
-	if (vmx_caps.ept_vpid & EPT_CAP_INVEPT_SINGLE)
-		invept(1, ept_pointer(v->space));
-	else
-		invept(2, 0);
-	if (vmx_caps.ept_vpid & EPT_CAP_INVVPID_SINGLE)
-		invvpid(1, v->vpid);
-	else
-		invvpid(2, 0);
+	bool ok = (vmx_caps.ept_vpid & EPT_CAP_INVEPT_SINGLE) ? invept(1, ept_pointer(v->space))
+							      : invept(2, 0);
+	ok = ok &&
+	     ((vmx_caps.ept_vpid & EPT_CAP_INVVPID_SINGLE) ? invvpid(1, v->vpid) : invvpid(2, 0));
+	if (!ok) {
+		e->kind = HV_EXIT_ENTRY_FAIL;
+		e->fail.why = "INVEPT/INVVPID failed";
+		return false;
+	}
 	return true;
 }
 

@@ -173,7 +173,11 @@ void hv_vcpu_put(struct hv_vcpu *v)
 	if (v->cpu < 0)
 		return;
 	struct vmx_cpu *vc = &vmx_cpu[v->cpu];
-	vmclear(v->vmcs_pa); /* a failure here leaves the VMCS current: still cleared */
+	if (!vmclear(v->vmcs_pa) && !v->vmx_error) {
+		/* Should never happen; the next entry is refused and the domain crashed. */
+		v->vmx_error = true;
+		v->vmx_error_field = 0;
+	}
 	if (vc->current == v)
 		vc->current = NULL;
 	v->launched = false;

@@ -144,10 +144,11 @@ int hv_cpu_init(const char **why)
 		return -1;
 	}
 	/* Nothing from an earlier run of this CPU may stay in the TLBs. */
-	if (vmx_caps.ept_vpid & EPT_CAP_INVEPT_ALL)
-		invept(2, 0);
-	if (vmx_caps.ept_vpid & EPT_CAP_INVVPID_ALL)
-		invvpid(2, 0);
+	if (((vmx_caps.ept_vpid & EPT_CAP_INVEPT_ALL) && !invept(2, 0)) ||
+	    ((vmx_caps.ept_vpid & EPT_CAP_INVVPID_ALL) && !invvpid(2, 0))) {
+		*why = "INVEPT/INVVPID (all contexts) failed after VMXON";
+		return -1;
+	}
 	vc->on = true;
 	return 0;
 }
