@@ -22,6 +22,9 @@ KLDFLAGS := -nostdlib -z max-page-size=0x1000 -z noexecstack --no-warn-rwx-segme
 HOSTCFLAGS := -std=gnu11 -O1 -g $(WARN) -Iinclude -I. -fsanitize=address,undefined \
             -fno-sanitize-recover=all -DHOST_TEST -DFIXTURES=\"$(CURDIR)/test/unit/fixtures\" -MMD -MP
 
+# The mk/*.mk fragments define targets (e2e runs, guest images) before `all`.
+.DEFAULT_GOAL := all
+
 HV_SRCS :=
 UNIT_TESTS :=
 GUEST_ELFS :=
