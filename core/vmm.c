@@ -5,7 +5,7 @@
  * the vCPU blocks or yields, or a kick asks for a new decision.
  * Command line: sched/credit keys (sched/sched.h), run_ms=<emulated ms> (then print the
  * counters and exit 0 with a pass line), ping.dom= ping.interval_us= ping.count=,
- * vmm.nmi_test_us= (see nmi_test_start). */
+ * vmm.nmi_test_us= (see nmi_test_start), vmm.break_dom= vmm.break_ms= (see maybe_break). */
 #include "arch/x86_64/idt.h"
 #include "arch/x86_64/power.h"
 #include "arch/x86_64/smp.h"
@@ -35,6 +35,20 @@ static void nmi_count(struct irq_frame *f)
 {
 	(void)f;
 	__atomic_fetch_add(&nmi_received[this_cpu()->id], 1, __ATOMIC_RELAXED);
+}
+
+/* vmm.break_dom=<id>: at its first exit vmm.break_ms (default 100) after the domains start,
+ * the domain's guest state is made invalid, so its next VM entry fails: the entry-failure
+ * path must crash that domain alone. */
+static uint64_t break_dom, break_ms = 100, break_at;
+
+static void maybe_break(struct vcpu *v)
+{
+	if (break_dom && v->dom->id == break_dom && now_ns() >= break_at) {
+		break_dom = 0;
+		printk("sliver: test: breaking d%u's guest state\n", v->dom->id);
+		hv_test_break_guest_state(v->hv);
+	}
 }
 
 static void nmi_fire(struct timer *t, void *arg)
@@ -191,6 +205,9 @@ void vmm_boot(void)
 	}
 	ping_start(boot_info.cmdline);
 	nmi_test_start();
+	cmdline_get_u64(boot_info.cmdline, "vmm.break_dom", &break_dom);
+	cmdline_get_u64(boot_info.cmdline, "vmm.break_ms", &break_ms);
+	break_at = now_ns() + break_ms * 1000000;
 }
 
 /* Lets go of the vCPU this pCPU ran last: VMCLEAR, so any pCPU can run it next. */
@@ -239,6 +256,7 @@ static enum exit_action run_vcpu(struct vmm_cpu *pc, struct vcpu *v)
 		act = exit_dispatch(v, &e);
 		if (act != ACT_CONTINUE)
 			return act;
+		maybe_break(v);
 	}
 	return ACT_CONTINUE;
 }

@@ -34,7 +34,8 @@ e2e-vmx-mix: $(BUILD)/vmx-mix-bios.iso
 	    $(VMX_BOCHS2) $<
 
 # Hostile guests: every attempt refused, fatal acts crash only their domain, memory
-# scrubbed, bad modules refused at load, the others keep running.
+# scrubbed, bad modules refused at load, a failed VM entry (test hook) crashes only its
+# domain, the others keep running.
 e2e-vmx-hostile: $(BUILD)/hostile-bios.iso
 	tools/e2e.sh $@ $(VMX_END) --reject ' BAD|still alive|unexpected fault' \
 	    --expect '^\(d1\) hostile: summary ok=[0-9]+ bad=0$$' \
@@ -54,6 +55,8 @@ e2e-vmx-hostile: $(BUILD)/hostile-bios.iso
 	    --expect '^sliver: module 8 \(name=notelf\) refused: not an ELF image' \
 	    --expect '^sliver: module 9 \(name=tiny mem=1\) refused: segment 0 .* outside guest memory' \
 	    --expect '^sliver: module 10 \(name=huge mem=2000\) refused: asks for 2000 MiB' \
+	    --expect '^sliver: d11 crashed: VM entry failed: .*invalid guest state' \
+	    --expect '^sliver: d11v0 rip=' --expect '^sliver: d11 memory scrubbed and freed' \
 	    --expect '^stat d6 name=spin state=running' --expect '^stat d7 name=echo state=running' \
 	    $(VMX_BOCHS2) $<
 

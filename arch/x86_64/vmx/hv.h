@@ -145,6 +145,9 @@ uint64_t hv_read_cr(struct hv_vcpu *v, unsigned cr);
 bool hv_write_efer(struct hv_vcpu *v, uint64_t val);
 uint64_t hv_read_efer(struct hv_vcpu *v);
 void hv_read_state(struct hv_vcpu *v, struct hv_state *st);
+/* Test hook: makes the guest state invalid (RFLAGS bit 1 clear, SDM 26.3.1.4) so that the
+ * next entry fails, to exercise the entry-failure path. The VMCS must be current. */
+void hv_test_break_guest_state(struct hv_vcpu *v);
 /* Counters per raw reason (bounds-checked, "?" outside). */
 const char *hv_exit_reason_name(unsigned reason);
 const char *hv_exit_kind_name(unsigned kind);

@@ -182,3 +182,8 @@ void hv_read_state(struct hv_vcpu *v, struct hv_state *st)
 	st->activity = (uint32_t)vmcs_read(v, VMCS_GUEST_ACTIVITY_STATE);
 	st->idt_vectoring = vmcs_read(v, VMCS_IDT_VECTORING_INFO);
 }
+
+void hv_test_break_guest_state(struct hv_vcpu *v)
+{
+	vmcs_write(v, VMCS_GUEST_RFLAGS, vmcs_read(v, VMCS_GUEST_RFLAGS) & ~2ull);
+}
