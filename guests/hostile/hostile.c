@@ -183,6 +183,27 @@ static void try_cpu(void)
 		fault_vec == 13 && !(cr4 & (1u << 13)));
 }
 
+/* SSE registers are per vCPU: a pattern in xmm3 must survive being switched out while
+ * other domains (the other hostile guests do the same) run on the pCPU. */
+static void try_fpu(const struct sliver_boot_info *bi)
+{
+	uint32_t cr4;
+	__asm__ volatile("mov %%cr4, %0" : "=r"(cr4));
+	__asm__ volatile("mov %0, %%cr4" : : "r"(cr4 | (1u << 9)) : "memory"); /* OSFXSR */
+	uint32_t pat[4] = {bi->dom_id * 0x01010101u, 0x5a5a0000u | bi->dom_id, ~bi->dom_id,
+			   0x12345678u};
+	uint32_t got[4];
+	__asm__ volatile("movdqu %0, %%xmm3" : : "m"(pat));
+	bool same = true;
+	for (int i = 0; i < 40 && same; i++) {
+		hc_yield();
+		rt_spin_us(100);
+		__asm__ volatile("movdqu %%xmm3, %0" : "=m"(got));
+		same = !memcmp(got, pat, sizeof pat);
+	}
+	verdict("xmm3 kept across 40 yields", same ? "same" : "changed", same);
+}
+
 static void fatal(const char *what, const struct sliver_boot_info *bi)
 {
 	if (strcmp(what, "none"))
@@ -219,6 +240,7 @@ int main(const struct sliver_boot_info *bi)
 	try_msrs();
 	try_io();
 	try_cpu();
+	try_fpu(bi);
 	rt_printf("hostile: summary ok=%u bad=%u\n", n_ok, n_bad);
 	char what[16] = "none";
 	rt_arg("fatal", what, sizeof what);

@@ -129,9 +129,10 @@ int hv_cpu_init(const char **why)
 		*why = "IA32_FEATURE_CONTROL locked with VMX disabled";
 		return -1;
 	}
-	/* CR0/CR4 must satisfy the fixed bits in VMX operation (23.8). */
-	write_cr0((read_cr0() | vmx_caps.cr0_fixed0) & vmx_caps.cr0_fixed1);
-	write_cr4((read_cr4() | vmx_caps.cr4_fixed0 | CR4_VMXE) & vmx_caps.cr4_fixed1);
+	/* CR0/CR4 must satisfy the fixed bits in VMX operation (23.8). CR4.OSFXSR lets
+	 * FXSAVE/FXRSTOR carry the guests' SSE state (the host itself uses none). */
+	write_cr0((read_cr0() | vmx_caps.cr0_fixed0) & vmx_caps.cr0_fixed1 & ~CR0_TS);
+	write_cr4((read_cr4() | vmx_caps.cr4_fixed0 | CR4_VMXE | CR4_OSFXSR) & vmx_caps.cr4_fixed1);
 	if (!vc->vmxon_pa)
 		vc->vmxon_pa = frame_alloc();
 	if (!vc->vmxon_pa) {

@@ -24,7 +24,8 @@ struct hv_gprs {
 };
 
 struct hv_vcpu {
-	struct hv_gprs g; /* first: entry.S addresses it directly */
+	struct hv_gprs g;			       /* first: entry.S addresses it directly */
+	uint8_t fpu[512] __attribute__((aligned(64))); /* FXSAVE image: x87/SSE state */
 	uint64_t vmcs_pa;
 	struct hv_space *space;
 	uint16_t vpid;
