@@ -30,6 +30,7 @@ static const exit_handler handlers[HV_EXIT_NR_KINDS] = {
 	[HV_EXIT_HLT] = exit_hlt,
 	[HV_EXIT_PAUSE] = exit_pause,
 	[HV_EXIT_CR] = exit_cr,
+	[HV_EXIT_DR] = exit_dr,
 	[HV_EXIT_UD] = exit_ud,
 	[HV_EXIT_EPT] = exit_ept,
 	[HV_EXIT_TRIPLE_FAULT] = exit_fatal,

@@ -156,6 +156,7 @@ enum exit_action exit_wrmsr(struct vcpu *v, struct hv_exit *e);
 enum exit_action exit_io(struct vcpu *v, struct hv_exit *e);
 enum exit_action exit_hlt(struct vcpu *v, struct hv_exit *e);
 enum exit_action exit_cr(struct vcpu *v, struct hv_exit *e);
+enum exit_action exit_dr(struct vcpu *v, struct hv_exit *e);
 enum exit_action exit_ud(struct vcpu *v, struct hv_exit *e);
 enum exit_action exit_ept(struct vcpu *v, struct hv_exit *e);
 enum exit_action exit_fatal(struct vcpu *v, struct hv_exit *e);

@@ -45,6 +45,7 @@ e2e-vmx-hostile: $(BUILD)/hostile-bios.iso
 	    --expect '^\(d1\) hostile: wrmsr IA32_TSC: got #GP ok' \
 	    --expect '^\(d1\) hostile: vmxon: got #UD ok' \
 	    --expect '^\(d2\) hostile: xmm3 kept across 40 yields: got same ok' \
+	    --expect '^\(d3\) hostile: DR0/DR7 execute breakpoint: got no #DB, DR7 reads 401 ok' \
 	    --expect '^\(d1\) hostile: HC_CLOCK within the TSC clock: got [0-9<=]+ ok' \
 	    --expect '^sliver: d1 shutdown code=0$$' \
 	    --expect '^sliver: d2 crashed: EPT violation: read at guest-physical 0x402000' \

@@ -183,6 +183,37 @@ static void try_cpu(void)
 		fault_vec == 13 && !(cr4 & (1u << 13)));
 }
 
+static volatile int db_hits;
+
+static void on_db(struct rt_frame *f)
+{
+	(void)f;
+	db_hits++;
+	__asm__ volatile("mov %0, %%dr7" : : "r"(0x400u)); /* or it fires again */
+}
+
+__attribute__((noinline)) static int bp_target(int x)
+{
+	__asm__ volatile("" : "+r"(x));
+	return x + 1;
+}
+
+/* Debug registers stay virtual: an execute breakpoint on our own code (which would also
+ * work on any hypervisor address) must not fire, and DR7 reads back what we wrote. */
+static void try_debug_regs(void)
+{
+	rt_irq_register(1, on_db);
+	uint32_t dr7 = 0;
+	__asm__ volatile("mov %0, %%dr0" : : "r"((uint32_t)(uintptr_t)bp_target));
+	__asm__ volatile("mov %0, %%dr7" : : "r"(0x401u)); /* L0, execute, 1 byte */
+	bp_target(1);
+	__asm__ volatile("mov %%dr7, %0" : "=r"(dr7));
+	__asm__ volatile("mov %0, %%dr7" : : "r"(0x400u));
+	char got[40];
+	fmt_snprintf(got, sizeof got, "%s, DR7 reads %x", db_hits ? "#DB" : "no #DB", dr7);
+	verdict("DR0/DR7 execute breakpoint", got, !db_hits && dr7 == 0x401);
+}
+
 /* SSE registers are per vCPU: a pattern in xmm3 must survive being switched out while
  * other domains (the other hostile guests do the same) run on the pCPU. */
 static void try_fpu(const struct sliver_boot_info *bi)
@@ -241,6 +272,7 @@ int main(const struct sliver_boot_info *bi)
 	try_io();
 	try_cpu();
 	try_fpu(bi);
+	try_debug_regs();
 	rt_printf("hostile: summary ok=%u bad=%u\n", n_ok, n_bad);
 	char what[16] = "none";
 	rt_arg("fatal", what, sizeof what);

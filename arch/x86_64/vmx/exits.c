@@ -31,6 +31,15 @@ static void dec_cr(struct hv_vcpu *v, struct hv_exit *e)
 	e->cr.lmsw = (uint16_t)(e->qual >> 16);
 }
 
+/* Table 27-4. */
+static void dec_dr(struct hv_vcpu *v, struct hv_exit *e)
+{
+	(void)v;
+	e->dr.dr = e->qual & 7;
+	e->dr.read = e->qual & (1u << 4);
+	e->dr.gpr = (e->qual >> 8) & 0xf;
+}
+
 /* Table 27-5. */
 static void dec_io(struct hv_vcpu *v, struct hv_exit *e)
 {
@@ -100,7 +109,7 @@ static const struct exit_desc exit_table[VMX_NR_EXIT_REASONS] = {
 	X(VMXOFF, "VMXOFF", UD, 0),
 	X(VMXON, "VMXON", UD, 0),
 	X(CR_ACCESS, "control-register access", CR, dec_cr),
-	X(DR_ACCESS, "debug-register access", UNHANDLED, 0),
+	X(DR_ACCESS, "debug-register access", DR, dec_dr),
 	X(IO_INSTRUCTION, "I/O instruction", IO, dec_io),
 	X(RDMSR, "RDMSR", RDMSR, dec_rdmsr),
 	X(WRMSR, "WRMSR", WRMSR, dec_wrmsr),
@@ -158,6 +167,7 @@ static const char *const kind_names[HV_EXIT_NR_KINDS] = {
 	[HV_EXIT_HLT] = "hlt",
 	[HV_EXIT_PAUSE] = "pause",
 	[HV_EXIT_CR] = "cr",
+	[HV_EXIT_DR] = "dr",
 	[HV_EXIT_UD] = "ud",
 	[HV_EXIT_EPT] = "ept",
 	[HV_EXIT_TRIPLE_FAULT] = "triple-fault",

@@ -45,6 +45,7 @@ enum hv_exit_kind {
 	HV_EXIT_HLT,
 	HV_EXIT_PAUSE,
 	HV_EXIT_CR,  /* cr.* */
+	HV_EXIT_DR,  /* dr.*: MOV to/from a debug register */
 	HV_EXIT_UD,  /* an instruction guests may not use (VMX, MONITOR...): #UD */
 	HV_EXIT_EPT, /* ept.*: access outside the guest's memory */
 	HV_EXIT_TRIPLE_FAULT,
@@ -60,6 +61,10 @@ struct hv_exit {
 	bool injected;	  /* the vector passed to hv_vcpu_run was delivered at entry */
 	uint64_t qual;	  /* raw exit qualification */
 	union {
+		struct {
+			uint8_t dr, gpr;
+			bool read; /* MOV from DR */
+		} dr;
 		struct {
 			uint16_t port;
 			uint8_t size;
@@ -145,6 +150,10 @@ uint64_t hv_read_cr(struct hv_vcpu *v, unsigned cr);
 bool hv_write_efer(struct hv_vcpu *v, uint64_t val);
 uint64_t hv_read_efer(struct hv_vcpu *v);
 void hv_read_state(struct hv_vcpu *v, struct hv_state *st);
+/* The guest's debug registers are per-vCPU values that never reach the hardware (MOV DR
+ * exits): DR0-3, DR6, DR7 (4 and 5 alias 6 and 7). */
+uint64_t hv_dr_get(struct hv_vcpu *v, unsigned dr);
+void hv_dr_set(struct hv_vcpu *v, unsigned dr, uint64_t val);
 /* Test hook: makes the guest state invalid (RFLAGS bit 1 clear, SDM 26.3.1.4) so that the
  * next entry fails, to exercise the entry-failure path. The VMCS must be current. */
 void hv_test_break_guest_state(struct hv_vcpu *v);

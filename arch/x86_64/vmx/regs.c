@@ -187,3 +187,14 @@ void hv_test_break_guest_state(struct hv_vcpu *v)
 {
 	vmcs_write(v, VMCS_GUEST_RFLAGS, vmcs_read(v, VMCS_GUEST_RFLAGS) & ~2ull);
 }
+
+uint64_t hv_dr_get(struct hv_vcpu *v, unsigned dr)
+{
+	return dr < 8 ? v->dr[dr] : 0;
+}
+
+void hv_dr_set(struct hv_vcpu *v, unsigned dr, uint64_t val)
+{
+	if (dr < 8)
+		v->dr[dr] = val;
+}

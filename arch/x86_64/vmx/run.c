@@ -32,6 +32,7 @@ static bool load_here(struct hv_vcpu *v, struct hv_exit *e)
 	v->launched = false;
 	vmcs_write_host_percpu(v);
 	__asm__ volatile("fxrstor64 %0" : : "m"(*(const uint8_t(*)[512])v->fpu));
+	write_cr2(v->cr2); /* VMX does not switch CR2 (SDM 27.3): it follows the vCPU */
 	/* Translations of an earlier user of this EPT root or VPID must not survive. */
 	bool ok = (vmx_caps.ept_vpid & EPT_CAP_INVEPT_SINGLE) ? invept(1, ept_pointer(v->space))
 							      : invept(2, 0);

@@ -145,6 +145,8 @@ struct hv_vcpu *hv_vcpu_create(struct hv_space *s, uint16_t vpid, uint64_t rip, 
 	struct hv_vcpu *v = phys_to_virt(vpa);
 	v->vmcs_pa = vmcs;
 	v->space = s;
+	v->dr[6] = 0xffff0ff0; /* architectural reset values */
+	v->dr[7] = 0x400;
 	/* x87/SSE reset state (SDM Vol. 1 10.5.1): FCW 0x37f, MXCSR 0x1f80, rest zero. */
 	v->fpu[0] = 0x7f;
 	v->fpu[1] = 0x03;
@@ -179,6 +181,7 @@ void hv_vcpu_put(struct hv_vcpu *v)
 	struct vmx_cpu *vc = &vmx_cpu[v->cpu];
 	/* The guest's x87/SSE registers leave with it (loaded again in load_here). */
 	__asm__ volatile("fxsave64 %0" : "=m"(*(uint8_t(*)[512])v->fpu));
+	v->cr2 = read_cr2();
 	if (!vmclear(v->vmcs_pa) && !v->vmx_error) {
 		/* Should never happen; the next entry is refused and the domain crashed. */
 		v->vmx_error = true;

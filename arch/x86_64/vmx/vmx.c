@@ -57,7 +57,7 @@ bool hv_detect(const char **why)
 	}
 	if (!adjust(tru ? MSR_IA32_VMX_TRUE_PROCBASED_CTLS : MSR_IA32_VMX_PROCBASED_CTLS,
 		    CPU_HLT_EXITING | CPU_UNCONDITIONAL_IO_EXITING | CPU_USE_MSR_BITMAPS |
-			    CPU_ACTIVATE_SECONDARY_CONTROLS,
+			    CPU_ACTIVATE_SECONDARY_CONTROLS | CPU_MOV_DR_EXITING,
 		    CPU_MWAIT_EXITING | CPU_MONITOR_EXITING | CPU_RDPMC_EXITING, &c->cpu)) {
 		*why = "processor-based controls lack HLT/I/O exiting, MSR bitmaps or secondary "
 		       "controls";

@@ -27,6 +27,8 @@ struct hv_vcpu {
 	struct hv_gprs g;			       /* first: entry.S addresses it directly */
 	uint8_t fpu[512] __attribute__((aligned(64))); /* FXSAVE image: x87/SSE state */
 	uint64_t vmcs_pa;
+	uint64_t dr[8]; /* the guest's view of DR0-DR7 (never loaded: MOV DR exits) */
+	uint64_t cr2;	/* the guest's CR2 while another vCPU or the host runs */
 	struct hv_space *space;
 	uint16_t vpid;
 	bool launched;
