@@ -65,6 +65,8 @@ void ping_start(const char *cmdline)
 
 void ping_reply(unsigned from_dom)
 {
+	if (service_ping_reply(from_dom))
+		return;
 	uint64_t now = now_ns();
 	if (!ping.on || from_dom != ping.dom)
 		return;

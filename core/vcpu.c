@@ -85,6 +85,7 @@ static void irq_raise(struct vcpu *v, uint8_t vector, unsigned flags)
 			uint64_t now = now_ns();
 			v->blocked = false;
 			v->wake_ns = now;
+			v->ready_ns = now;
 			__atomic_fetch_add(&v->dom->wakes, 1, __ATOMIC_RELAXED);
 			mask = sched_wake(&vmm_sched, &v->sv, now, flags);
 		} else if (!v->paused) {

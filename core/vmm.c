@@ -148,6 +148,7 @@ static void finish_run(const char *why)
 	}
 	ping_report();
 	nmi_test_report();
+	service_report();
 	printk("sliver: run complete: PASS\n");
 	hv_exit(EXIT_PASS);
 }
@@ -204,6 +205,7 @@ void vmm_boot(void)
 		timer_set(&run_timer, now_ns() + run_ms * 1000000);
 	}
 	ping_start(boot_info.cmdline);
+	service_init();
 	nmi_test_start();
 	cmdline_get_u64(boot_info.cmdline, "vmm.break_dom", &break_dom);
 	cmdline_get_u64(boot_info.cmdline, "vmm.break_ms", &break_ms);
@@ -217,6 +219,8 @@ static void switch_away(struct vmm_cpu *pc, struct vcpu *v)
 	spin_lock(&vmm_lock);
 	if (v->running_on == (int)this_cpu()->id)
 		v->running_on = -1;
+	if (v->sv.state == SCHED_VS_RUNNABLE && !v->ready_ns)
+		v->ready_ns = now_ns(); /* preempted: waits in a run queue from now */
 	spin_unlock(&vmm_lock);
 	pc->curr = NULL;
 	if (v->dom->dying)
@@ -228,6 +232,8 @@ static enum exit_action run_vcpu(struct vmm_cpu *pc, struct vcpu *v)
 	struct domain *d = v->dom;
 	enum exit_action act = ACT_CONTINUE;
 	uint64_t woke = __atomic_exchange_n(&v->wake_ns, 0, __ATOMIC_ACQ_REL);
+	if (__atomic_exchange_n(&v->reset_lat, false, __ATOMIC_ACQ_REL))
+		hist_reset(&v->lat);
 	if (woke)
 		hist_record(&v->lat, now_ns() - woke);
 	while (!__atomic_load_n(&pc->need_resched, __ATOMIC_ACQUIRE)) {
@@ -253,6 +259,7 @@ static enum exit_action run_vcpu(struct vmm_cpu *pc, struct vcpu *v)
 		irq_drain(); /* host interrupts that caused the exit (timers, kicks) run here */
 		unsigned r = e.reason < HV_NR_EXIT_REASONS ? e.reason : HV_NR_EXIT_REASONS - 1;
 		__atomic_fetch_add(&d->exits[r], 1, __ATOMIC_RELAXED);
+		v->exits++;
 		act = exit_dispatch(v, &e);
 		if (act != ACT_CONTINUE)
 			return act;
@@ -293,11 +300,20 @@ void vmm_cpu_loop(void)
 			finish_run("run_ms reached");
 		__atomic_store_n(&pc->need_resched, 0, __ATOMIC_RELEASE);
 		spin_lock(&vmm_lock);
-		uint64_t now = now_ns();
+		uint64_t now = now_ns(), t0 = rdtsc();
 		struct sched_pick p = sched_pick_next(&vmm_sched, cpu, now);
+		if (__atomic_exchange_n(&pc->reset_decision, false, __ATOMIC_ACQ_REL))
+			hist_reset(&pc->decision);
+		hist_record(&pc->decision, rdtsc() - t0);
+		pc->sched_calls++;
 		struct vcpu *v = p.vcpu ? p.vcpu->owner : NULL;
-		if (v)
+		if (v) {
 			v->running_on = (int)cpu;
+			if (v->ready_ns) {
+				v->wait_ns += now - v->ready_ns;
+				v->ready_ns = 0;
+			}
+		}
 		spin_unlock(&vmm_lock);
 		vmm_kick_mask(p.kick & ~SCHED_CPU(cpu));
 		if (pc->curr && pc->curr != v)
@@ -315,8 +331,11 @@ void vmm_cpu_loop(void)
 		if (!v) {
 			if (cpu == 0 && !run_ms && all_ended())
 				finish_run("all domains ended");
-			if (!__atomic_load_n(&pc->need_resched, __ATOMIC_ACQUIRE))
+			if (!__atomic_load_n(&pc->need_resched, __ATOMIC_ACQUIRE)) {
+				uint64_t idle_from = now_ns();
 				cpu_idle_wait();
+				pc->idle_ns += now_ns() - idle_from;
+			}
 			continue;
 		}
 		enum exit_action act = run_vcpu(pc, v);

@@ -40,6 +40,10 @@ struct vcpu {
 	bool gone;	    /* removed from the scheduler: its domain is ending */
 	bool paused;	    /* its domain is paused: kept out of the scheduler (vmm_lock) */
 	uint64_t wake_ns;   /* when it was last woken (wake-to-run latency) */
+	uint64_t ready_ns;  /* runnable but not running since (0: not waiting) */
+	uint64_t wait_ns;   /* total time runnable but waiting in a run queue */
+	uint64_t exits;     /* VM exits of this vCPU */
+	bool reset_lat;     /* HC_COUNTERS_RESET: its pCPU clears `lat` before the next record */
 	uint64_t guest_tsc; /* TSC ticks spent in the guest (between entry and exit) */
 	struct hist lat;    /* wake-to-run latency: wake to the next VM entry (ns) */
 	uint64_t timer_gen; /* generation of the live vtimer */
@@ -90,6 +94,10 @@ struct vmm_cpu {
 	uint64_t run_until;
 	volatile uint32_t need_resched;
 	struct timer slice;
+	uint64_t sched_calls; /* pick_next calls */
+	uint64_t idle_ns;     /* time in the idle wait */
+	struct hist decision; /* TSC ticks per pick_next, the lock held */
+	bool reset_decision;  /* HC_COUNTERS_RESET: clear `decision` at the next pick */
 };
 
 extern struct sched vmm_sched;
@@ -170,6 +178,12 @@ void dcon_flush(struct domain *d);
 void ping_start(const char *cmdline);
 void ping_reply(unsigned from_dom);
 void ping_report(void);
+
+/* service.c: the service domain's further calls (hypercall_ext), debug keys */
+void service_init(void);
+void service_report(void);
+/* A reply to a ping the service domain sent: true when it was one (ping.c asks first). */
+bool service_ping_reply(unsigned from_dom);
 
 /* vmm.c */
 void vmm_kick_cpu(unsigned cpu, bool resched);

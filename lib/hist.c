@@ -56,7 +56,11 @@ void hist_record(struct hist *h, uint64_t v)
 
 void hist_snapshot(const struct hist *h, struct hist *out)
 {
-	for (;;) {
+	/* A writer that records faster than a copy takes (an emulator, a slow reader) could
+	 * keep a reader retrying for ever: after a few tries take the copy as it is and make
+	 * its count agree with its buckets (sum and min/max may then miss the few samples
+	 * recorded during the copy). */
+	for (int tries = 0; tries < 8; tries++) {
 		uint32_t s0 = __atomic_load_n(&h->seq, __ATOMIC_ACQUIRE);
 		if (s0 & 1)
 			continue;
@@ -65,6 +69,12 @@ void hist_snapshot(const struct hist *h, struct hist *out)
 		if (__atomic_load_n(&h->seq, __ATOMIC_RELAXED) == s0)
 			return;
 	}
+	memcpy(out, h, sizeof(*out));
+	uint64_t n = 0;
+	for (unsigned b = 0; b < HIST_BUCKETS; b++)
+		n += out->bucket[b];
+	out->n = n;
+	out->seq &= ~1u;
 }
 
 uint64_t hist_percentile(const struct hist *h, uint32_t ppm)

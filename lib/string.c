@@ -1,10 +1,18 @@
 /* The compiler may emit calls to memset/memcpy/memmove/memcmp itself, so these keep
  * their standard names and semantics. */
 #include "lib/string.h"
+#include <stdint.h>
 
+/* Word at a time where both sides allow it: emulators charge every instruction, and the
+ * hypervisor copies kilobytes (histogram snapshots, guest images). */
 void *memset(void *d, int c, size_t n)
 {
 	unsigned char *p = d;
+	if (n >= 16 && !((uintptr_t)p & 7)) {
+		uint64_t w = 0x0101010101010101ull * (unsigned char)c;
+		for (; n >= 8; n -= 8, p += 8)
+			*(uint64_t *)(void *)p = w;
+	}
 	while (n--)
 		*p++ = (unsigned char)c;
 	return d;
@@ -14,6 +22,10 @@ void *memcpy(void *restrict d, const void *restrict s, size_t n)
 {
 	unsigned char *dp = d;
 	const unsigned char *sp = s;
+	if (n >= 16 && !(((uintptr_t)dp | (uintptr_t)sp) & 7)) {
+		for (; n >= 8; n -= 8, dp += 8, sp += 8)
+			*(uint64_t *)(void *)dp = *(const uint64_t *)(const void *)sp;
+	}
 	while (n--)
 		*dp++ = *sp++;
 	return d;

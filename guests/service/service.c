@@ -11,10 +11,10 @@
 #include "sliver/service.h"
 
 #define VEC_CONSOLE RT_VEC_FIRST_FREE
-#define VEC_PONG (RT_VEC_FIRST_FREE + 1)
-#define MAX_ARGS 12
-#define MAX_PINGS 4096
-#define TEXT_MAX 4096
+#define VEC_PONG    (RT_VEC_FIRST_FREE + 1)
+#define MAX_ARGS    12
+#define MAX_PINGS   4096
+#define TEXT_MAX    4096
 
 static char text[TEXT_MAX];
 static volatile uint32_t pongs;
@@ -37,14 +37,22 @@ static void print_text(int32_t n)
 static const char *errname(int32_t r)
 {
 	switch (-r) {
-	case SLIVER_EPERM: return "not permitted";
-	case SLIVER_ENOENT: return "no such entry";
-	case SLIVER_ESRCH: return "no such domain";
-	case SLIVER_EINVAL: return "invalid argument";
-	case SLIVER_EBUSY: return "busy";
-	case SLIVER_ENOSYS: return "not implemented by this hypervisor";
-	case SLIVER_EFAULT: return "bad address";
-	default: return "failed";
+	case SLIVER_EPERM:
+		return "not permitted";
+	case SLIVER_ENOENT:
+		return "no such entry";
+	case SLIVER_ESRCH:
+		return "no such domain";
+	case SLIVER_EINVAL:
+		return "invalid argument";
+	case SLIVER_EBUSY:
+		return "busy";
+	case SLIVER_ENOSYS:
+		return "not implemented by this hypervisor";
+	case SLIVER_EFAULT:
+		return "bad address";
+	default:
+		return "failed";
 	}
 }
 
@@ -109,8 +117,7 @@ static void print_us(const char *key, uint64_t ns)
 		  (unsigned long long)(ns % 1000));
 }
 
-static const char *const state_names[] = { "running", "blocked", "paused", "crashed",
-					   "shutdown" };
+static const char *const state_names[] = {"running", "blocked", "paused", "crashed", "shutdown"};
 
 static int list_doms(struct sliver_dom_info *d, unsigned max)
 {
@@ -135,14 +142,13 @@ static void cmd_list(int argc, char **argv)
 	rt_printf("list: %d domain(s), cpu%% over the last %llu ms\n", n,
 		  (unsigned long long)(dt / 1000000));
 	for (int i = 0; i < n; i++) {
-		struct sliver_vcpu_counters vc = { 0 };
+		struct sliver_vcpu_counters vc = {0};
 		int32_t r = hc5(HC_VCPU_COUNTERS, d[i].dom_id, 0, (uint32_t)(uintptr_t)&vc,
 				sizeof vc, 0);
 		uint32_t pm = cpu_permille(&d[i], dt);
 		rt_printf("list d%u name=%s state=%s role=%s vcpus=%u weight=%u cap=%u pcpu=%s%u "
 			  "mem_mib=%llu cpu_pct=%u.%u\n",
-			  d[i].dom_id, d[i].name,
-			  d[i].state < 5 ? state_names[d[i].state] : "?",
+			  d[i].dom_id, d[i].name, d[i].state < 5 ? state_names[d[i].state] : "?",
 			  d[i].role == SLIVER_ROLE_SERVICE ? "service" : "guest", d[i].nr_vcpus,
 			  d[i].weight, d[i].cap, r < 0 ? "?" : "", r < 0 ? 0 : vc.pcpu,
 			  (unsigned long long)(d[i].mem_bytes >> 20), pm / 10, pm % 10);
@@ -168,7 +174,8 @@ static void cmd_sched(int argc, char **argv)
 			/* Short keys name the credit policy's parameters. */
 			char word[64];
 			bool qualified = strchr(argv[i], '.') || !strncmp(argv[i], "sched=", 6);
-			fmt_snprintf(word, sizeof word, "%s%s", qualified ? "" : "credit.", argv[i]);
+			fmt_snprintf(word, sizeof word, "%s%s", qualified ? "" : "credit.",
+				     argv[i]);
 			int32_t r = hc3(HC_SCHED_GLOBAL, (uint32_t)(uintptr_t)word,
 					(uint32_t)strlen(word), 0);
 			if (!fail(r, word))
@@ -312,8 +319,8 @@ static void cmd_ping(int argc, char **argv)
 	rt_printf("\n");
 }
 
-static void each_vcpu(int argc, char **argv, void (*fn)(const struct sliver_dom_info *, uint32_t,
-							 bool), bool flag)
+static void each_vcpu(int argc, char **argv,
+		      void (*fn)(const struct sliver_dom_info *, uint32_t, bool), bool flag)
 {
 	static struct sliver_dom_info d[SLIVER_MAX_DOMS];
 	uint32_t only = 0;
@@ -338,8 +345,8 @@ static void each_vcpu(int argc, char **argv, void (*fn)(const struct sliver_dom_
 
 static void lat_one(const struct sliver_dom_info *d, uint32_t v, bool hist)
 {
-	print_text(hc5(HC_LAT, d->dom_id, v, hist ? SLIVER_LAT_HIST : 0,
-		       (uint32_t)(uintptr_t)text, TEXT_MAX));
+	print_text(hc5(HC_LAT, d->dom_id, v, hist ? SLIVER_LAT_HIST : 0, (uint32_t)(uintptr_t)text,
+		       TEXT_MAX));
 }
 
 static void cmd_lat(int argc, char **argv)
@@ -358,7 +365,7 @@ static void cmd_lat(int argc, char **argv)
 static void perf_one(const struct sliver_dom_info *d, uint32_t v, bool unused)
 {
 	(void)unused;
-	struct sliver_vcpu_counters c = { 0 };
+	struct sliver_vcpu_counters c = {0};
 	int32_t r = hc5(HC_VCPU_COUNTERS, d->dom_id, v, (uint32_t)(uintptr_t)&c, sizeof c, 0);
 	if (fail(r, "perf"))
 		return;
@@ -377,7 +384,7 @@ static void cmd_perf(int argc, char **argv)
 {
 	each_vcpu(argc, argv, perf_one, false);
 	for (uint32_t cpu = 0;; cpu++) {
-		struct sliver_pcpu_info p = { 0 };
+		struct sliver_pcpu_info p = {0};
 		if (hc_ptr(HC_PCPU_INFO, cpu, &p, sizeof p) < 0)
 			break;
 		uint64_t total = p.idle_ns + p.busy_ns;
@@ -416,19 +423,19 @@ static void cmd_top(int argc, char **argv)
 		int len = fmt_snprintf(line, sizeof line, "top t=%llu", (unsigned long long)s);
 		for (int i = 0; i < n && len < (int)sizeof line; i++) {
 			uint32_t pm = cpu_permille(&d[i], dt);
-			len += fmt_snprintf(line + len, sizeof line - (size_t)len,
-					    " d%u=%u.%u%%", d[i].dom_id, pm / 10, pm % 10);
+			len += fmt_snprintf(line + len, sizeof line - (size_t)len, " d%u=%u.%u%%",
+					    d[i].dom_id, pm / 10, pm % 10);
 			last_run_ns[d[i].dom_id] = d[i].run_ns;
 		}
+		last_list_ns = now;
 		rt_printf("%s\n", line);
 	}
-	last_list_ns = rt_clock_ns();
 }
 
 static void cmd_trace(int argc, char **argv)
 {
-	if (argc != 2 || (strcmp(argv[1], "on") && strcmp(argv[1], "off") &&
-			  strcmp(argv[1], "dump"))) {
+	if (argc != 2 ||
+	    (strcmp(argv[1], "on") && strcmp(argv[1], "off") && strcmp(argv[1], "dump"))) {
 		rt_printf("error: usage: trace on|off|dump\n");
 		return;
 	}
@@ -438,7 +445,9 @@ static void cmd_trace(int argc, char **argv)
 	int32_t r = hc_ptr(HC_TRACE, op, text, TEXT_MAX);
 	if (fail(r, "trace"))
 		return;
-	if (op == SLIVER_TRACE_DUMP)
+	if (op == SLIVER_TRACE_DUMP && r == 0)
+		rt_printf("trace: no records (trace on, then off, marks the window)\n");
+	else if (op == SLIVER_TRACE_DUMP)
 		print_text(r);
 	else
 		rt_printf("trace: %s\n", argv[1]);
@@ -472,9 +481,18 @@ static void dom_op(int argc, char **argv, uint32_t nr, const char *done)
 		rt_printf("%s d%u %s\n", argv[0], dom, done);
 }
 
-static void cmd_pause(int argc, char **argv) { dom_op(argc, argv, HC_DOM_PAUSE, "paused"); }
-static void cmd_unpause(int argc, char **argv) { dom_op(argc, argv, HC_DOM_UNPAUSE, "running"); }
-static void cmd_destroy(int argc, char **argv) { dom_op(argc, argv, HC_DOM_DESTROY, "destroyed"); }
+static void cmd_pause(int argc, char **argv)
+{
+	dom_op(argc, argv, HC_DOM_PAUSE, "paused");
+}
+static void cmd_unpause(int argc, char **argv)
+{
+	dom_op(argc, argv, HC_DOM_UNPAUSE, "running");
+}
+static void cmd_destroy(int argc, char **argv)
+{
+	dom_op(argc, argv, HC_DOM_DESTROY, "destroyed");
+}
 
 static void cmd_reset(int argc, char **argv)
 {
@@ -493,19 +511,20 @@ static const struct command {
 	const char *name, *usage;
 	void (*fn)(int argc, char **argv);
 } commands[] = {
-	{ "help", "this list", cmd_help },
-	{ "list", "domains and vCPUs: state, weight, cap, pCPU, CPU% since the last list", cmd_list },
-	{ "sched", "[dom [weight=N] [cap=N]] | global key=value..: read or set parameters", cmd_sched },
-	{ "ping", "<dom> [-c count] [-i interval_us]: round trips through the hypervisor", cmd_ping },
-	{ "lat", "[dom] [-h]: wake-to-run latency per vCPU (-h: histogram)", cmd_lat },
-	{ "top", "[seconds]: CPU% per domain every second", cmd_top },
-	{ "perf", "[dom]: vCPU, exit and pCPU counters", cmd_perf },
-	{ "trace", "on|off|dump: the scheduler trace ring", cmd_trace },
-	{ "pin", "<dom> <vcpu> <cpus>: set a vCPU's pCPU affinity", cmd_pin },
-	{ "pause", "<dom>", cmd_pause },
-	{ "unpause", "<dom>", cmd_unpause },
-	{ "destroy", "<dom>: stop a domain and free its memory", cmd_destroy },
-	{ "reset", "[dom]: clear latency histograms and counters", cmd_reset },
+	{"help", "this list", cmd_help},
+	{"list", "domains and vCPUs: state, weight, cap, pCPU, CPU% since the last list", cmd_list},
+	{"sched", "[dom [weight=N] [cap=N]] | global key=value..: read or set parameters",
+	 cmd_sched},
+	{"ping", "<dom> [-c count] [-i interval_us]: round trips through the hypervisor", cmd_ping},
+	{"lat", "[dom] [-h]: wake-to-run latency per vCPU (-h: histogram)", cmd_lat},
+	{"top", "[seconds]: CPU% per domain every second", cmd_top},
+	{"perf", "[dom]: vCPU, exit and pCPU counters", cmd_perf},
+	{"trace", "on|off|dump: the scheduler trace ring", cmd_trace},
+	{"pin", "<dom> <vcpu> <cpus>: set a vCPU's pCPU affinity", cmd_pin},
+	{"pause", "<dom>", cmd_pause},
+	{"unpause", "<dom>", cmd_unpause},
+	{"destroy", "<dom>: stop a domain and free its memory", cmd_destroy},
+	{"reset", "[dom]: clear latency histograms and counters", cmd_reset},
 };
 
 static void cmd_help(int argc, char **argv)
@@ -552,6 +571,8 @@ static void run_autorun(void)
 		char *semi = strchr(p, ';');
 		if (semi)
 			*semi = 0;
+		while (*p == ' ')
+			p++;
 		rt_printf("> %s\n", p);
 		run_line(p);
 		if (!semi)

@@ -6,26 +6,28 @@
 #define SLIVER_SERVICE_H
 #include <stdint.h>
 
-#define HC_SCHED_GET	  41 /* (gpa buf, len) -> bytes: "sched=credit credit.tslice_us=.." */
-#define HC_VCPU_PIN	  42 /* (dom, vcpu, cpumask) -> 0: allowed pCPUs, bit n = pCPU n    */
-#define HC_LAT		  43 /* (dom, vcpu, flags, gpa buf, len) -> bytes: the `lat` line;
-			        flags & SLIVER_LAT_HIST adds a text histogram               */
-#define HC_VCPU_COUNTERS  44 /* (dom, vcpu, gpa struct sliver_vcpu_counters, len) -> bytes  */
-#define HC_PCPU_INFO	  45 /* (cpu, gpa struct sliver_pcpu_info, len) -> bytes;
-			        -SLIVER_ENOENT past the last pCPU                            */
+#define HC_SCHED_GET 41 /* (gpa buf, len) -> bytes: "sched=credit credit.tslice_us=.." */
+#define HC_VCPU_PIN  42 /* (dom, vcpu, cpumask) -> 0: allowed pCPUs, bit n = pCPU n    */
+#define HC_LAT                                                                                     \
+	43		    /* (dom, vcpu, flags, gpa buf, len) -> bytes: the `lat` line;          \
+			       flags & SLIVER_LAT_HIST adds a text histogram               */
+#define HC_VCPU_COUNTERS 44 /* (dom, vcpu, gpa struct sliver_vcpu_counters, len) -> bytes  */
+#define HC_PCPU_INFO                                                                               \
+	45		     /* (cpu, gpa struct sliver_pcpu_info, len) -> bytes;                  \
+				-SLIVER_ENOENT past the last pCPU                            */
 #define HC_TRACE	  46 /* (op, gpa buf, len): SLIVER_TRACE_OFF/ON -> 0, DUMP -> bytes  */
 #define HC_COUNTERS_RESET 47 /* (dom) -> 0: histograms and counters; dom 0 = all domains    */
 #define HC_DOM_EXITS	  48 /* (dom, gpa buf, len) -> bytes: "exits d<id> reason=count .."   */
 
-#define SLIVER_LAT_HIST 1u
-#define SLIVER_TRACE_OFF 0u
-#define SLIVER_TRACE_ON 1u
+#define SLIVER_LAT_HIST	  1u
+#define SLIVER_TRACE_OFF  0u
+#define SLIVER_TRACE_ON	  1u
 #define SLIVER_TRACE_DUMP 2u
 
 struct sliver_vcpu_counters {
 	uint32_t dom_id, vcpu_id;
-	uint32_t pcpu;	/* where it is queued or running */
-	uint32_t state; /* 0 blocked, 1 runnable, 2 running, 3 parked (cap) */
+	uint32_t pcpu;		  /* where it is queued or running */
+	uint32_t state;		  /* 0 blocked, 1 runnable, 2 running, 3 parked (cap) */
 	uint64_t run_ns, wait_ns; /* time run; time runnable but waiting (run queue) */
 	uint64_t wakes, boosts, preempts, migrations, yields, exits;
 };

@@ -1,0 +1,538 @@
+/* The service domain's calls beyond core/hypercall.c's table (HC_PING, HC_CONSOLE_READ
+ * and include/sliver/service.h), console input for it, and the hypervisor's own debug keys
+ * (Ctrl-] then a key), which work even when no service domain is alive. Calls that report
+ * for people return text lines in the formats tools/ parse. */
+#include "arch/x86_64/tsc.h"
+#include "core/conin.h"
+#include "core/vmm.h"
+#include "drivers/console.h"
+#include "lib/fmt.h"
+#include "lib/string.h"
+#include "sliver/errno.h"
+#include "sliver/hypercall.h"
+#include "sliver/service.h"
+
+#define TEXT_MAX 4096
+
+static void *gbuf(struct domain *d, uint64_t gpa, uint64_t len)
+{
+	return len ? hv_space_ptr(d->space, gpa, len) : NULL;
+}
+
+static struct domain *target(uint64_t dom)
+{
+	return dom && dom < SLIVER_MAX_DOMS ? domain_get((unsigned)dom) : NULL;
+}
+
+static struct vcpu *target_vcpu(uint64_t dom, uint64_t vcpu)
+{
+	struct domain *d = target(dom);
+	return d && vcpu < d->nr_vcpus ? d->vcpu[vcpu] : NULL;
+}
+
+/* A text answer: formats into a bounded buffer, then copies to the guest in one go. A
+ * line that does not fit is dropped whole and the answer ends with a truncation note. */
+#define TEXT_NOTE "(truncated)\n"
+struct text {
+	char buf[TEXT_MAX];
+	size_t len;
+	bool full;
+};
+
+static void text_add(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void text_add(struct text *t, const char *fmt, ...)
+{
+	size_t room = sizeof(t->buf) - sizeof(TEXT_NOTE) - t->len;
+	if (t->full)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = fmt_vsnprintf(t->buf + t->len, room, fmt, ap);
+	va_end(ap);
+	if ((size_t)n < room) {
+		t->len += (size_t)n;
+		return;
+	}
+	t->full = true;
+	memcpy(t->buf + t->len, TEXT_NOTE, sizeof(TEXT_NOTE) - 1);
+	t->len += sizeof(TEXT_NOTE) - 1;
+}
+
+static int64_t text_out(struct domain *d, uint64_t gpa, uint64_t len, const struct text *t)
+{
+	uint64_t n = t->len < len ? t->len : len;
+	char *dst = gbuf(d, gpa, n ? n : 1);
+	if (!dst)
+		return -SLIVER_EFAULT;
+	memcpy(dst, t->buf, n);
+	return (int64_t)n;
+}
+
+/* --- ping: one outstanding service ping per target domain --- */
+
+struct svc_ping {
+	unsigned svc;
+	uint64_t gpa;
+	bool active;
+};
+static struct svc_ping pings[SLIVER_MAX_DOMS];
+static spinlock_t ping_lock = SPINLOCK_INIT;
+
+static int64_t hc_ping(struct domain *svc, uint64_t dom, uint64_t gpa)
+{
+	struct sliver_ping_result *r = gbuf(svc, gpa, sizeof(*r));
+	if (!r)
+		return -SLIVER_EFAULT;
+	struct domain *t = target(dom);
+	if (!t)
+		return -SLIVER_ESRCH;
+	if (t == svc)
+		return -SLIVER_EINVAL;
+	spin_lock(&ping_lock);
+	pings[t->id] = (struct svc_ping){svc->id, gpa, true};
+	r->replied_ns = 0;
+	r->posted_ns = now_ns();
+	spin_unlock(&ping_lock);
+	int rc = event_raise(t, SLIVER_PORT_PING, SLIVER_DOMID_HV);
+	if (rc < 0)
+		pings[t->id].active = false;
+	return rc < 0 ? rc : 0;
+}
+
+bool service_ping_reply(unsigned from)
+{
+	uint64_t now = now_ns();
+	spin_lock(&ping_lock);
+	struct svc_ping p = from < SLIVER_MAX_DOMS ? pings[from] : (struct svc_ping){0};
+	if (p.active)
+		pings[from].active = false;
+	spin_unlock(&ping_lock);
+	if (!p.active)
+		return false;
+	struct domain *svc = domain_get(p.svc);
+	struct sliver_ping_result *r = svc ? gbuf(svc, p.gpa, sizeof(*r)) : NULL;
+	if (r) {
+		r->replied_ns = now;
+		event_raise(svc, SLIVER_PORT_PONG, from);
+	}
+	return true;
+}
+
+/* --- console input --- */
+
+static struct domain *service_domain(void)
+{
+	for (unsigned id = 1; id < SLIVER_MAX_DOMS; id++) {
+		struct domain *d = domain_get(id);
+		if (d && d->role == SLIVER_ROLE_SERVICE)
+			return d;
+	}
+	return NULL;
+}
+
+static void console_notify(void)
+{
+	struct domain *d = service_domain();
+	if (d)
+		event_raise(d, SLIVER_PORT_CONSOLE, SLIVER_DOMID_HV);
+}
+
+static int64_t hc_console_read(struct domain *d, uint64_t gpa, uint64_t len)
+{
+	if (len > TEXT_MAX)
+		len = TEXT_MAX;
+	char *buf = gbuf(d, gpa, len);
+	if (!buf)
+		return -SLIVER_EFAULT;
+	return (int64_t)conin_read(buf, len);
+}
+
+/* --- scheduler --- */
+
+static void sched_text(struct text *t)
+{
+	spin_lock(&vmm_lock);
+	struct sched_params p = vmm_sched.p;
+	const char *name = vmm_sched.ops->name;
+	spin_unlock(&vmm_lock);
+	text_add(t,
+		 "sched=%s credit.profile=%s credit.tslice_us=%lu credit.ratelimit_us=%lu "
+		 "credit.period_us=%lu credit.tick_us=%lu credit.boost_us=%lu "
+		 "credit.boost_debt_us=%lu credit.cap_debt_us=%lu\n",
+		 name, p.profile == SCHED_PROFILE_XEN_CREDIT1 ? "xen-credit1" : "sliver",
+		 p.tslice_ns / 1000, p.ratelimit_ns / 1000, p.period_ns / 1000, p.tick_ns / 1000,
+		 p.boost_ns / 1000, p.boost_debt_ns / 1000, p.cap_debt_ns / 1000);
+}
+
+static int64_t hc_vcpu_pin(uint64_t dom, uint64_t vcpu, uint64_t mask)
+{
+	struct vcpu *v = target_vcpu(dom, vcpu);
+	if (!v)
+		return -SLIVER_ESRCH;
+	sched_cpumask_t all = cpu_count() >= 64 ? ~0ull : (1ull << cpu_count()) - 1;
+	if (!(mask & all) || (mask & ~all))
+		return -SLIVER_EINVAL;
+	spin_lock(&vmm_lock);
+	sched_cpumask_t kick = sched_set_affinity(&vmm_sched, &v->sv, mask, now_ns());
+	kick |= sched_take_kicks(&vmm_sched);
+	spin_unlock(&vmm_lock);
+	vmm_kick_mask(kick);
+	return 0;
+}
+
+/* --- latency and counters --- */
+
+static void lat_text(struct text *t, const struct vcpu *v, bool histogram)
+{
+	static struct hist snap; /* 9 KiB: not on the stack; callers are serialized */
+	hist_snapshot(&v->lat, &snap);
+	if (__atomic_load_n(&v->reset_lat, __ATOMIC_ACQUIRE))
+		hist_reset(&snap); /* cleared, and its pCPU has not got round to it yet */
+	struct hist_stats st = hist_stats(&snap);
+	char line[240];
+	hist_format(line, sizeof(line), &st);
+	text_add(t, "lat d%uv%u %s\n", v->dom->id, v->id, line);
+	if (!histogram || !snap.n)
+		return;
+	/* Octaves of microseconds: <1, 1-2, 2-4, ... */
+	uint64_t bins[40] = {0};
+	unsigned top = 0;
+	for (unsigned b = 0; b < HIST_BUCKETS; b++) {
+		if (!snap.bucket[b])
+			continue;
+		uint64_t lo, hi;
+		hist_bucket_range(b, &lo, &hi);
+		unsigned k = lo < 1000 ? 0 : 64 - (unsigned)__builtin_clzll(lo / 1000);
+		if (k >= 40)
+			k = 39;
+		bins[k] += snap.bucket[b];
+		if (k > top)
+			top = k;
+	}
+	uint64_t most = 1;
+	for (unsigned k = 0; k <= top; k++)
+		most = bins[k] > most ? bins[k] : most;
+	for (unsigned k = 0; k <= top; k++) {
+		char bar[41];
+		unsigned w = (unsigned)(bins[k] * 40 / most);
+		memset(bar, '#', w);
+		bar[w] = 0;
+		if (k == 0)
+			text_add(t, "  %9s us %-40s %lu\n", "<1", bar, bins[k]);
+		else
+			text_add(t, "  %4lu-%-4lu us %-40s %lu\n", 1ul << (k - 1), 1ul << k, bar,
+				 bins[k]);
+	}
+}
+
+static int64_t hc_vcpu_counters(struct domain *d, const uint64_t a[5])
+{
+	struct vcpu *v = target_vcpu(a[0], a[1]);
+	if (!v)
+		return -SLIVER_ESRCH;
+	struct sliver_vcpu_counters c = {0};
+	spin_lock(&vmm_lock);
+	c.dom_id = v->dom->id;
+	c.vcpu_id = v->id;
+	c.pcpu = v->sv.pcpu;
+	c.state = v->sv.state;
+	c.run_ns = v->sv.c.run_ns;
+	c.wait_ns = v->wait_ns;
+	c.wakes = v->sv.c.wakes;
+	c.boosts = v->sv.c.boosts;
+	c.preempts = v->sv.c.preempts;
+	c.migrations = v->sv.c.migrations;
+	c.yields = v->sv.c.yields;
+	c.exits = v->exits;
+	spin_unlock(&vmm_lock);
+	uint64_t len = a[3] < sizeof(c) ? a[3] : sizeof(c);
+	void *buf = gbuf(d, a[2], len);
+	if (!buf)
+		return -SLIVER_EFAULT;
+	memcpy(buf, &c, len);
+	return (int64_t)len;
+}
+
+static void pcpu_info(unsigned cpu, struct sliver_pcpu_info *p)
+{
+	struct vmm_cpu *pc = percpu[cpu].vmm;
+	struct vcpu *cur = pc->curr;
+	static struct hist snap; /* callers are serialized (service calls, CPU 0 keys) */
+	hist_snapshot(&pc->decision, &snap);
+	if (__atomic_load_n(&pc->reset_decision, __ATOMIC_ACQUIRE))
+		hist_reset(&snap);
+	struct hist_stats st = hist_stats(&snap);
+	uint64_t now = now_ns();
+	*p = (struct sliver_pcpu_info){
+		.cpu = cpu,
+		.apic_id = percpu[cpu].apic_id,
+		.cur_dom = cur ? cur->dom->id : 0,
+		.cur_vcpu = cur ? cur->id : 0,
+		.idle_ns = pc->idle_ns,
+		.busy_ns = now > pc->idle_ns ? now - pc->idle_ns : 0,
+		.sched_calls = pc->sched_calls,
+		.decision_n = st.n,
+		.decision_avg_cycles = st.avg,
+		.decision_p99_cycles = st.p99,
+		.decision_max_cycles = st.max,
+	};
+}
+
+static int64_t hc_pcpu_info(struct domain *d, uint64_t cpu, uint64_t gpa, uint64_t len)
+{
+	if (cpu >= cpu_count())
+		return -SLIVER_ENOENT;
+	struct sliver_pcpu_info p;
+	pcpu_info((unsigned)cpu, &p);
+	if (len > sizeof(p))
+		len = sizeof(p);
+	void *buf = gbuf(d, gpa, len);
+	if (!buf)
+		return -SLIVER_EFAULT;
+	memcpy(buf, &p, len);
+	return (int64_t)len;
+}
+
+static void exits_text(struct text *t, const struct domain *d)
+{
+	text_add(t, "exits d%u", d->id);
+	for (unsigned r = 0; r < HV_NR_EXIT_REASONS; r++)
+		if (d->exits[r]) {
+			/* key=value: the reason's name with '_' for its spaces */
+			char name[48];
+			size_t n = 0;
+			for (const char *c = hv_exit_reason_name(r); *c && n + 1 < sizeof(name);
+			     c++)
+				name[n++] = *c == ' ' ? '_' : *c;
+			name[n] = 0;
+			text_add(t, " %s=%lu", name, d->exits[r]);
+		}
+	text_add(t, "\n");
+}
+
+/* Counters are cleared by their writers: the vCPU's and the pCPU's own loop (vmm.c),
+ * at their next pass, so a reset never races a hist_record. */
+static int64_t hc_counters_reset(uint64_t dom)
+{
+	if (dom && !target(dom))
+		return -SLIVER_ESRCH;
+	spin_lock(&vmm_lock);
+	for (unsigned id = 1; id < SLIVER_MAX_DOMS; id++) {
+		struct domain *d = domain_get(id);
+		if (!d || (dom && dom != id))
+			continue;
+		for (unsigned i = 0; i < d->nr_vcpus; i++) {
+			struct vcpu *v = d->vcpu[i];
+			memset(&v->sv.c, 0, sizeof(v->sv.c));
+			v->wait_ns = 0;
+			v->exits = 0;
+			__atomic_store_n(&v->reset_lat, true, __ATOMIC_RELEASE);
+		}
+		memset(&d->sd.c, 0, sizeof(d->sd.c));
+		for (unsigned r = 0; r < HV_NR_EXIT_REASONS; r++)
+			__atomic_store_n(&d->exits[r], 0, __ATOMIC_RELAXED);
+	}
+	spin_unlock(&vmm_lock);
+	if (!dom)
+		for (unsigned c = 0; c < cpu_count(); c++)
+			__atomic_store_n(&((struct vmm_cpu *)percpu[c].vmm)->reset_decision, true,
+					 __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* --- scheduler trace: `on` marks where a window starts, `off` where it ends --- */
+
+static uint32_t trace_from[MAX_CPUS], trace_to[MAX_CPUS];
+static bool trace_window, trace_open;
+
+static void trace_text(struct text *t)
+{
+	static struct sched_trace_rec rec[SCHED_TRACE_LEN];
+	for (unsigned c = 0; c < cpu_count(); c++) {
+		spin_lock(&vmm_lock);
+		uint32_t head = vmm_sched.pcpu[c].trace.head;
+		uint32_t from = trace_window ? trace_from[c] : head - 16;
+		uint32_t to = trace_window && !trace_open ? trace_to[c] : head;
+		uint32_t want = head - from > SCHED_TRACE_LEN ? SCHED_TRACE_LEN : head - from;
+		unsigned n = sched_trace_read(&vmm_sched, c, rec, want);
+		spin_unlock(&vmm_lock);
+		unsigned skip_tail = head - to < n ? head - to : n;
+		if (head - from > SCHED_TRACE_LEN)
+			text_add(t, "trace cpu%u: %u older records were overwritten\n", c,
+				 head - from - SCHED_TRACE_LEN);
+		for (unsigned i = 0; i + skip_tail < n; i++)
+			text_add(t, "trace cpu%u t_us=%lu.%03lu %s d%uv%u arg=%ld\n", c,
+				 rec[i].t / 1000, rec[i].t % 1000, sched_ev_name(rec[i].ev),
+				 rec[i].dom, rec[i].vcpu, (long)rec[i].arg);
+	}
+}
+
+static int64_t hc_trace(struct domain *d, uint64_t op, uint64_t gpa, uint64_t len)
+{
+	static struct text t;
+	switch (op) {
+	case SLIVER_TRACE_ON:
+	case SLIVER_TRACE_OFF:
+		spin_lock(&vmm_lock);
+		for (unsigned c = 0; c < cpu_count(); c++) {
+			uint32_t head = vmm_sched.pcpu[c].trace.head;
+			if (op == SLIVER_TRACE_ON)
+				trace_from[c] = head;
+			else
+				trace_to[c] = head;
+		}
+		trace_window = trace_window || op == SLIVER_TRACE_ON;
+		trace_open = op == SLIVER_TRACE_ON;
+		spin_unlock(&vmm_lock);
+		return 0;
+	case SLIVER_TRACE_DUMP:
+		t.len = 0;
+		t.full = false;
+		trace_text(&t);
+		return text_out(d, gpa, len, &t);
+	default:
+		return -SLIVER_EINVAL;
+	}
+}
+
+/* --- the dispatcher behind core/hypercall.c --- */
+
+int64_t hypercall_ext(struct vcpu *v, uint64_t nr, const uint64_t a[5], enum exit_action *act)
+{
+	(void)act;
+	struct domain *d = v->dom;
+	static struct text t; /* one service domain: its calls never run twice at once */
+	t.len = 0;
+	t.full = false;
+	switch (nr) {
+	case HC_PING:
+		return hc_ping(d, a[0], a[1]);
+	case HC_CONSOLE_READ:
+		return hc_console_read(d, a[0], a[1]);
+	case HC_SCHED_GET:
+		sched_text(&t);
+		return text_out(d, a[0], a[1], &t);
+	case HC_VCPU_PIN:
+		return hc_vcpu_pin(a[0], a[1], a[2]);
+	case HC_LAT: {
+		struct vcpu *tv = target_vcpu(a[0], a[1]);
+		if (!tv)
+			return -SLIVER_ESRCH;
+		lat_text(&t, tv, a[2] & SLIVER_LAT_HIST);
+		return text_out(d, a[3], a[4], &t);
+	}
+	case HC_VCPU_COUNTERS:
+		return hc_vcpu_counters(d, a);
+	case HC_PCPU_INFO:
+		return hc_pcpu_info(d, a[0], a[1], a[2]);
+	case HC_TRACE:
+		return hc_trace(d, a[0], a[1], a[2]);
+	case HC_COUNTERS_RESET:
+		return hc_counters_reset(a[0]);
+	case HC_DOM_EXITS: {
+		struct domain *td = target(a[0]);
+		if (!td)
+			return -SLIVER_ESRCH;
+		exits_text(&t, td);
+		return text_out(d, a[1], a[2], &t);
+	}
+	default:
+		return -SLIVER_ENOSYS;
+	}
+}
+
+/* --- debug keys: straight to the console, from the UART interrupt on CPU 0 --- */
+
+static struct text key_text;
+
+static void key_flush(void)
+{
+	console_write(key_text.buf, key_text.len);
+	key_text.len = 0;
+	key_text.full = false;
+}
+
+static void key_domains(void)
+{
+	for (unsigned id = 1; id < SLIVER_MAX_DOMS; id++)
+		if (domains[id])
+			domain_print_stats(domains[id]);
+}
+
+static void key_latency(void)
+{
+	for (unsigned id = 1; id < SLIVER_MAX_DOMS; id++) {
+		struct domain *d = domain_get(id);
+		for (unsigned i = 0; d && i < d->nr_vcpus; i++) {
+			lat_text(&key_text, d->vcpu[i], false);
+			key_flush();
+		}
+	}
+}
+
+static void sched_print(void *arg, const char *fmt, ...)
+{
+	(void)arg;
+	va_list ap;
+	va_start(ap, fmt);
+	vprintk(fmt, ap);
+	va_end(ap);
+}
+
+static void key_runqueues(void)
+{
+	sched_text(&key_text);
+	key_flush();
+	spin_lock(&vmm_lock);
+	sched_dump(&vmm_sched, sched_print, NULL);
+	spin_unlock(&vmm_lock);
+}
+
+static void key_pcpus(void)
+{
+	for (unsigned c = 0; c < cpu_count(); c++) {
+		struct sliver_pcpu_info p;
+		pcpu_info(c, &p);
+		struct vmm_cpu *pc = percpu[c].vmm;
+		printk("perf cpu%u idle_ms=%lu busy_ms=%lu sched_calls=%lu decision_avg_cycles=%lu "
+		       "decision_p99_cycles=%lu running=d%uv%u run_until_us=%ld need_resched=%u\n",
+		       c, p.idle_ns / 1000000, p.busy_ns / 1000000, p.sched_calls,
+		       p.decision_avg_cycles, p.decision_p99_cycles, p.cur_dom, p.cur_vcpu,
+		       pc->run_until == SCHED_NEVER ? -1l : (long)(pc->run_until / 1000),
+		       pc->need_resched);
+	}
+}
+
+static void key_trace(void)
+{
+	trace_text(&key_text);
+	key_flush();
+}
+
+/* One line per pCPU and per vCPU: where everything stands (end of a run, key 'v'). */
+void service_report(void)
+{
+	key_pcpus();
+	for (unsigned id = 1; id < SLIVER_MAX_DOMS; id++) {
+		struct domain *d = domains[id];
+		for (unsigned i = 0; d && i < d->nr_vcpus; i++) {
+			struct vcpu *v = d->vcpu[i];
+			printk("vcpu d%uv%u sched_state=%u prio=%u pcpu=%u running_on=%d "
+			       "blocked=%d "
+			       "paused=%d irr=%lx:%lx:%lx:%lx\n",
+			       id, i, v->sv.state, v->sv.prio, v->sv.pcpu, v->running_on,
+			       v->blocked, v->paused, v->irr[0], v->irr[1], v->irr[2], v->irr[3]);
+		}
+	}
+}
+
+void service_init(void)
+{
+	conin_set_notify(console_notify);
+	conin_register_key('d', "domains: state and counters", key_domains);
+	conin_register_key('l', "wake-to-run latency of every vCPU", key_latency);
+	conin_register_key('r', "run queues and scheduler parameters", key_runqueues);
+	conin_register_key('p', "pCPUs: idle time, scheduling decisions", key_pcpus);
+	conin_register_key('t', "the scheduler trace", key_trace);
+	conin_register_key('v', "pCPUs and vCPUs: where each stands", service_report);
+}
