@@ -185,6 +185,7 @@ void vmm_boot(void)
 		hv_exit(EXIT_FAIL);
 	}
 	apply_sched_args(boot_info.cmdline);
+	dcon_init(boot_info.cmdline);
 	printk("sliver: VMX on, scheduler %s, %u pCPU(s), %u module(s)\n", vmm_sched.ops->name,
 	       cpu_count(), boot_info.nr_modules);
 

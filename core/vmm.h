@@ -63,6 +63,9 @@ struct dcon { /* the domain's console line buffer */
 	unsigned len;
 	char line[DCON_LINE];
 	uint8_t uart_lcr, uart_mcr, uart_scr, uart_ier, uart_dll, uart_dlm;
+	uint64_t tokens;  /* rate limit: bytes it may print now (token bucket) */
+	uint64_t refill;  /* time of the last refill, ns */
+	uint64_t dropped; /* bytes dropped since the last line that got through */
 };
 
 struct domain {
@@ -173,6 +176,9 @@ enum exit_action exit_fatal(struct vcpu *v, struct hv_exit *e);
 void dcon_putc(struct domain *d, char c);
 void dcon_write(struct domain *d, const char *s, uint64_t n);
 void dcon_flush(struct domain *d);
+/* console.rate=<bytes/s> console.burst=<bytes> (0 = no limit): per-domain output limit;
+ * the service domain is never limited. */
+void dcon_init(const char *cmdline);
 
 /* ping.c: the in-hypervisor ping source (ping.dom= ping.interval_us= ping.count=) */
 void ping_start(const char *cmdline);

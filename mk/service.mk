@@ -33,3 +33,26 @@ e2e-service-shell: $(BUILD)/service.iso
 	    -- --emu bochs --cpus 2 --timeout 300 $<
 TEST_TARGETS += e2e-service-shell
 .PHONY: e2e-service-shell
+
+# The demo as `make run` boots it, with a run length added so that it ends.
+$(BUILD)/demo-test.cfg: test/scenarios/demo.cfg
+	@mkdir -p $(BUILD)
+	sed 's|^multiboot2 .*|& run_ms=6000|' $< >$@
+$(BUILD)/demo-test.iso: $(BUILD)/demo-test.cfg $(BUILD)/sliver.elf $(GUEST_ELFS) tools/mkiso.sh
+	tools/mkiso.sh demo-test $< $(BUILD) $(GUEST_ELFS)
+e2e-demo: $(BUILD)/demo-test.iso
+	tools/e2e.sh $@ --expect '^sliver: run complete: PASS' --reject 'crashed|PANIC|refused' \
+	    --expect '^\(d1\) ping d5 n=20 lost=0 ' --expect '^\(d1\) lat d5v0 n=[1-9]' \
+	    --expect '^\(d1\) top t=3 ' --expect '^\(d1\)   help ' --expect '^\(d1\) sliver> $$' \
+	    -- --emu bochs --cpus 2 --timeout 300 $<
+TEST_TARGETS += e2e-demo
+.PHONY: e2e-demo
+
+# A flooding guest is rate-limited; the others' lines and the hypervisor's still appear.
+e2e-console-flood: $(BUILD)/console-flood.iso
+	tools/e2e.sh $@ --expect '^sliver: run complete: PASS' --reject 'crashed|PANIC' \
+	    --expect '^\(d1\) \[console rate limit: [1-9][0-9]* bytes dropped\]$$' \
+	    --expect '^\(d3\) spin iters=[0-9]+ rate=' --expect '^ping d2 n=[1-9][0-9]+ ' \
+	    -- --emu bochs --cpus 2 --timeout 300 $<
+TEST_TARGETS += e2e-console-flood
+.PHONY: e2e-console-flood

@@ -629,6 +629,11 @@ int main(const struct sliver_boot_info *bi)
 	hc_event_bind(SLIVER_PORT_CONSOLE, VEC_CONSOLE, 0);
 	hc_event_bind(SLIVER_PORT_PONG, VEC_PONG, 0);
 	rt_printf("service: d%u shell ready (type help)\n", bi->dom_id);
+	/* CPU% in the first `list` counts from here, not from boot. */
+	static struct sliver_dom_info d[SLIVER_MAX_DOMS];
+	int n = list_doms(d, SLIVER_MAX_DOMS);
+	for (int i = 0; i < n && i < SLIVER_MAX_DOMS; i++)
+		last_run_ns[d[i].dom_id] = d[i].run_ns;
 	last_list_ns = rt_clock_ns();
 	run_autorun();
 	uint64_t quit_after = 0;
