@@ -2,6 +2,7 @@
  * and include/sliver/service.h), console input for it, and the hypervisor's own debug keys
  * (Ctrl-] then a key), which work even when no service domain is alive. Calls that report
  * for people return text lines in the formats tools/ parse. */
+#include "arch/x86_64/power.h"
 #include "arch/x86_64/tsc.h"
 #include "core/conin.h"
 #include "core/vmm.h"
@@ -526,6 +527,12 @@ void service_report(void)
 	}
 }
 
+static void key_quit(void)
+{
+	printk("sliver: power off requested on the console\n");
+	hv_exit(EXIT_PASS);
+}
+
 void service_init(void)
 {
 	conin_set_notify(console_notify);
@@ -535,4 +542,5 @@ void service_init(void)
 	conin_register_key('p', "pCPUs: idle time, scheduling decisions", key_pcpus);
 	conin_register_key('t', "the scheduler trace", key_trace);
 	conin_register_key('v', "pCPUs and vCPUs: where each stands", service_report);
+	conin_register_key('q', "power off (ends the emulator)", key_quit);
 }
