@@ -199,7 +199,7 @@ static void check_input(void)
 {
 	if (!cmdline_has(boot_info.cmdline, "selftest.input"))
 		return;
-	char buf[64];
+	char buf[64] = {0};
 	size_t got = 0;
 	struct oneshot o = {0};
 	struct timer t;

@@ -97,7 +97,8 @@ static void irq_raise(struct vcpu *v, uint8_t vector, unsigned flags)
 				v->wake_ns = now;
 			mask = sched_wake(&vmm_sched, &v->sv, now, flags);
 			if (v->running_on >= 0 && (unsigned)v->running_on != self)
-				kick = v->running_on; /* force an exit so the vector goes in at entry */
+				kick = v->running_on; /* force an exit so the vector goes in at
+							 entry */
 		}
 	}
 	spin_unlock(&vmm_lock);

@@ -42,8 +42,8 @@ struct vcpu {
 	uint64_t wake_ns;   /* when it was last woken (wake-to-run latency) */
 	uint64_t ready_ns;  /* runnable but not running since (0: not waiting) */
 	uint64_t wait_ns;   /* total time runnable but waiting in a run queue */
-	uint64_t exits;     /* VM exits of this vCPU */
-	bool reset_lat;     /* HC_COUNTERS_RESET: its pCPU clears `lat` before the next record */
+	uint64_t exits;	    /* VM exits of this vCPU */
+	bool reset_lat;	    /* HC_COUNTERS_RESET: its pCPU clears `lat` before the next record */
 	uint64_t guest_tsc; /* TSC ticks spent in the guest (between entry and exit) */
 	struct hist lat;    /* wake-to-run latency: wake to the next VM entry (ns) */
 	uint64_t timer_gen; /* generation of the live vtimer */

@@ -9,7 +9,7 @@
 static inline uint64_t mul_u64_u32_shr(uint64_t a, uint32_t mul, uint32_t shift)
 {
 	uint64_t lo = (uint64_t)(uint32_t)a * mul; /* bits 0..63 */
-	uint64_t mid = (a >> 32) * mul;            /* bits 32..95 */
+	uint64_t mid = (a >> 32) * mul;		   /* bits 32..95 */
 	uint64_t low64 = lo + (mid << 32);
 	uint32_t high32 = (uint32_t)(mid >> 32) + (low64 < lo);
 	if (shift == 0)

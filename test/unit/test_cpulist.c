@@ -27,8 +27,20 @@ static void test_good(void **st)
 static void test_bad(void **st)
 {
 	(void)st;
-	static const char *const bad[] = { "", ",", "1,", ",1", "a", "1-", "-1", "3-1", "64",
-					   "0-64", "1 2", "1;2", "99999999999999999999", "1--2" };
+	static const char *const bad[] = {"",
+					  ",",
+					  "1,",
+					  ",1",
+					  "a",
+					  "1-",
+					  "-1",
+					  "3-1",
+					  "64",
+					  "0-64",
+					  "1 2",
+					  "1;2",
+					  "99999999999999999999",
+					  "1--2"};
 	for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		uint64_t m = 42;
 		if (cpulist_parse(bad[i], &m))

@@ -52,10 +52,11 @@ static void test_shifts(void **st)
 {
 	(void)st;
 	for (uint32_t sh = 0; sh < 64; sh++) {
-		struct clockconv c = { 0xfedcba98u, sh };
+		struct clockconv c = {0xfedcba98u, sh};
 		uint64_t t = 0x123456789abull;
 		if (sh >= 8) /* keep the result within 64 bits */
-			assert_int_equal(mul_u64_u32_shr(t, 0xfedcba98u, sh), clockconv_apply(c, t));
+			assert_int_equal(mul_u64_u32_shr(t, 0xfedcba98u, sh),
+					 clockconv_apply(c, t));
 	}
 }
 
