@@ -20,6 +20,9 @@ UNIT_SRCS_sched_credit := test/unit/test_sched_credit.c $(SCHED_SRCS)
 UNIT_TESTS += sched_domain
 UNIT_SRCS_sched_domain := test/unit/test_sched_domain.c $(SCHED_SRCS)
 
+UNIT_TESTS += sched_boost
+UNIT_SRCS_sched_boost := test/unit/test_sched_boost.c $(SCHED_SRCS)
+
 $(BUILD)/sliver-bench-decision: test/sim/bench_decision.c $(SCHED_SRCS) $(wildcard sched/*.h)
 	@mkdir -p $(dir $@)
 	$(HOSTCC) -std=gnu11 -O2 $(WARN) -Iinclude -I. -o $@ test/sim/bench_decision.c $(SCHED_SRCS)

@@ -10,8 +10,12 @@
  *   run, charged at every switch. Run queue order is BOOST (FIFO) then vtime, which is
  *   "most credit per weight first" and makes UNDER/OVER a reading, not a state.
  *   An EVENT or TIMER wake gets a latency slice (BOOST, credit.boost_us) even when OVER,
- *   as long as its debt is under credit.boost_debt_us; the slice is charged like any run,
- *   so the debt is repaid by running later in the vtime order (see docs/scheduler.md).
+ *   as long as its boost budget allows: a second vtime `bvt` that only boosted ns advance,
+ *   refilled by the same virtual clock (so at the vCPU's entitled rate), at most one
+ *   period's entitlement deep, overdrawn by at most credit.boost_debt_us. The slice is
+ *   charged like any run, so its debt is repaid by running later in the vtime order;
+ *   the budget only bounds how much of its share a vCPU may take out of order (see
+ *   docs/scheduler.md, invariants 6-7).
  *   Caps: a per-domain token bucket (rate cap%, depth cap% of credit.period_us); a run is
  *   leased from it, so the vCPU is parked at the exact ns its budget runs out and unparked
  *   at the exact ns the refill reaches one slice.
@@ -349,6 +353,7 @@ static void transfer(struct sched *s, struct sched_vcpu *v, unsigned to, uint64_
 	if (heap == HEAP_SLEEP || heap == HEAP_PARK)
 		heap_del(s, v);
 	v->vtime = v->vtime - pf->vclock + pt->vclock;
+	v->bvt = v->bvt - pf->vclock + pt->vclock;
 	if (v->w_acct) {
 		pf->w_active -= v->w_acct;
 		pt->w_active += v->w_acct;
@@ -488,7 +493,12 @@ static void charge(struct sched *s, struct sched_vcpu *v, uint64_t now)
 	if (v->prio == SCHED_PRI_BOOST) {
 		v->c.boost_ns += dt;
 		d->c.boost_ns += dt;
-		v->boost_left = v->boost_left > dt ? v->boost_left - dt : 0;
+		/* The budget pays for the latency slice used, not for the rest of a normal
+		 * slice the vCPU already held when an event boosted it while running. */
+		uint64_t used = v->boost_left < dt ? v->boost_left : dt;
+		v->boost_left -= used;
+		if (!c1_mode(s))
+			v->bvt = vt_add(v->bvt, used, ew_of(v), &v->bvrem);
 	}
 	if (c1_mode(s) && !s->p.burn_sampled)
 		v->credit -= (int64_t)dt; /* Xen >= 4.0 burn_credits(): exact */
@@ -696,6 +706,8 @@ static int credit_vcpu_insert(struct sched *s, struct sched_vcpu *v, uint64_t no
 	v->vtime = s->pcpu[p].vclock;
 	v->gvt = v->vtime;
 	v->vrem = 0;
+	v->bvt = v->vtime;
+	v->bvrem = 0;
 	v->vt_since = now;
 	v->bal_hold = 0;
 	v->credit = 0;
@@ -744,6 +756,32 @@ static void credit_vcpu_remove(struct sched *s, struct sched_vcpu *v, uint64_t n
 	rw_flush(s, now);
 }
 
+/* The boost budget of v in ns (sliver engine): what its virtual clock has handed it since
+ * `bvt`, which only its boosted ns advance, i.e. its entitlement minus its boosted time.
+ * At most one period's entitlement: bvt is raised to V - period * 2^32 / W, W being the
+ * earning weight of its pCPU with v counted, so boosted time over any window T is at most
+ * its entitled share of T + one period's entitlement + boost_debt + one latency slice.
+ * Unlike the credit (V - vtime), it does not move with the vCPU's unboosted running: a vCPU
+ * that is OVER because of its bulk demand keeps a budget for its events; and it does not
+ * depend on the absolute level of V, which falls behind every runner's vtime when a sleeper
+ * retires with its bank (the runners then all read OVER by bank / runners). */
+static int64_t boost_budget(struct sched *s, struct sched_vcpu *v)
+{
+	struct sched_pcpu *pc = &s->pcpu[v->pcpu];
+	uint64_t w = pc->w_active + (v->w_acct ? 0 : ew_of(v));
+	uint64_t rem = 0;
+	uint64_t floor = pc->vclock - vt_add(0, s->p.period_ns, w ? w : ew_of(v), &rem);
+	if ((int64_t)(v->bvt - floor) < 0) {
+		v->bvt = floor;
+		v->bvrem = 0;
+	}
+	int64_t lag = (int64_t)(pc->vclock - v->bvt);
+	uint64_t al = lag < 0 ? 0 - (uint64_t)lag : (uint64_t)lag;
+	unsigned __int128 m = (unsigned __int128)al * ew_of(v) >> VT_SHIFT;
+	int64_t c = m > ((uint64_t)1 << 62) ? (int64_t)1 << 62 : (int64_t)m;
+	return lag < 0 ? -c : c;
+}
+
 /* May an event wake of v be boosted? Counts a denial when not. */
 static bool may_boost(struct sched *s, struct sched_vcpu *v, unsigned flags, uint64_t now)
 {
@@ -755,7 +793,7 @@ static bool may_boost(struct sched *s, struct sched_vcpu *v, unsigned flags, uin
 		/* credit1: only an UNDER (or still BOOST) vCPU that is not parked. */
 		ok = v->prio <= SCHED_PRI_UNDER && !(v->flags & F_C1_PARK);
 	} else {
-		ok = s->p.boost_ns && vcredit(s, v) >= -(int64_t)s->p.boost_debt_ns;
+		ok = s->p.boost_ns && boost_budget(s, v) > -(int64_t)s->p.boost_debt_ns;
 		if (ok && capped(s, v)) {
 			cap_refill(s, v->dom, now);
 			ok = cap_avail(v->dom) > -(int64_t)s->p.cap_debt_ns;

@@ -165,6 +165,8 @@ struct sched_vcpu {
 	uint64_t vt_since; /* start of the interval not yet added to vtime */
 	uint64_t gvt;	   /* vtime never rebased by migration: comparable across pCPUs */
 	uint64_t bal_hold; /* not moved by balancing before this time */
+	uint64_t bvt;	   /* boost budget: a vtime charged only by boosted ns (sliver) */
+	uint64_t bvrem;	   /* remainder of its division */
 	struct sched_vcpu *rq_next, *rq_prev; /* rr run queue */
 	struct sched_vcpu *next_in_dom;
 	struct sched_counters c;
@@ -198,7 +200,8 @@ struct sched_params {
 	uint64_t period_ns;	/* credit.period_us: accounting window (bank, cap bucket) */
 	uint64_t tick_ns;	/* credit.tick_us: credit1 sampling tick, 0 = exact */
 	uint64_t boost_ns;	/* credit.boost_us: latency slice of an event wake */
-	uint64_t boost_debt_ns; /* credit.boost_debt_us: deepest credit debt still boosted */
+	uint64_t boost_debt_ns; /* credit.boost_debt_us: deepest boost-budget debt still boosted
+				 * (sliver: boosted ns taken ahead of the budget) */
 	uint64_t cap_debt_ns;	/* credit.cap_debt_us: cap budget debt a latency slice may take */
 	uint32_t profile;	/* SCHED_PROFILE_* */
 	uint32_t burn_sampled; /* credit.burn=sample|exact: credit1 engine burns by tick sampling */

@@ -94,6 +94,8 @@ int main(int argc, char **argv)
 			fail("ping d%u p99_us=%.1f > %.1f", d->id, m.p99, C.exp_ping_p99_us);
 		if (C.exp_ping_max_us > 0 && m.max > C.exp_ping_max_us)
 			fail("ping d%u max_us=%.1f > %.1f", d->id, m.max, C.exp_ping_max_us);
+		if (C.exp_ping_p99_min_us > 0 && m.p99 < C.exp_ping_p99_min_us)
+			fail("ping d%u p99_us=%.1f < %.1f", d->id, m.p99, C.exp_ping_p99_min_us);
 		if (C.exp_ping_avg_min_us > 0 && m.avg < C.exp_ping_avg_min_us)
 			fail("ping d%u avg_us=%.1f < %.1f", d->id, m.avg, C.exp_ping_avg_min_us);
 		if (!m.n)
@@ -114,19 +116,21 @@ int main(int argc, char **argv)
 	}
 	for (unsigned i = 0; i < C.ndoms; i++) {
 		struct sim_dom *d = &C.doms[i];
-		double held = 0, useful = 0;
+		double held = 0, useful = 0, runnable = 0;
 		for (unsigned k = 0; k < sim_nvcpus(); k++) {
 			struct sim_vcpu *v = sim_vcpu(k);
 			if (v->d == d) {
 				held += (double)v->sched_ns;
 				useful += (double)v->useful_ns;
+				runnable += (double)v->runnable_ns;
 			}
 		}
 		double pct = held / span * 100, ent = d->entitled * 100;
 		printf("share d%u pct=%.2f entitled_pct=%.2f\n", d->id, pct, ent);
-		printf("work d%u name=%s useful_pct=%.2f boosts=%llu boost_deny=%llu parks=%llu"
-		       " switches=%llu migrations=%llu\n",
-		       d->id, d->name, useful / span * 100, (unsigned long long)d->sd.c.boosts,
+		printf("work d%u name=%s useful_pct=%.2f runnable_pct=%.2f boosts=%llu boost_deny=%llu"
+		       " parks=%llu switches=%llu migrations=%llu\n",
+		       d->id, d->name, useful / span * 100, runnable / span * 100,
+		       (unsigned long long)d->sd.c.boosts,
 		       (unsigned long long)d->sd.c.boost_deny, (unsigned long long)d->sd.c.parks,
 		       (unsigned long long)d->sd.c.switches,
 		       (unsigned long long)d->sd.c.migrations);

@@ -132,6 +132,10 @@ static int parse_module(struct sim_cfg *c, struct sim_dom *d, const char *path)
 	if (get_u64(d->line, what, "service_us", 0, 1000000, &v))
 		return -1;
 	d->service_ns = v * 1000;
+	v = c->boot_us;
+	if (get_u64(d->line, what, "boot_us", 0, 10000000, &v))
+		return -1;
+	d->boot_ns = v * 1000;
 	if (cmdline_get(d->line, "role", buf, sizeof(buf)) && strcmp(buf, "service") &&
 	    strcmp(buf, "guest"))
 		return bad(what, "role", buf);
@@ -146,6 +150,13 @@ static int parse_module(struct sim_cfg *c, struct sim_dom *d, const char *path)
 			return bad(what, "duty", buf);
 		d->spin_ns = a * 1000;
 		d->sleep_ns = b * 1000;
+	}
+	d->duty_wall = c->duty_wall;
+	if (cmdline_get(d->line, "duty_clock", buf, sizeof(buf))) {
+		if (!strcmp(buf, "wall") || !strcmp(buf, "cpu"))
+			d->duty_wall = !strcmp(buf, "wall");
+		else
+			return bad(what, "duty_clock", buf);
 	}
 	d->attack = ATK_NONE;
 	if (cmdline_get(d->line, "attack", buf, sizeof(buf))) {
@@ -170,7 +181,6 @@ static int parse_module(struct sim_cfg *c, struct sim_dom *d, const char *path)
 	if (get_u64(d->line, what, "attack.after_us", 1, 1000000, &v))
 		return -1;
 	d->atk_after_ns = v * 1000;
-	(void)c;
 	return 0;
 }
 
@@ -282,6 +292,17 @@ int scenario_load(struct sim_cfg *c, const char *path, int noverrides, char **ov
 		else if (strcmp(ew, "all"))
 			return bad(what, "sim.event_wake", ew);
 	}
+	v = 50;
+	if (get_u64(h, what, "sim.boot_us", 0, 10000000, &v))
+		return -1;
+	c->boot_us = v;
+	c->duty_wall = true;
+	if (cmdline_get(h, "sim.duty_clock", ew, sizeof(ew))) {
+		if (!strcmp(ew, "wall") || !strcmp(ew, "cpu"))
+			c->duty_wall = !strcmp(ew, "wall");
+		else
+			return bad(what, "sim.duty_clock", ew);
+	}
 	v = 0;
 	if (get_u64(h, what, "ping.dom", 0, c->ndoms, &v))
 		return -1;
@@ -307,7 +328,8 @@ int scenario_load(struct sim_cfg *c, const char *path, int noverrides, char **ov
 	    get_double(h, what, "expect.cap_tol", &c->exp_cap_tol) ||
 	    get_double(h, what, "expect.rel_tol_pct", &c->exp_rel_tol_pct) ||
 	    get_double(h, what, "expect.gain_max", &c->exp_gain_max) ||
-	    get_double(h, what, "expect.migrations_max", &c->exp_migrations_max))
+	    get_double(h, what, "expect.migrations_max", &c->exp_migrations_max) ||
+	    get_double(h, what, "expect.ping_p99_min_us", &c->exp_ping_p99_min_us))
 		return -1;
 	for (unsigned i = 0; i < c->ndoms; i++) {
 		struct sim_dom *d = &c->doms[i];

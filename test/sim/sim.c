@@ -98,7 +98,7 @@ static unsigned vid(const struct sim_vcpu *v)
 
 static bool has_work(const struct sim_vcpu *v)
 {
-	return v->pq_n || (v->spinning && v->spin_left);
+	return v->pq_n || v->boot_left || (v->spinning && v->spin_left);
 }
 
 static void ping_push(struct sim_vcpu *v, uint64_t t)
@@ -123,8 +123,27 @@ static void ping_push(struct sim_vcpu *v, uint64_t t)
 }
 
 /* Applies the guest work done since exec_from (pings first: they are interrupts). */
+/* A duty-cycle burst timed by the wall clock (duty_clock=wall), not a forever spinner. */
+static bool wall_duty(const struct sim_vcpu *v)
+{
+	return v->d->duty_wall && v->d->spin_ns && v->spin_left != UINT64_MAX;
+}
+
+static void wall_burst_end(struct sim_vcpu *v, uint64_t t)
+{
+	v->spinning = false;
+	v->spin_left = 0;
+	v->spin_until = 0;
+	v->sleep_end = t + v->d->sleep_ns;
+	ev_push(v->sleep_end, EV_SLEEP_END, vid(v), 0);
+}
+
 static void progress(struct sim_vcpu *v, uint64_t now)
 {
+	if (v->running_on >= 0 && now == v->exec_from && !v->pq_n && !v->boot_left &&
+	    v->spinning &&
+	    v->spin_left && wall_duty(v) && v->spin_until && now >= v->spin_until)
+		wall_burst_end(v, now); /* back on the CPU after its deadline: sees it at once */
 	if (v->running_on < 0 || now <= v->exec_from)
 		return;
 	uint64_t el = now - v->exec_from;
@@ -143,8 +162,26 @@ static void progress(struct sim_vcpu *v, uint64_t now)
 				v->pq_n--;
 				v->ping_left = v->d->service_ns;
 			}
+		} else if (v->boot_left) {
+			uint64_t take = el < v->boot_left ? el : v->boot_left;
+			v->boot_left -= take;
+			el -= take;
 		} else if (v->spinning && v->spin_left == UINT64_MAX) {
 			el = 0;
+		} else if (v->spinning && v->spin_left && wall_duty(v)) {
+			/* rt_spin_us: spin until the clock reads start + spin, whatever CPU it
+			 * got meanwhile; the guest sees the end only when it executes. */
+			uint64_t t = now - el;
+			if (!v->spin_until)
+				v->spin_until = t + v->d->spin_ns;
+			if (t >= v->spin_until) {
+				wall_burst_end(v, t);
+				continue;
+			}
+			uint64_t take = v->spin_until - t;
+			if (take > el)
+				take = el;
+			el -= take;
 		} else if (v->spinning && v->spin_left) {
 			uint64_t take = el < v->spin_left ? el : v->spin_left;
 			v->spin_left -= take;
@@ -188,6 +225,11 @@ static void guest_arm(struct sim_vcpu *v, uint64_t now)
 	v->gen++;
 	if (v->pq_n)
 		t = base + v->ping_left;
+	else if (v->boot_left)
+		t = base + v->boot_left;
+	else if (v->spinning && v->spin_left && wall_duty(v))
+		t = v->spin_until ? (v->spin_until > base ? v->spin_until : base)
+				  : base + v->d->spin_ns;
 	else if (v->spinning && v->spin_left != UINT64_MAX && v->spin_left)
 		t = base + v->spin_left;
 	else if (!has_work(v))
@@ -261,6 +303,7 @@ static void vcpu_wake(struct sim_vcpu *v, uint64_t now, unsigned flags)
 	if (v->sv.state == SCHED_VS_BLOCKED) {
 		v->lat_pending = true;
 		v->woke_at = now;
+		v->runnable_since = now;
 	}
 	kick_mask(sched_wake(G.s, &v->sv, now, flags), now);
 }
@@ -268,6 +311,10 @@ static void vcpu_wake(struct sim_vcpu *v, uint64_t now, unsigned flags)
 static void vcpu_block(struct sim_vcpu *v, uint64_t now)
 {
 	unsigned p = (unsigned)v->running_on;
+	if (v->runnable_since != UINT64_MAX) {
+		v->runnable_ns += now - v->runnable_since;
+		v->runnable_since = UINT64_MAX;
+	}
 	kick_mask(sched_sleep(G.s, &v->sv, now) & ~SCHED_CPU(p), now);
 	resched(p, now);
 }
@@ -334,6 +381,7 @@ static void on_sleep_end(struct sim_vcpu *v, uint64_t now)
 		progress(v, now);
 	v->spinning = true;
 	v->spin_left = v->d->spin_ns;
+	v->spin_until = 0;
 	if (v->running_on >= 0)
 		guest_arm(v, now);
 	else
@@ -350,6 +398,9 @@ static void warmup_snapshot(uint64_t now)
 			v->picked_at = now;
 		}
 		v->sched_ns = 0;
+		v->runnable_ns = 0;
+		if (v->runnable_since != UINT64_MAX)
+			v->runnable_since = now;
 		v->useful_ns = 0;
 	}
 }
@@ -400,8 +451,12 @@ int sim_run(struct sim_cfg *c, struct sched *s, struct sim_result *res)
 			v->sleep_end = rnd() % (d->spin_ns + d->sleep_ns) + 1;
 			ev_push(v->sleep_end, EV_SLEEP_END, i, 0);
 		}
-		if (has_work(v))
+		v->runnable_since = UINT64_MAX;
+		v->boot_left = d->boot_ns;
+		if (has_work(v)) {
+			v->runnable_since = 0;
 			kick_mask(sched_wake(s, &v->sv, 0, WAKE_NEW), 0);
+		}
 	}
 	for (unsigned p = 0; p < c->pcpus; p++)
 		ev_push(0, EV_KICK, p, 0);
@@ -452,6 +507,8 @@ int sim_run(struct sim_cfg *c, struct sched *s, struct sim_result *res)
 		progress(v, end);
 		if (v->running_on >= 0)
 			v->sched_ns += end - v->picked_at;
+		if (v->runnable_since != UINT64_MAX)
+			v->runnable_ns += end - v->runnable_since;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	res->events = G.events;

@@ -167,19 +167,6 @@ static void test_migration_wake_never_boosted_credit1(void **st)
 	assert_int_equal(V[0].prio, SCHED_PRI_BOOST);
 }
 
-static void test_boost_denied_beyond_debt(void **st)
-{
-	(void)st;
-	uint64_t t = setup_over_waker();
-	S.p.boost_debt_ns = 100 * US; /* shallower than the debt V2 is in */
-	sched_sleep(&S, &V[2], t);
-	sched_pick_next(&S, 0, t);
-	assert_true(credit_of(&V[2]) < -100 * (int64_t)US);
-	sched_wake(&S, &V[2], t + 10, WAKE_EVENT);
-	assert_int_not_equal(V[2].prio, SCHED_PRI_BOOST);
-	assert_int_equal(V[2].c.boost_deny, 1);
-}
-
 static void test_event_to_queued_vcpu_boosts(void **st)
 {
 	(void)st;
@@ -547,7 +534,6 @@ int main(void)
 		cmocka_unit_test(test_event_wake_boosted_even_when_over),
 		cmocka_unit_test(test_no_boost_on_migrate_yield_new),
 		cmocka_unit_test(test_migration_wake_never_boosted_credit1),
-		cmocka_unit_test(test_boost_denied_beyond_debt),
 		cmocka_unit_test(test_event_to_queued_vcpu_boosts),
 		cmocka_unit_test(test_event_to_running_vcpu_extends_to_latency_slice),
 		cmocka_unit_test(test_sleeper_bank_bounded),
