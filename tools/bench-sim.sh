@@ -59,13 +59,38 @@ shares() { # scenario overrides... -> "d1 x/y, d2 ..."
 	echo "deterministic: \`build/sliver-sim test/scenarios/row-035-10.cfg [credit.profile=xen-credit1]\`"
 	echo "reprints any row. Every row: one pCPU, 10 s simulated, VM switch cost 2 us, pings to the"
 	echo "echo domain every 5 ms +- 0.5 ms (seeded jitter), ping service 5 us; d1, d2 spin, d3 is"
-	echo "idle, d4 spins the given fraction of the period (CPU time) and sleeps the rest. Shares are"
-	echo "% of one pCPU; \"entitled\" is the weighted max-min fair share given each domain's demand"
-	echo "(capped at its cap). Latencies in microseconds. Generated $(date -u +%Y-%m-%d) on $(uname -m)."
+	echo "idle (started, runs 50 us, then blocks for good, as the idle guest does), d4 spins the"
+	echo "given fraction of the period by the wall clock (\`duty_clock=wall\`: runnable that long"
+	echo "whatever CPU it gets, then sleeps the rest; this is what the 2006 script and guests/echo"
+	echo "do) and sleeps the rest. Shares are % of one pCPU; \"entitled\" is the weighted max-min"
+	echo "fair share given each domain's demand, i.e. min(demand, fair share) with demand ="
+	echo "spin/(spin+sleep) + ping load (capped at its cap). Latencies in microseconds."
+	echo "Generated $(date -u +%Y-%m-%d) on $(uname -m)."
 	echo
 	echo "### 2006 table, sliver defaults (\`sched=credit\`)"
 	echo
 	table_2006
+	echo
+	echo "### Duty model side by side (sliver defaults): CPU-time bursts vs wall-clock bursts"
+	echo
+	echo "\`duty_clock=cpu\`: the domain spins spin_us of CPU time (its burst stretches when it is"
+	echo "preempted); \`duty_clock=wall\` (default, what the 2006 script and guests/echo do): it is"
+	echo "runnable for spin_us of wall time whatever CPU it got, so at 0.35-0.9 it is runnable for"
+	echo "more than its third. \`runnable\` is the % of time it was runnable (held or waiting)."
+	echo
+	echo "| row | cpu: p99 / max us | share % | runnable % | wall: p99 / max us | share % (entitled) | runnable % | boosts denied (wall) |"
+	echo "|---|---|---|---|---|---|---|---|"
+	for r in $ROWS; do
+		IFS=: read -r name frac per extra <<<"$r"
+		[ "$name" = idle ] && continue
+		c=$(sim "test/scenarios/row-$name.cfg" sim.duty_clock=cpu)
+		w=$(sim "test/scenarios/row-$name.cfg" sim.duty_clock=wall)
+		pc=$(line "$c" "ping d4"); pw=$(line "$w" "ping d4")
+		ec=$(line "$c" "share d4"); ew=$(line "$w" "share d4")
+		uc=$(line "$c" "work d4"); uw=$(line "$w" "work d4")
+		echo "| $name | $(kv "$pc" p99_us) / $(kv "$pc" max_us) | $(kv "$ec" pct) | $(kv "$uc" runnable_pct)" \
+			"| $(kv "$pw" p99_us) / $(kv "$pw" max_us) | $(kv "$ew" pct) ($(kv "$ew" entitled_pct)) | $(kv "$uw" runnable_pct) | $(kv "$uw" boost_deny) |"
+	done
 	echo
 	echo "### 2006 table, \`credit.profile=xen-credit1\` (30 ms slice, 10 ms sampling tick, 30 ms accounting, boost until the tick, 1 ms ratelimit)"
 	echo
