@@ -2,7 +2,11 @@
  * line, every `ping.interval_us` (default 10000) the BSP raises SLIVER_PORT_PING on that
  * domain, time-stamped; the reply (HC_EVENT_SEND to SLIVER_DOMID_HV, SLIVER_PORT_PONG) is
  * time-stamped when it arrives. A ping not answered before the next one is counted lost.
- * `ping.count=N` stops after N pings. The summary line has ping's fields (lib/hist.h):
+ * `ping.count=N` stops after N pings; `ping.jitter_us=J` spreads each interval uniformly
+ * over +-J (a fixed-seed xorshift, `ping.seed=`, so runs stay deterministic), which keeps the
+ * pings from locking in phase with a periodic scheduler tick; `ping.delay_ms=D` holds the
+ * first ping back D ms (the guests' start-up is not measured). The simulator reads the
+ * same keys. The summary line has ping's fields (lib/hist.h):
  *   ping d<id> n= lost= min_us= avg_us= p50_us= p90_us= p99_us= p999_us= max_us= mdev_us=
  * The service domain's `ping` command (core/service.c) is the interactive twin. */
 #include "arch/x86_64/spinlock.h"
@@ -14,12 +18,23 @@
 static struct {
 	bool on;
 	unsigned dom;
-	uint64_t interval_ns, count, sent, lost;
+	uint64_t interval_ns, jitter_ns, count, sent, lost, rng;
 	volatile uint64_t posted_ns; /* 0: no ping outstanding */
 	struct timer t;
 	spinlock_t lock;
 	struct hist rtt; /* round trips in ns */
 } ping;
+
+/* The next interval: interval +- jitter, uniform (xorshift64). */
+static uint64_t next_interval(void)
+{
+	if (!ping.jitter_ns)
+		return ping.interval_ns;
+	ping.rng ^= ping.rng << 13;
+	ping.rng ^= ping.rng >> 7;
+	ping.rng ^= ping.rng << 17;
+	return ping.interval_ns - ping.jitter_ns + ping.rng % (2 * ping.jitter_ns + 1);
+}
 
 static void ping_fire(struct timer *t, void *arg)
 {
@@ -35,26 +50,34 @@ static void ping_fire(struct timer *t, void *arg)
 	ping.sent++;
 	spin_unlock(&ping.lock);
 	event_raise(d, SLIVER_PORT_PING, SLIVER_DOMID_HV);
-	timer_set(t, now + ping.interval_ns);
+	timer_set(t, now + next_interval());
 }
 
 void ping_start(const char *cmdline)
 {
-	uint64_t dom = 0, us = 10000;
+	uint64_t dom = 0, us = 10000, jitter_us = 0, delay_ms = 0, seed = 1;
 	if (!cmdline_get_u64(cmdline, "ping.dom", &dom) || dom == 0 || dom >= SLIVER_MAX_DOMS)
 		return;
 	cmdline_get_u64(cmdline, "ping.interval_us", &us);
 	cmdline_get_u64(cmdline, "ping.count", &ping.count);
+	cmdline_get_u64(cmdline, "ping.jitter_us", &jitter_us);
+	cmdline_get_u64(cmdline, "ping.delay_ms", &delay_ms);
+	cmdline_get_u64(cmdline, "ping.seed", &seed);
 	if (us < 10)
 		us = 10;
+	if (jitter_us >= us)
+		jitter_us = us - 1;
+	ping.jitter_ns = jitter_us * 1000;
+	ping.rng = seed ? seed : 1;
 	ping.on = true;
 	ping.dom = (unsigned)dom;
 	ping.interval_ns = us * 1000;
 	ping.lock = (spinlock_t)SPINLOCK_INIT;
-	printk("sliver: ping d%u every %lu us%s\n", ping.dom, (unsigned long)us,
+	printk("sliver: ping d%u every %lu +- %lu us from %lu ms%s\n", ping.dom, (unsigned long)us,
+	       (unsigned long)jitter_us, (unsigned long)delay_ms,
 	       ping.count ? "" : " until the end of the run");
 	timer_init(&ping.t, ping_fire, NULL);
-	timer_set(&ping.t, now_ns() + ping.interval_ns);
+	timer_set(&ping.t, now_ns() + delay_ms * 1000000 + next_interval());
 }
 
 void ping_reply(unsigned from_dom)
