@@ -61,7 +61,7 @@ unit: $(addprefix $(BUILD)/unit/,$(UNIT_TESTS))
 	@set -e; for t in $^; do echo "== $$t"; $$t; done
 unit-%: $(BUILD)/unit/%
 	$<
-TEST_TARGETS := all $(addprefix unit-,$(UNIT_TESTS)) $(TEST_TARGETS)
+TEST_TARGETS := all lint $(addprefix unit-,$(UNIT_TESTS)) $(TEST_TARGETS)
 
 # ISOs: build/<name>.iso (hybrid BIOS+UEFI) and build/<name>-bios.iso (small, for Bochs).
 iso: $(BUILD)/$(SCENARIO).iso $(BUILD)/$(SCENARIO)-bios.iso

@@ -140,8 +140,7 @@ static void wall_burst_end(struct sim_vcpu *v, uint64_t t)
 
 static void progress(struct sim_vcpu *v, uint64_t now)
 {
-	if (v->running_on >= 0 && now == v->exec_from && !v->pq_n && !v->boot_left &&
-	    v->spinning &&
+	if (v->running_on >= 0 && now == v->exec_from && !v->pq_n && !v->boot_left && v->spinning &&
 	    v->spin_left && wall_duty(v) && v->spin_until && now >= v->spin_until)
 		wall_burst_end(v, now); /* back on the CPU after its deadline: sees it at once */
 	if (v->running_on < 0 || now <= v->exec_from)

@@ -49,21 +49,22 @@ struct sim_vcpu {
 	struct sched_vcpu sv;
 	struct sim_dom *d;
 	unsigned idx;
-	int running_on;	    /* pCPU executing it, -1 */
-	uint64_t exec_from; /* when guest code (re)started executing (after a switch) */
-	uint64_t picked_at; /* when its pCPU picked it (share accounting) */
-	uint64_t sched_ns;  /* time it held a pCPU (includes switch cost) */
-	uint64_t useful_ns; /* guest work done */
+	int running_on;		 /* pCPU executing it, -1 */
+	uint64_t exec_from;	 /* when guest code (re)started executing (after a switch) */
+	uint64_t picked_at;	 /* when its pCPU picked it (share accounting) */
+	uint64_t sched_ns;	 /* time it held a pCPU (includes switch cost) */
+	uint64_t useful_ns;	 /* guest work done */
 	uint64_t runnable_ns;	 /* time it was runnable (not blocked), held or waiting */
 	uint64_t runnable_since; /* start of the current runnable stretch, UINT64_MAX: blocked */
-	uint64_t boot_left; /* start-up CPU work left */
-	bool spinning;	    /* duty/spinner: has background CPU work */
-	uint64_t spin_left; /* ns left in this burst (UINT64_MAX: forever); wall duty: 1 while
-			     * the burst lasts */
-	uint64_t spin_until; /* wall duty: end of the burst (0: not started, it starts when the
-			      * guest first executes after its sleep, as rt_spin_us reads the clock) */
-	uint64_t sleep_end; /* duty: end of the current sleep */
-	uint64_t *pq;	    /* pending ping arrival times (FIFO ring) */
+	uint64_t boot_left;	 /* start-up CPU work left */
+	bool spinning;		 /* duty/spinner: has background CPU work */
+	uint64_t spin_left;	 /* ns left in this burst (UINT64_MAX: forever); wall duty: 1 while
+				  * the burst lasts */
+	uint64_t spin_until;	 /* wall duty: end of the burst (0: not started, it starts when the
+				  * guest first executes after its sleep, as rt_spin_us reads the clock)
+				  */
+	uint64_t sleep_end;	 /* duty: end of the current sleep */
+	uint64_t *pq;		 /* pending ping arrival times (FIFO ring) */
 	size_t pq_head, pq_n, pq_cap;
 	uint64_t ping_left; /* ns of service left for the head ping */
 	uint64_t gen;	    /* guest event generation */
@@ -85,12 +86,12 @@ struct sim_cfg {
 	bool dump, trace;
 	bool wake_blocked_only; /* sim.event_wake=blocked: events reach the scheduler only on wakes
 				 */
-	bool duty_wall;	  /* sim.duty_clock: default of the module key duty_clock (wall) */
-	uint64_t boot_us; /* sim.boot_us: default of the module key boot_us */
+	bool duty_wall;		/* sim.duty_clock: default of the module key duty_clock (wall) */
+	uint64_t boot_us;	/* sim.boot_us: default of the module key boot_us */
 	/* expect.*: bounds checked at the end, 0 = not checked */
 	double exp_ping_p99_us, exp_ping_max_us, exp_ping_avg_min_us, exp_share_tol, exp_cap_tol,
 		exp_rel_tol_pct, exp_gain_max, exp_lat_p99_us;
-	double exp_migrations_max; /* per vCPU over the run (no ping-pong) */
+	double exp_migrations_max;  /* per vCPU over the run (no ping-pong) */
 	double exp_ping_p99_min_us; /* lower bound (the credit1 reproduction check) */
 };
 
