@@ -127,12 +127,12 @@ int main(int argc, char **argv)
 		}
 		double pct = held / span * 100, ent = d->entitled * 100;
 		printf("share d%u pct=%.2f entitled_pct=%.2f\n", d->id, pct, ent);
-		printf("work d%u name=%s useful_pct=%.2f runnable_pct=%.2f boosts=%llu boost_deny=%llu"
+		printf("work d%u name=%s useful_pct=%.2f runnable_pct=%.2f boosts=%llu "
+		       "boost_deny=%llu"
 		       " parks=%llu switches=%llu migrations=%llu\n",
 		       d->id, d->name, useful / span * 100, runnable / span * 100,
-		       (unsigned long long)d->sd.c.boosts,
-		       (unsigned long long)d->sd.c.boost_deny, (unsigned long long)d->sd.c.parks,
-		       (unsigned long long)d->sd.c.switches,
+		       (unsigned long long)d->sd.c.boosts, (unsigned long long)d->sd.c.boost_deny,
+		       (unsigned long long)d->sd.c.parks, (unsigned long long)d->sd.c.switches,
 		       (unsigned long long)d->sd.c.migrations);
 		for (struct sched_vcpu *sv = d->sd.vcpus; sv; sv = sv->next_in_dom)
 			if (C.exp_migrations_max > 0 &&
