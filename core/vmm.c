@@ -12,6 +12,7 @@
 #include "arch/x86_64/tsc.h"
 #include "core/bootinfo.h"
 #include "core/main.h"
+#include "core/mm.h"
 #include "core/vmm.h"
 #include "drivers/console.h"
 #include "lib/cmdline.h"
@@ -166,6 +167,8 @@ static void apply_sched_args(const char *cmdline)
 
 void vmm_boot(void)
 {
+	static const struct hv_frame_ops frames = {frame_alloc, frame_free};
+	hv_set_frame_ops(&frames);
 	const char *why = "?";
 	if (!hv_detect(&why)) {
 		printk("sliver: VMX not available on this CPU: use Bochs, or QEMU with "

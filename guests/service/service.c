@@ -48,7 +48,7 @@ static const char *errname(int32_t r)
 	case SLIVER_EBUSY:
 		return "busy";
 	case SLIVER_ENOSYS:
-		return "not implemented by this hypervisor";
+		return "this hypervisor has no such call";
 	case SLIVER_EFAULT:
 		return "bad address";
 	default:

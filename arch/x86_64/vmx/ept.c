@@ -3,7 +3,7 @@
  * write-back, with 2 MiB pages wherever guest and host addresses are both aligned.
  * Nothing else is mapped: any other access is an EPT violation. */
 #include "arch/x86_64/vmx/vmx.h"
-#include "core/mm.h"
+#include <stddef.h>
 
 #define EPT_RWX	  (EPT_READ | EPT_WRITE | EPT_EXEC)
 #define ADDR_MASK 0x000ffffffffff000ull

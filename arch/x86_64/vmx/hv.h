@@ -103,6 +103,13 @@ struct hv_state {
 };
 
 /* Once on the BSP: false (with a reason) when this CPU cannot run guests. */
+/* The backend takes its VMXON regions, VMCSs, bitmaps and EPT tables (zeroed 4 KiB
+ * frames) from the allocator core/ hands it here, before hv_detect. */
+struct hv_frame_ops {
+	uint64_t (*alloc)(void); /* a zeroed frame, 0 when none is left */
+	void (*free)(uint64_t pa);
+};
+void hv_set_frame_ops(const struct hv_frame_ops *ops);
 bool hv_detect(const char **why);
 /* On every pCPU before it runs guests: VMXON. 0, or -1 with a reason. */
 int hv_cpu_init(const char **why);

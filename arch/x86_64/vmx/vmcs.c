@@ -2,7 +2,6 @@
  * from vmx_caps, host state of this hypervisor, and a guest in 32-bit protected mode,
  * flat, paging off (unrestricted guest), like a multiboot kernel. */
 #include "arch/x86_64/vmx/vmx.h"
-#include "core/mm.h"
 #include "lib/string.h"
 
 extern char vmx_exit_entry[];

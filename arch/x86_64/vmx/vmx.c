@@ -1,10 +1,15 @@
 /* VMX detection, controls from the capability MSRs, and VMXON on each pCPU
  * (SDM Vol. 3C 23.6-23.8, appendix A). */
 #include "arch/x86_64/vmx/vmx.h"
-#include "core/mm.h"
 #include "lib/string.h"
 
 struct vmx_caps vmx_caps;
+struct hv_frame_ops hv_frames;
+
+void hv_set_frame_ops(const struct hv_frame_ops *ops)
+{
+	hv_frames = *ops;
+}
 struct vmx_cpu vmx_cpu[MAX_CPUS];
 
 /* A control word from its capability MSR (A.3-A.5): low half = bits that must be 1,

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "arch/x86_64/cpu.h"
+#include "arch/x86_64/memory.h"
 #include "arch/x86_64/vmx/hv.h"
 #include "arch/x86_64/vmx/vmx_defs.h"
 #include "arch/x86_64/vmx/vmx_ops.h"
@@ -18,6 +19,17 @@ struct vmx_caps {
 	uint64_t msr_bitmap_pa;
 };
 extern struct vmx_caps vmx_caps;
+
+/* Frames from core/'s allocator (hv_set_frame_ops). */
+extern struct hv_frame_ops hv_frames;
+static inline uint64_t frame_alloc(void)
+{
+	return hv_frames.alloc();
+}
+static inline void frame_free(uint64_t pa)
+{
+	hv_frames.free(pa);
+}
 
 struct hv_gprs {
 	uint64_t r[16];
