@@ -79,24 +79,26 @@ bool cmdline_get(const char *cmdline, const char *key, char *buf, size_t len)
 	return true;
 }
 
-bool parse_u64(const char *s, uint64_t *out)
+bool parse_u64_n(const char *s, size_t len, uint64_t *out)
 {
 	uint64_t v = 0;
 	unsigned base = 10;
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+	size_t i = 0;
+	if (len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
 		base = 16;
-		s += 2;
+		i = 2;
 	}
-	if (!*s)
+	if (i == len)
 		return false;
-	for (; *s; s++) {
+	for (; i < len; i++) {
 		unsigned d;
-		if (*s >= '0' && *s <= '9')
-			d = (unsigned)(*s - '0');
-		else if (base == 16 && *s >= 'a' && *s <= 'f')
-			d = (unsigned)(*s - 'a' + 10);
-		else if (base == 16 && *s >= 'A' && *s <= 'F')
-			d = (unsigned)(*s - 'A' + 10);
+		char c = s[i];
+		if (c >= '0' && c <= '9')
+			d = (unsigned)(c - '0');
+		else if (base == 16 && c >= 'a' && c <= 'f')
+			d = (unsigned)(c - 'a' + 10);
+		else if (base == 16 && c >= 'A' && c <= 'F')
+			d = (unsigned)(c - 'A' + 10);
 		else
 			return false;
 		if (v > (UINT64_MAX - d) / base)
@@ -105,6 +107,14 @@ bool parse_u64(const char *s, uint64_t *out)
 	}
 	*out = v;
 	return true;
+}
+
+bool parse_u64(const char *s, uint64_t *out)
+{
+	size_t len = 0;
+	while (s[len])
+		len++;
+	return parse_u64_n(s, len, out);
 }
 
 bool cmdline_get_u64(const char *cmdline, const char *key, uint64_t *out)

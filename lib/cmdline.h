@@ -16,6 +16,8 @@ bool cmdline_has(const char *cmdline, const char *key);
 bool cmdline_get_u64(const char *cmdline, const char *key, uint64_t *out);
 /* Parses a whole decimal/hex string; false on junk or overflow. */
 bool parse_u64(const char *s, uint64_t *out);
+/* The same for the first len characters of s (no terminator needed). */
+bool parse_u64_n(const char *s, size_t len, uint64_t *out);
 
 /* Iterates over the words of a command line: returns the next word's start and sets
  * *wlen, or NULL at the end. Quoted parts stay inside their word. */

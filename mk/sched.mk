@@ -1,9 +1,11 @@
 # Scheduler (sched/), its unit tests and the discrete-event simulator (test/sim/).
 SCHED_SRCS := sched/sched.c sched/credit.c sched/rr.c
 HV_SRCS += $(SCHED_SRCS)
+# What sched/ uses of lib/ (linked once in the hypervisor by mk/platform.mk).
+SCHED_LIB := lib/cmdline.c
 
 UNIT_TESTS += sched
-UNIT_SRCS_sched := test/unit/test_sched.c $(SCHED_SRCS)
+UNIT_SRCS_sched := test/unit/test_sched.c $(SCHED_SRCS) $(SCHED_LIB)
 
 # The simulator links the very same sched/ sources, built for speed (no sanitizers).
 SIM_SRCS := test/sim/main.c test/sim/sim.c test/sim/scenario.c test/sim/stats.c \
@@ -15,17 +17,17 @@ $(BUILD)/sliver-sim: $(SIM_SRCS) $(wildcard test/sim/*.h sched/*.h lib/cmdline.h
 	$(HOSTCC) $(SIM_CFLAGS) -o $@ $(SIM_SRCS) -lm
 
 UNIT_TESTS += sched_credit
-UNIT_SRCS_sched_credit := test/unit/test_sched_credit.c $(SCHED_SRCS)
+UNIT_SRCS_sched_credit := test/unit/test_sched_credit.c $(SCHED_SRCS) $(SCHED_LIB)
 
 UNIT_TESTS += sched_domain
-UNIT_SRCS_sched_domain := test/unit/test_sched_domain.c $(SCHED_SRCS)
+UNIT_SRCS_sched_domain := test/unit/test_sched_domain.c $(SCHED_SRCS) $(SCHED_LIB)
 
 UNIT_TESTS += sched_boost
-UNIT_SRCS_sched_boost := test/unit/test_sched_boost.c $(SCHED_SRCS)
+UNIT_SRCS_sched_boost := test/unit/test_sched_boost.c $(SCHED_SRCS) $(SCHED_LIB)
 
-$(BUILD)/sliver-bench-decision: test/sim/bench_decision.c $(SCHED_SRCS) $(wildcard sched/*.h)
+$(BUILD)/sliver-bench-decision: test/sim/bench_decision.c $(SCHED_SRCS) $(SCHED_LIB) $(wildcard sched/*.h)
 	@mkdir -p $(dir $@)
-	$(HOSTCC) -std=gnu11 -O2 $(WARN) -Iinclude -I. -o $@ test/sim/bench_decision.c $(SCHED_SRCS)
+	$(HOSTCC) -std=gnu11 -O2 $(WARN) -Iinclude -I. -o $@ test/sim/bench_decision.c $(SCHED_SRCS) $(SCHED_LIB)
 
 # Simulator scenarios with their bounds (expect.* keys in each file).
 .PHONY: sim-test bench-sim

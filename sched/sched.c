@@ -1,5 +1,6 @@
 /* Generic scheduler layer: instance setup, parameter parsing, trace ring, helpers. */
 #include "sched/sched.h"
+#include "lib/cmdline.h"
 #include "sched/sched_priv.h"
 
 void sched_apply_profile(struct sched_params *p, unsigned profile)
@@ -68,36 +69,6 @@ const struct sched_ops *sched_ops_by_name(const char *name, size_t len)
 }
 
 /* Decimal or 0x-hex, the whole string, no overflow. */
-static bool parse_num(const char *s, size_t len, uint64_t *out)
-{
-	uint64_t v = 0;
-	unsigned base = 10;
-	size_t i = 0;
-	if (len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		base = 16;
-		i = 2;
-	}
-	if (i == len)
-		return false;
-	for (; i < len; i++) {
-		unsigned d;
-		char c = s[i];
-		if (c >= '0' && c <= '9')
-			d = (unsigned)(c - '0');
-		else if (base == 16 && c >= 'a' && c <= 'f')
-			d = (unsigned)(c - 'a' + 10);
-		else if (base == 16 && c >= 'A' && c <= 'F')
-			d = (unsigned)(c - 'A' + 10);
-		else
-			return false;
-		if (v > (UINT64_MAX - d) / base)
-			return false;
-		v = v * base + d;
-	}
-	*out = v;
-	return true;
-}
-
 struct us_key {
 	const char *name;
 	size_t off;
@@ -164,7 +135,7 @@ static int config_kv(struct sched *s, const char *k, size_t klen, const char *v,
 		uint64_t us;
 		if (!str_eq(k, klen, uk->name))
 			continue;
-		if (!parse_num(v, vlen, &us) || us < uk->min_us || us > uk->max_us)
+		if (!parse_u64_n(v, vlen, &us) || us < uk->min_us || us > uk->max_us)
 			return -SCHED_EINVAL;
 		if (uk->off == P_OFF(tick_ns) && us != 0 && us < 100)
 			return -SCHED_EINVAL;
