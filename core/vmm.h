@@ -1,13 +1,13 @@
 /* The VMM's core objects: domains, vCPUs, the per-pCPU loop state, and the entry points
  * between core/domain.c, vcpu.c, event.c, hypercall.c, exit_*.c, ping.c and vmm.c.
- * Nothing here touches a VMCS: the backend is reached through arch/x86_64/vmx/hv.h. */
+ * Nothing here touches a VMCS: the backend is reached through arch/x86_64/hv.h. */
 #ifndef CORE_VMM_H
 #define CORE_VMM_H
 #include <stdbool.h>
 #include <stdint.h>
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/spinlock.h"
-#include "arch/x86_64/vmx/hv.h"
+#include "arch/x86_64/hv.h"
 #include "core/bootinfo.h"
 #include "core/timer.h"
 #include "lib/hist.h"

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/memory.h"
-#include "arch/x86_64/vmx/hv.h"
+#include "arch/x86_64/hv.h"
 #include "arch/x86_64/vmx/vmx_defs.h"
 #include "arch/x86_64/vmx/vmx_ops.h"
 

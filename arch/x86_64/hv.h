@@ -1,7 +1,7 @@
 /* The hardware-virtualization backend interface that core/ uses (VMX here; an SVM
  * backend provides the same functions). core/ never sees a VMCS: it gets a normalized
  * exit record from hv_vcpu_run() and decides what it means. Nothing here calls core/
- * (only the frame allocator, a platform service). */
+ * (the backend gets its memory through hv_set_frame_ops()). */
 #ifndef ARCH_X86_64_HV_H
 #define ARCH_X86_64_HV_H
 #include <stdbool.h>
