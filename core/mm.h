@@ -4,20 +4,10 @@
 #define CORE_MM_H
 #include <stddef.h>
 #include <stdint.h>
+#include "arch/x86_64/memory.h"
 #include "core/memmap.h"
 
-#define PAGE_SIZE 4096ull
-#define MM_LIMIT  (1ull << 32)
-
-static inline void *phys_to_virt(uint64_t pa)
-{
-	return (void *)pa;
-}
-
-static inline uint64_t virt_to_phys(const void *p)
-{
-	return (uint64_t)p;
-}
+#define MM_LIMIT IDENTITY_MAP_LIMIT
 
 /* Takes the usable ranges (already without kernel, modules and boot info). */
 void mm_init(const struct memmap *m);
