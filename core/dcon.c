@@ -7,14 +7,15 @@
 #include "arch/x86_64/tsc.h"
 #include "core/vmm.h"
 #include "drivers/console.h"
-#include "lib/cmdline.h"
+#include "core/bootargs.h"
 
 static uint64_t rate = 2048, burst = 8192; /* bytes/s, bytes: a UART does ~11 KB/s */
 
 void dcon_init(const char *cmdline)
 {
-	cmdline_get_u64(cmdline, "console.rate", &rate);
-	cmdline_get_u64(cmdline, "console.burst", &burst);
+	(void)cmdline; /* the keys are checked and read through core/bootargs.c */
+	rate = bootarg_u64("console.rate");
+	burst = bootarg_u64("console.burst");
 	if (rate && burst < DCON_LINE + 16)
 		burst = DCON_LINE + 16; /* a whole line must be able to pass */
 }

@@ -13,7 +13,7 @@
 #include "arch/x86_64/tsc.h"
 #include "core/vmm.h"
 #include "drivers/console.h"
-#include "lib/cmdline.h"
+#include "core/bootargs.h"
 
 static struct {
 	bool on;
@@ -55,14 +55,13 @@ static void ping_fire(struct timer *t, void *arg)
 
 void ping_start(const char *cmdline)
 {
-	uint64_t dom = 0, us = 10000, jitter_us = 0, delay_ms = 0, seed = 1;
-	if (!cmdline_get_u64(cmdline, "ping.dom", &dom) || dom == 0 || dom >= SLIVER_MAX_DOMS)
+	(void)cmdline; /* the keys are checked and read through core/bootargs.c */
+	uint64_t dom = bootarg_u64("ping.dom"), us = bootarg_u64("ping.interval_us");
+	uint64_t jitter_us = bootarg_u64("ping.jitter_us"), delay_ms = bootarg_u64("ping.delay_ms");
+	uint64_t seed = bootarg_u64("ping.seed");
+	if (dom == 0)
 		return;
-	cmdline_get_u64(cmdline, "ping.interval_us", &us);
-	cmdline_get_u64(cmdline, "ping.count", &ping.count);
-	cmdline_get_u64(cmdline, "ping.jitter_us", &jitter_us);
-	cmdline_get_u64(cmdline, "ping.delay_ms", &delay_ms);
-	cmdline_get_u64(cmdline, "ping.seed", &seed);
+	ping.count = bootarg_u64("ping.count");
 	if (us < 10)
 		us = 10;
 	if (jitter_us >= us)

@@ -10,6 +10,7 @@
 #include "arch/x86_64/power.h"
 #include "arch/x86_64/smp.h"
 #include "arch/x86_64/tsc.h"
+#include "core/bootargs.h"
 #include "core/bootinfo.h"
 #include "core/main.h"
 #include "core/mm.h"
@@ -63,8 +64,8 @@ static void nmi_fire(struct timer *t, void *arg)
 
 static void nmi_test_start(void)
 {
-	uint64_t us = 0;
-	if (!cmdline_get_u64(boot_info.cmdline, "vmm.nmi_test_us", &us) || !us || cpu_count() < 2)
+	uint64_t us = bootarg_u64("vmm.nmi_test_us");
+	if (!us || cpu_count() < 2)
 		return;
 	nmi_interval_ns = us * 1000;
 	irq_register(2, nmi_count);
@@ -154,15 +155,15 @@ static void finish_run(const char *why)
 	hv_exit(EXIT_PASS);
 }
 
+/* The scheduler's words go to sched/; a bad one is ignored with one line (bootargs.c). */
+static int sched_word(const char *w, size_t wl)
+{
+	return sched_config_word(&vmm_sched, w, wl, 0);
+}
+
 static void apply_sched_args(const char *cmdline)
 {
-	size_t wl;
-	for (const char *w = cmdline; (w = cmdline_next(w, &wl)); w += wl) {
-		if (sched_config_word(&vmm_sched, w, wl, 0) < 0) {
-			printk("sliver: bad scheduler setting: %.*s\n", (int)wl, w);
-			hv_exit(EXIT_FAIL);
-		}
-	}
+	bootargs_check(cmdline, sched_word);
 }
 
 void vmm_boot(void)
@@ -204,15 +205,16 @@ void vmm_boot(void)
 	}
 	for (unsigned i = 0; i < nr_started; i++)
 		domain_start(started[i]);
-	if (cmdline_get_u64(boot_info.cmdline, "run_ms", &run_ms) && run_ms) {
+	run_ms = bootarg_u64("run_ms"); /* <= ~11 days: run_ms * 1000000 cannot overflow */
+	if (run_ms) {
 		timer_init(&run_timer, run_end, NULL);
 		timer_set(&run_timer, now_ns() + run_ms * 1000000);
 	}
 	ping_start(boot_info.cmdline);
 	service_init();
 	nmi_test_start();
-	cmdline_get_u64(boot_info.cmdline, "vmm.break_dom", &break_dom);
-	cmdline_get_u64(boot_info.cmdline, "vmm.break_ms", &break_ms);
+	break_dom = bootarg_u64("vmm.break_dom");
+	break_ms = bootarg_u64("vmm.break_ms");
 	break_at = now_ns() + break_ms * 1000000;
 }
 

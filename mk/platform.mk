@@ -6,12 +6,12 @@ HV_SRCS += boot/multiboot2.S boot/ap_trampoline.S \
 	drivers/uart16550.c drivers/console.c drivers/pit.c drivers/pic.c drivers/acpi.c \
 	drivers/ioapic.c \
 	core/main.c core/bootinfo.c core/memmap.c core/mm.c core/timerq.c core/timer.c \
-	core/selftest.c core/conin.c \
-	lib/string.c lib/fmt.c lib/cmdline.c lib/clockconv.c lib/hist.c
+	core/selftest.c core/conin.c core/bootargs.c \
+	lib/string.c lib/fmt.c lib/cmdline.c lib/cmdcheck.c lib/clockconv.c lib/hist.c
 
 UNIT_TESTS += fmt cmdline memmap timerq clockconv hist
 UNIT_SRCS_fmt := test/unit/test_fmt.c lib/fmt.c
-UNIT_SRCS_cmdline := test/unit/test_cmdline.c lib/cmdline.c
+UNIT_SRCS_cmdline := test/unit/test_cmdline.c lib/cmdline.c lib/cmdcheck.c lib/fmt.c
 UNIT_SRCS_memmap := test/unit/test_memmap.c core/memmap.c core/bootinfo.c
 UNIT_SRCS_timerq := test/unit/test_timerq.c core/timerq.c
 UNIT_SRCS_clockconv := test/unit/test_clockconv.c lib/clockconv.c

@@ -1,0 +1,72 @@
+/* The table of the hypervisor's command-line keys: name, range and default of each. A key
+ * read anywhere in the hypervisor must be here, else the boot calls it a typo. The
+ * scheduler's keys (sched=, credit.*, rr.*) are checked by sched_config_word instead. */
+#include "core/bootargs.h"
+#include "arch/x86_64/panic.h"
+#include "core/bootinfo.h"
+#include "drivers/console.h"
+#include "lib/cmdcheck.h"
+#include "lib/cmdline.h"
+#include "sliver/event.h"
+
+#define MS_MAX 1000000000ull /* ~11.6 days: times in ms or us stay far from ns overflow */
+
+static const struct cmdkey keys[] = {
+	{"console", CMDKEY_ANY, 0, 0, 0},
+	{"mem.raw", CMDKEY_ANY, 0, 0, 0},
+	{"selftest", CMDKEY_ANY, 0, 0, 0},
+	{"selftest.input", CMDKEY_ANY, 0, 0, 0},
+	{"selftest.crash", CMDKEY_ANY, 0, 0, 0},
+	{"selftest.slack_us", CMDKEY_U64, 0, MS_MAX, 500},
+	{"run_ms", CMDKEY_U64, 0, MS_MAX, 0},
+	{"console.rate", CMDKEY_U64, 0, 1000000000, 2048},
+	{"console.burst", CMDKEY_U64, 0, 1000000000, 8192},
+	{"ping.dom", CMDKEY_U64, 0, SLIVER_MAX_DOMS - 1, 0},
+	{"ping.interval_us", CMDKEY_U64, 10, MS_MAX, 10000},
+	{"ping.count", CMDKEY_U64, 0, MS_MAX, 0},
+	{"ping.jitter_us", CMDKEY_U64, 0, MS_MAX, 0},
+	{"ping.delay_ms", CMDKEY_U64, 0, MS_MAX, 0},
+	{"ping.seed", CMDKEY_U64, 0, UINT64_MAX, 1},
+	{"vmm.nmi_test_us", CMDKEY_U64, 0, MS_MAX, 0},
+	{"vmm.break_dom", CMDKEY_U64, 0, SLIVER_MAX_DOMS - 1, 0},
+	{"vmm.break_ms", CMDKEY_U64, 0, MS_MAX, 100},
+	{"vmm.create_loop", CMDKEY_U64, 0, 10000, 0},
+};
+#define NKEYS (sizeof keys / sizeof keys[0])
+
+void bootargs_check(const char *cmdline, int (*other)(const char *w, size_t wl))
+{
+	size_t wl, len = 0;
+	while (cmdline[len])
+		len++;
+	if (len >= BOOT_CMDLINE_MAX - 1)
+		printk("sliver: the command line is longer than %u characters: the rest was cut "
+		       "(its last word may be cut short)\n",
+		       BOOT_CMDLINE_MAX - 1);
+	bool first = true;
+	for (const char *w = cmdline; (w = cmdline_next(w, &wl)); w += wl, first = false) {
+		if (first && w[0] == '/')
+			continue; /* GRUB passes the kernel's path first */
+		int r = other ? other(w, wl) : 1;
+		if (r == 0)
+			continue;
+		if (r < 0) {
+			printk("sliver: bad scheduler setting '%.*s': ignored, the scheduler keeps "
+			       "its value\n",
+			       wl > 48 ? 48 : (int)wl, w);
+			continue;
+		}
+		const struct cmdkey *k;
+		char msg[200];
+		if (cmdcheck_word(keys, NKEYS, w, wl, &k, msg, sizeof msg) != CMDCHECK_OK)
+			printk("sliver: %s\n", msg);
+	}
+}
+
+uint64_t bootarg_u64(const char *name)
+{
+	const struct cmdkey *k = cmdcheck_find(keys, NKEYS, name);
+	if (!k || k->kind != CMDKEY_U64)
+		panic("bootarg_u64: '%s' is not a numeric key of core/bootargs.c", name);
+	return cmdcheck_u64(boot_info.cmdline, k);
+}
