@@ -1,5 +1,7 @@
-/* Event ports (include/sliver/event.h): raise marks a port pending with its sender and,
- * when the port is bound, makes its vector pending on the bound vCPU. */
+/* Event ports (include/sliver/event.h): raise counts the event and records its sender
+ * in the port's sender set and, when the port is bound, makes its vector pending on the
+ * bound vCPU. HC_EVENT_SEND between domains goes through the rules of core/evpolicy.c. */
+#include "core/evpolicy.h"
 #include "core/vmm.h"
 #include "sliver/errno.h"
 
@@ -10,8 +12,16 @@ int event_raise(struct domain *d, unsigned port, unsigned sender)
 	if (port >= SLIVER_NR_PORTS)
 		return -SLIVER_EINVAL;
 	struct evport *p = &d->port[port];
-	__atomic_store_n(&p->sender, sender, __ATOMIC_RELAXED);
-	__atomic_store_n(&p->pending, 1, __ATOMIC_RELEASE);
+	spin_lock(&d->evlock);
+	if (p->count != UINT32_MAX)
+		p->count++;
+	p->last = sender;
+	if (sender < SLIVER_MAX_DOMS) {
+		p->senders |= EV_BIT(sender);
+		if (sender != SLIVER_DOMID_HV)
+			d->signalled_by |= EV_BIT(sender);
+	}
+	spin_unlock(&d->evlock);
 	__atomic_fetch_add(&d->events_received, 1, __ATOMIC_RELAXED);
 	uint8_t vec = __atomic_load_n(&p->vector, __ATOMIC_ACQUIRE);
 	if (vec) {
@@ -21,6 +31,50 @@ int event_raise(struct domain *d, unsigned port, unsigned sender)
 		else
 			vcpu_irq_raise(v, vec);
 	}
+	return 0;
+}
+
+static void side(const struct domain *d, struct ev_side *s)
+{
+	s->id = d->id;
+	s->service = d->role == SLIVER_ROLE_SERVICE;
+	s->signalled_by = __atomic_load_n(&d->signalled_by, __ATOMIC_RELAXED);
+}
+
+int event_send(struct domain *from, uint64_t to, uint64_t port)
+{
+	if (port >= SLIVER_NR_PORTS)
+		return -SLIVER_EINVAL;
+	struct domain *t = to < SLIVER_MAX_DOMS ? domain_get((unsigned)to) : NULL;
+	if (!t)
+		return -SLIVER_ESRCH;
+	struct ev_side f, g;
+	side(from, &f);
+	side(t, &g);
+	if (!ev_may_send(&f, &g, __atomic_load_n(&t->port[port].allow, __ATOMIC_RELAXED))) {
+		__atomic_fetch_add(&from->events_refused, 1, __ATOMIC_RELAXED);
+		return -SLIVER_EPERM;
+	}
+	return event_raise(t, (unsigned)port, from->id);
+}
+
+int event_allow(struct domain *d, uint64_t port, uint64_t dom, bool on)
+{
+	if (port >= SLIVER_NR_PORTS)
+		return -SLIVER_EINVAL;
+	uint64_t bits;
+	if (dom == SLIVER_DOMID_ANY)
+		bits = ~0ull;
+	else if (dom > 0 && dom < SLIVER_MAX_DOMS)
+		bits = EV_BIT(dom);
+	else
+		return -SLIVER_EINVAL;
+	spin_lock(&d->evlock);
+	if (on)
+		d->port[port].allow |= bits;
+	else
+		d->port[port].allow &= ~bits;
+	spin_unlock(&d->evlock);
 	return 0;
 }
 
@@ -34,17 +88,29 @@ int event_bind(struct domain *d, unsigned port, unsigned vector, unsigned vcpu)
 	p->vcpu = (uint8_t)vcpu;
 	__atomic_store_n(&p->vector, (uint8_t)vector, __ATOMIC_RELEASE);
 	/* An event that arrived before the binding is delivered now. */
-	if (vector && __atomic_load_n(&p->pending, __ATOMIC_ACQUIRE))
+	if (vector && __atomic_load_n(&p->count, __ATOMIC_ACQUIRE))
 		vcpu_irq_raise(d->vcpu[vcpu], (uint8_t)vector);
 	return 0;
 }
 
-int event_recv(struct domain *d, unsigned port)
+int event_recv_info(struct domain *d, unsigned port, struct sliver_event_info *out)
 {
 	if (port >= SLIVER_NR_PORTS)
 		return -SLIVER_EINVAL;
 	struct evport *p = &d->port[port];
-	if (!__atomic_exchange_n(&p->pending, 0, __ATOMIC_ACQ_REL))
-		return -SLIVER_EAGAIN;
-	return (int)__atomic_load_n(&p->sender, __ATOMIC_RELAXED);
+	spin_lock(&d->evlock);
+	out->count = p->count;
+	out->last = p->last;
+	out->senders = p->senders;
+	p->count = 0;
+	p->senders = 0;
+	spin_unlock(&d->evlock);
+	return out->count ? 0 : -SLIVER_EAGAIN;
+}
+
+int event_recv(struct domain *d, unsigned port)
+{
+	struct sliver_event_info in;
+	int rc = event_recv_info(d, port, &in);
+	return rc < 0 ? rc : (int)in.last;
 }

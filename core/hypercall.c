@@ -76,10 +76,29 @@ static int64_t hc_event_send(struct hc_args *c)
 		ping_reply(c->d->id);
 		return 0;
 	}
-	struct domain *t = dom < SLIVER_MAX_DOMS ? domain_get((unsigned)dom) : NULL;
-	if (!t)
-		return -SLIVER_ESRCH;
-	return event_raise(t, (unsigned)port, c->d->id);
+	return event_send(c->d, dom, port);
+}
+
+static int64_t hc_event_allow(struct hc_args *c)
+{
+	if (c->a[2] > 1)
+		return -SLIVER_EINVAL;
+	return event_allow(c->d, c->a[0], c->a[1], c->a[2] == 1);
+}
+
+static int64_t hc_event_info(struct hc_args *c)
+{
+	struct sliver_event_info in;
+	uint64_t len = c->a[2] < sizeof in ? c->a[2] : sizeof in;
+	void *buf = guest_buf(c->d, c->a[1], len);
+	if (!buf)
+		return -SLIVER_EFAULT;
+	int rc = event_recv_info(c->d, c->a[0] < SLIVER_NR_PORTS ? (unsigned)c->a[0] : SLIVER_NR_PORTS,
+				 &in);
+	if (rc < 0)
+		return rc;
+	memcpy(buf, &in, len);
+	return (int64_t)len;
 }
 
 static int64_t hc_event_bind(struct hc_args *c)
@@ -223,6 +242,8 @@ static const hc_fn table[HC_NR] = {
 	[HC_EVENT_RECV] = hc_event_recv,
 	[HC_SHUTDOWN] = hc_shutdown,
 	[HC_SELF_INFO] = hc_self_info,
+	[HC_EVENT_ALLOW] = hc_event_allow,
+	[HC_EVENT_INFO] = hc_event_info,
 	[HC_DOM_LIST] = hc_dom_list,
 	[HC_DOM_COUNTERS] = hc_dom_counters,
 	[HC_SCHED_SET] = hc_sched_set,

@@ -95,8 +95,15 @@ static int64_t hc_ping(struct domain *svc, uint64_t dom, uint64_t gpa)
 	r->posted_ns = now_ns();
 	spin_unlock(&ping_lock);
 	int rc = event_raise(t, SLIVER_PORT_PING, SLIVER_DOMID_HV);
-	if (rc < 0)
-		pings[t->id].active = false;
+	if (rc < 0) {
+		/* Undo under the lock, and only our own entry: a reply path or a newer ping
+		 * may have touched it since. */
+		spin_lock(&ping_lock);
+		struct svc_ping *p = &pings[t->id];
+		if (p->active && p->svc == svc->id && p->gpa == gpa)
+			p->active = false;
+		spin_unlock(&ping_lock);
+	}
 	return rc < 0 ? rc : 0;
 }
 

@@ -51,11 +51,13 @@ struct vcpu {
 	struct vtimer vt[]; /* cpu_count() entries */
 };
 
-struct evport {
+struct evport { /* count, last, senders, allow: under the domain's evlock */
 	uint8_t vector; /* 0 = not bound */
 	uint8_t vcpu;
-	uint32_t pending; /* atomic */
-	uint32_t sender;
+	uint32_t count;	  /* raises since the last receive: pending when > 0 */
+	uint32_t last;	  /* the last sender */
+	uint64_t senders; /* every sender since the last receive (bit per domain id) */
+	uint64_t allow;	  /* domains allowed to raise it (HC_EVENT_ALLOW, evt.allow=) */
 };
 
 struct dcon { /* the domain's console line buffer */
@@ -82,11 +84,14 @@ struct domain {
 	unsigned nr_vcpus;
 	struct vcpu *vcpu[SLIVER_MAX_VCPUS];
 	struct evport port[SLIVER_NR_PORTS];
+	spinlock_t evlock;     /* the ports' counts and sets, signalled_by */
+	uint64_t signalled_by; /* domains that raised one of our ports: we may reply */
 	struct dcon con;
 	int exit_code;
 	/* Counters (atomic adds: several vCPUs may count at once). */
 	uint64_t exits[HV_NR_EXIT_REASONS];
 	uint64_t hypercalls, io_exits, io_other, events_sent, events_received, wakes;
+	uint64_t events_refused; /* HC_EVENT_SEND refused with -SLIVER_EPERM */
 };
 
 /* What the loop does after an exit was handled. */
@@ -146,9 +151,16 @@ bool vcpu_block(struct vcpu *v);
 void vcpu_dump(struct vcpu *v);
 
 /* event.c */
+/* Raises port on d for sender (a domain id or SLIVER_DOMID_HV), unchecked: the
+ * hypervisor's own events. 0 or -SLIVER_E*. */
 int event_raise(struct domain *d, unsigned port, unsigned sender);
+/* HC_EVENT_SEND between domains: the access rules of sliver/event.h, then event_raise. */
+int event_send(struct domain *from, uint64_t to, uint64_t port);
 int event_bind(struct domain *d, unsigned port, unsigned vector, unsigned vcpu);
 int event_recv(struct domain *d, unsigned port);
+int event_recv_info(struct domain *d, unsigned port, struct sliver_event_info *out);
+/* HC_EVENT_ALLOW: dom (or SLIVER_DOMID_ANY) may raise d's port, or no longer. */
+int event_allow(struct domain *d, uint64_t port, uint64_t dom, bool on);
 
 /* hypercall.c */
 enum exit_action hypercall(struct vcpu *v, struct hv_exit *e);

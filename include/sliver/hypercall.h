@@ -27,7 +27,8 @@
 #define HC_CLOCK 4 /* () -> ns since hypervisor boot (64-bit, EDX:EAX)         */
 #define HC_EVENT_SEND                                                                              \
 	5 /* (dom, port) -> 0: raise port on domain dom                                            \
-	     (dom SLIVER_DOMID_HV = the hypervisor itself)             */
+	     (dom SLIVER_DOMID_HV = the hypervisor itself);                                        \
+	     -SLIVER_EPERM when dom did not allow it (sliver/event.h)  */
 #define HC_EVENT_BIND                                                                              \
 	6 /* (port, vector, vcpu) -> 0: deliver port as interrupt                                  \
 	     `vector` (32..255) to vCPU `vcpu`; vector 0 unbinds      */
@@ -36,6 +37,12 @@
 			  it; -SLIVER_EAGAIN when the port is not pending           */
 #define HC_SHUTDOWN  8 /* (code) -> does not return: the domain ends             */
 #define HC_SELF_INFO 9 /* (gpa buf, len) -> bytes: struct sliver_dom_info of self */
+#define HC_EVENT_ALLOW                                                                             \
+	10 /* (port, dom, on) -> 0: let domain dom (SLIVER_DOMID_ANY: all) raise                   \
+	      this domain's port (on=1) or no longer (on=0)                                        */
+#define HC_EVENT_INFO                                                                              \
+	11 /* (port, gpa struct sliver_event_info *, len) -> bytes: like                           \
+	      HC_EVENT_RECV, with the count and every sender                                       */
 
 /* --- privileged: role=service only (the rest get -SLIVER_EPERM) --- */
 #define HC_PRIV_FIRST	32
