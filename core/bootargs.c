@@ -30,7 +30,7 @@ static const struct cmdkey keys[] = {
 	{"vmm.nmi_test_us", CMDKEY_U64, 0, MS_MAX, 0},
 	{"vmm.break_dom", CMDKEY_U64, 0, SLIVER_MAX_DOMS - 1, 0},
 	{"vmm.break_ms", CMDKEY_U64, 0, MS_MAX, 100},
-	{"vmm.create_loop", CMDKEY_U64, 0, 10000, 0},
+	{"vmm.create_loop", CMDKEY_U64, 0, 1000, 0},
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 

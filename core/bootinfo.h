@@ -7,7 +7,7 @@
 #include "core/memmap.h"
 
 #define MB2_BOOTLOADER_MAGIC 0x36d76289
-#define BOOT_MAX_MODULES     16
+#define BOOT_MAX_MODULES     64
 #define BOOT_CMDLINE_MAX     1024
 
 struct boot_module {

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include "arch/x86_64/tsc.h"
 #include "core/cpulist.h"
+#include "core/evpolicy.h"
 #include "core/loader.h"
 #include "core/mm.h"
 #include "core/vmm.h"
@@ -111,70 +112,157 @@ static void domain_free_memory(struct domain *d)
 	}
 }
 
+#define DOM_FRAMES ((sizeof(struct domain) + PAGE_SIZE - 1) / PAGE_SIZE)
+
+/* Frees everything a domain that never started holds: its vCPUs (the first `inserted`
+ * of them are in the scheduler), EPT, memory and the structure itself. */
+static void domain_discard(struct domain *d, unsigned inserted)
+{
+	if (inserted) {
+		spin_lock(&vmm_lock);
+		for (unsigned i = 0; i < inserted; i++)
+			sched_vcpu_remove(&vmm_sched, &d->vcpu[i]->sv, now_ns());
+		spin_unlock(&vmm_lock);
+	}
+	for (unsigned i = 0; i < SLIVER_MAX_VCPUS; i++) {
+		if (d->vcpu[i]) {
+			vcpu_free(d->vcpu[i]);
+			d->vcpu[i] = NULL;
+		}
+	}
+	domain_free_memory(d);
+	if (d->id < SLIVER_MAX_DOMS && domains[d->id] == d)
+		domains[d->id] = NULL;
+	frames_free(virt_to_phys(d), DOM_FRAMES);
+}
+
+static const struct domain *named(const char *name)
+{
+	for (unsigned id = 1; id < SLIVER_MAX_DOMS; id++)
+		if (domains[id] && !strcmp(domains[id]->name, name))
+			return domains[id];
+	return NULL;
+}
+
+static const struct domain *service_domain(void)
+{
+	for (unsigned id = 1; id < SLIVER_MAX_DOMS; id++)
+		if (domains[id] && domains[id]->role == SLIVER_ROLE_SERVICE)
+			return domains[id];
+	return NULL;
+}
+
+/* The module's words. NULL when good, else the one reason the module is refused (in why
+ * when it needs numbers). */
+static const char *module_words(struct domain *d, const char *cl, uint64_t *mem, char *why,
+				size_t wl)
+{
+	char val[256];
+	uint64_t vcpus = 1, weight = SCHED_DEFAULT_WEIGHT, cap = 0;
+	sched_cpumask_t pin = 0;
+	*mem = DEFAULT_MEM_MIB;
+	if (cmdline_has(cl, "name")) {
+		if (!cmdline_get(cl, "name", val, sizeof d->name))
+			return "name= is longer than 31 characters";
+		if (!val[0])
+			return "name= is empty";
+		const struct domain *o = named(val);
+		if (o) {
+			fmt_snprintf(why, wl, "name=%s is taken by d%u", val, o->id);
+			return why;
+		}
+		memcpy(d->name, val, sizeof d->name);
+	} else if (named(d->name)) {
+		fmt_snprintf(d->name, sizeof d->name, "d%u", d->id); /* two of the same file */
+	}
+	if (cmdline_has(cl, "mem") &&
+	    (!cmdline_get_u64(cl, "mem", mem) || *mem == 0 || *mem > MAX_MEM_MIB))
+		return "mem= must be 1..2048 (MiB)";
+	if (cmdline_has(cl, "vcpus") && (!cmdline_get_u64(cl, "vcpus", &vcpus) || vcpus == 0 ||
+					 vcpus > SLIVER_MAX_VCPUS))
+		return "vcpus= must be 1..8";
+	if (cmdline_has(cl, "weight") && (!cmdline_get_u64(cl, "weight", &weight) || weight == 0 ||
+					  weight > SCHED_MAX_WEIGHT))
+		return "weight= must be 1..65535";
+	if (cmdline_has(cl, "cap") && (!cmdline_get_u64(cl, "cap", &cap) || cap > 100 * vcpus)) {
+		fmt_snprintf(why, wl, "cap= must be 0..%lu (%% of one pCPU, 100 per vCPU)",
+			     (unsigned long)(100 * vcpus));
+		return why;
+	}
+	if (cmdline_has(cl, "pin")) {
+		if (!cmdline_get(cl, "pin", val, sizeof val))
+			return "pin= list is longer than 255 characters";
+		if (!cpulist_parse(val, &pin))
+			return "pin= must be a CPU list like 0,1 or 0-1 (CPUs 0..63)";
+	}
+	if (cmdline_get(cl, "role", val, sizeof val)) {
+		const struct domain *svc = service_domain();
+		if (!strcmp(val, "service") && svc) {
+			fmt_snprintf(why, wl, "role=service: d%u is the service domain already",
+				     svc->id);
+			return why;
+		}
+		if (!strcmp(val, "service"))
+			d->role = SLIVER_ROLE_SERVICE;
+		else if (strcmp(val, "guest"))
+			return "role= must be service or guest";
+	}
+	sched_cpumask_t online = cpu_count() >= 64 ? ~0ull : SCHED_CPU(cpu_count()) - 1;
+	if (pin && !(pin & online))
+		return "pin= names no CPU that is online";
+	d->nr_vcpus = (unsigned)vcpus;
+	d->sd.weight = (uint32_t)weight;
+	d->sd.cap = (uint32_t)cap;
+	d->pin = pin & online;
+	return NULL;
+}
+
+static bool quiet; /* the create loop: no line per attempt */
+
+static void refuse_q(unsigned id, const struct boot_module *m, const char *why)
+{
+	if (!quiet)
+		refuse(id, m, why);
+}
+
 struct domain *domain_create(unsigned id, const struct boot_module *m)
 {
-	char why[160], val[64];
+	char why[160];
 	if (id >= SLIVER_MAX_DOMS) {
-		refuse(id, m, "too many domains");
+		refuse_q(id, m, "too many domains");
 		return NULL;
 	}
-	uint64_t dpa = frames_alloc((sizeof(struct domain) + PAGE_SIZE - 1) / PAGE_SIZE, 1);
+	size_t cl_len = strlen(m->cmdline);
+	if (!quiet && cl_len >= BOOT_CMDLINE_MAX - 1)
+		printk("sliver: module %u: command line longer than %u characters: the rest was "
+		       "cut\n",
+		       id, BOOT_CMDLINE_MAX - 1);
+	uint64_t dpa = frames_alloc(DOM_FRAMES, 1);
 	if (!dpa) {
-		refuse(id, m, "out of hypervisor memory");
+		refuse_q(id, m, "out of hypervisor memory");
 		return NULL;
 	}
 	struct domain *d = phys_to_virt(dpa);
 	d->id = id;
 	d->con.lock = (spinlock_t)SPINLOCK_INIT;
+	d->evlock = (spinlock_t)SPINLOCK_INIT;
 	fmt_snprintf(d->cmdline, sizeof d->cmdline, "%s", m->cmdline);
 	default_name(d, m->cmdline);
-	if (cmdline_get(m->cmdline, "name", val, sizeof val))
-		fmt_snprintf(d->name, sizeof d->name, "%s", val);
-
-	uint64_t mem = DEFAULT_MEM_MIB, vcpus = 1, weight = SCHED_DEFAULT_WEIGHT, cap = 0;
-	sched_cpumask_t pin = 0;
-	const char *bad = NULL;
-	if (cmdline_has(m->cmdline, "mem") &&
-	    (!cmdline_get_u64(m->cmdline, "mem", &mem) || mem == 0 || mem > MAX_MEM_MIB))
-		bad = "mem= must be 1..2048 (MiB)";
-	else if (cmdline_has(m->cmdline, "vcpus") &&
-		 (!cmdline_get_u64(m->cmdline, "vcpus", &vcpus) || vcpus == 0 ||
-		  vcpus > SLIVER_MAX_VCPUS))
-		bad = "vcpus= must be 1..8";
-	else if (cmdline_has(m->cmdline, "weight") &&
-		 (!cmdline_get_u64(m->cmdline, "weight", &weight) || weight == 0 ||
-		  weight > SCHED_MAX_WEIGHT))
-		bad = "weight= must be 1..65535";
-	else if (cmdline_has(m->cmdline, "cap") &&
-		 (!cmdline_get_u64(m->cmdline, "cap", &cap) || cap > 100 * SLIVER_MAX_VCPUS))
-		bad = "cap= must be 0..800 (% of one pCPU)";
-	else if (cmdline_get(m->cmdline, "pin", val, sizeof val) && !cpulist_parse(val, &pin))
-		bad = "pin= must be a CPU list like 0,1 or 0-1";
-	if (!bad && cmdline_get(m->cmdline, "role", val, sizeof val)) {
-		if (!strcmp(val, "service"))
-			d->role = SLIVER_ROLE_SERVICE;
-		else if (strcmp(val, "guest"))
-			bad = "role= must be service or guest";
-	}
-	sched_cpumask_t online = cpu_count() >= 64 ? ~0ull : SCHED_CPU(cpu_count()) - 1;
-	if (!bad && pin && !(pin & online))
-		bad = "pin= names no CPU that is online";
-	pin &= online;
+	uint64_t mem;
+	unsigned inserted = 0;
+	const char *bad = module_words(d, m->cmdline, &mem, why, sizeof why);
 	if (bad) {
-		refuse(id, m, bad);
+		refuse_q(id, m, bad);
 		goto fail;
 	}
 	d->mem_bytes = mem << 20;
-	d->nr_vcpus = (unsigned)vcpus;
 	d->sd.id = id;
-	d->sd.weight = (uint32_t)weight;
-	d->sd.cap = (uint32_t)cap;
 
 	const void *img = phys_to_virt(m->start);
 	size_t len = (size_t)(m->end - m->start);
 	struct elf_image_info info;
 	if (elf_check(img, len, SLIVER_GUEST_LOAD_MIN, d->mem_bytes, &info, why, sizeof why)) {
-		refuse(id, m, why);
+		refuse_q(id, m, why);
 		goto fail;
 	}
 	size_t frames = d->mem_bytes / PAGE_SIZE;
@@ -182,52 +270,123 @@ struct domain *domain_create(unsigned id, const struct boot_module *m)
 	if (!d->mem_hpa) {
 		fmt_snprintf(why, sizeof why, "asks for %lu MiB, only %lu MiB free",
 			     (unsigned long)mem, (unsigned long)(mm_free_frames() >> 8));
-		refuse(id, m, why);
+		refuse_q(id, m, why);
 		goto fail;
 	}
-	elf_load(img, len, phys_to_virt(d->mem_hpa), SLIVER_GUEST_LOAD_MIN, d->mem_bytes, &info,
-		 why, sizeof why);
+	if (elf_load(img, len, phys_to_virt(d->mem_hpa), SLIVER_GUEST_LOAD_MIN, d->mem_bytes,
+		     &info, why, sizeof why)) {
+		refuse_q(id, m, why);
+		goto fail;
+	}
 	d->space = hv_space_create(d->mem_hpa, d->mem_bytes);
 	if (!d->space) {
-		refuse(id, m, "out of memory for its EPT");
+		refuse_q(id, m, "out of memory for its EPT");
 		goto fail;
 	}
 	for (unsigned i = 0; i < d->nr_vcpus; i++) {
 		d->vcpu[i] = vcpu_create(d, i, info.entry);
 		if (!d->vcpu[i]) {
-			refuse(id, m, "cannot create its vCPUs");
+			refuse_q(id, m, "cannot create its vCPUs");
 			goto fail;
 		}
-		d->vcpu[i]->sv.affinity = pin;
+		d->vcpu[i]->sv.affinity = d->pin;
 		write_boot_info(d, i);
 	}
 	uint64_t now = now_ns();
 	spin_lock(&vmm_lock);
-	for (unsigned i = 0; i < d->nr_vcpus; i++) {
-		int rc = sched_vcpu_insert(&vmm_sched, &d->vcpu[i]->sv, now);
+	for (; inserted < d->nr_vcpus; inserted++) {
+		int rc = sched_vcpu_insert(&vmm_sched, &d->vcpu[inserted]->sv, now);
 		if (rc) {
 			spin_unlock(&vmm_lock);
-			fmt_snprintf(why, sizeof why, "scheduler refused vCPU %u (%d)", i, rc);
-			refuse(id, m, why);
-			goto fail; /* (leaks the inserted ones; only on a scheduler bug) */
+			fmt_snprintf(why, sizeof why, "scheduler refused vCPU %u (%d)", inserted, rc);
+			refuse_q(id, m, why);
+			goto fail;
 		}
 	}
 	spin_unlock(&vmm_lock);
 	d->vcpus_left = d->nr_vcpus;
 	d->state = SLIVER_DOM_RUNNING;
 	domains[id] = d;
-	printk("sliver: d%u %s: %s ELF entry=0x%lx mem=%lu MiB vcpus=%u weight=%u cap=%u%s\n", id,
-	       d->name, info.is64 ? "64-bit" : "32-bit", info.entry, (unsigned long)mem,
-	       d->nr_vcpus, d->sd.weight, d->sd.cap,
-	       d->role == SLIVER_ROLE_SERVICE ? " role=service" : "");
+	if (!quiet)
+		printk("sliver: d%u %s: %s ELF entry=0x%lx mem=%lu MiB vcpus=%u weight=%u "
+		       "cap=%u%s\n",
+		       id, d->name, info.is64 ? "64-bit" : "32-bit", info.entry,
+		       (unsigned long)mem, d->nr_vcpus, d->sd.weight, d->sd.cap,
+		       d->role == SLIVER_ROLE_SERVICE ? " role=service" : "");
 	return d;
 fail:
-	domain_free_memory(d);
+	domain_discard(d, inserted);
 	return NULL;
+}
+
+void domain_create_loop(unsigned n, const struct boot_module *m)
+{
+	if (!n)
+		return;
+	/* One clean creation first tells how many allocations a creation makes: every one
+	 * of them is then failed in turn, and every other round creates and undoes whole. */
+	size_t before = mm_free_frames();
+	quiet = true;
+	mm_test_fail_at(0);
+	struct domain *d = domain_create(1, m);
+	size_t steps = mm_test_fail_at(0);
+	if (d)
+		domain_discard(d, d->nr_vcpus);
+	unsigned created = d ? 1 : 0, failed = d ? 0 : 1;
+	for (unsigned i = 1; i < n; i++) {
+		size_t k = i % (steps + 1); /* 0: no failure */
+		mm_test_fail_at(k);
+		d = domain_create(1, m);
+		mm_test_fail_at(0);
+		if (d) {
+			created++;
+			domain_discard(d, d->nr_vcpus);
+		} else {
+			failed++;
+		}
+	}
+	quiet = false;
+	size_t after = mm_free_frames();
+	printk("sliver: create loop n=%u allocations=%lu created=%u failed=%u frames before=%lu "
+	       "after=%lu%s\n",
+	       n, (unsigned long)steps, created, failed, (unsigned long)before,
+	       (unsigned long)after, before == after ? "" : " LEAK");
+}
+
+static unsigned lookup_name(const char *name, size_t n, void *ctx)
+{
+	(void)ctx;
+	for (unsigned id = 1; id < SLIVER_MAX_DOMS; id++)
+		if (domains[id] && strlen(domains[id]->name) == n &&
+		    !memcmp(domains[id]->name, name, n))
+			return id;
+	return 0;
+}
+
+/* evt.allow=<port>:<dom id|name|*>,...: names may be of any module, so it is read once
+ * every domain exists. A bad item gets one line for the word and is ignored. */
+static void apply_evt_allow(struct domain *d)
+{
+	char val[256], msg[120];
+	if (!cmdline_has(d->cmdline, "evt.allow"))
+		return;
+	if (!cmdline_get(d->cmdline, "evt.allow", val, sizeof val)) {
+		printk("sliver: d%u: evt.allow= is longer than 255 characters: ignored\n", d->id);
+		return;
+	}
+	uint64_t allow[SLIVER_NR_PORTS] = {0};
+	unsigned bad = ev_parse_allow(val, lookup_name, NULL, allow, msg, sizeof msg);
+	if (bad)
+		printk("sliver: d%u: %s: ignored (%u bad item(s) in all)\n", d->id, msg, bad);
+	spin_lock(&d->evlock);
+	for (unsigned p = 0; p < SLIVER_NR_PORTS; p++)
+		d->port[p].allow |= allow[p];
+	spin_unlock(&d->evlock);
 }
 
 void domain_start(struct domain *d)
 {
+	apply_evt_allow(d);
 	uint64_t now = now_ns();
 	sched_cpumask_t mask = 0;
 	spin_lock(&vmm_lock);
@@ -385,6 +544,7 @@ void domain_fill_counters(const struct domain *d, struct sliver_dom_counters *c)
 	c->wakes = d->wakes;
 	c->events_sent = d->events_sent;
 	c->events_received = d->events_received;
+	c->events_refused = d->events_refused;
 }
 
 void domain_destroy(struct domain *d, unsigned by)
@@ -429,6 +589,8 @@ void domain_print_stats(const struct domain *d)
 	       (unsigned long)total, (unsigned long)d->hypercalls, (unsigned long)d->io_exits,
 	       (unsigned long)d->io_other, (unsigned long)d->events_received,
 	       (unsigned long)d->wakes);
+	if (d->events_refused)
+		printk("stat d%u events_refused=%lu\n", d->id, (unsigned long)d->events_refused);
 	char line[400];
 	int n = fmt_snprintf(line, sizeof line, "exits d%u", d->id);
 	for (unsigned r = 0; r < HV_NR_EXIT_REASONS && n < (int)sizeof line - 40; r++)

@@ -8,6 +8,7 @@
 static uint64_t bitmap[NFRAMES / 64]; /* 1 = free */
 static size_t nfree, ntotal;
 static spinlock_t lock = SPINLOCK_INIT;
+static size_t nallocs, fail_at; /* test hook: mm_test_fail_at */
 
 static bool is_free(size_t f)
 {
@@ -38,6 +39,10 @@ uint64_t frames_alloc(size_t n, size_t align)
 	if (!n || !align)
 		return 0;
 	spin_lock(&lock);
+	if (++nallocs == fail_at) {
+		spin_unlock(&lock);
+		return 0; /* injected failure */
+	}
 	for (size_t f = 0; f + n <= NFRAMES; f += align) {
 		/* Skip whole empty bitmap words quickly. */
 		if (align == 1 && !(f % 64) && !bitmap[f / 64]) {
@@ -81,6 +86,16 @@ void frames_free(uint64_t pa, size_t n)
 void frame_free(uint64_t pa)
 {
 	frames_free(pa, 1);
+}
+
+size_t mm_test_fail_at(size_t k)
+{
+	spin_lock(&lock);
+	size_t done = nallocs;
+	nallocs = 0;
+	fail_at = k;
+	spin_unlock(&lock);
+	return done;
 }
 
 size_t mm_free_frames(void)

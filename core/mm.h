@@ -18,6 +18,9 @@ void frame_free(uint64_t pa);
 uint64_t frames_alloc(size_t n, size_t align_frames);
 void frames_free(uint64_t pa, size_t n);
 size_t mm_free_frames(void);
+/* Test hook (vmm.create_loop): from now, the k-th allocation fails (k = 0: none). Returns
+ * the number of allocations since the previous call. */
+size_t mm_test_fail_at(size_t k);
 size_t mm_total_frames(void);
 
 #endif

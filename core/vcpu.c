@@ -51,6 +51,19 @@ struct vcpu *vcpu_create(struct domain *d, unsigned id, uint64_t entry)
 	return v;
 }
 
+static size_t vcpu_frames(void)
+{
+	size_t size = sizeof(struct vcpu) + cpu_count() * sizeof(struct vtimer);
+	return (size + PAGE_SIZE - 1) / PAGE_SIZE;
+}
+
+void vcpu_free(struct vcpu *v)
+{
+	if (v->hv)
+		hv_vcpu_destroy(v->hv);
+	frames_free(virt_to_phys(v), vcpu_frames());
+}
+
 int vcpu_highest_irq(const struct vcpu *v)
 {
 	for (int w = 3; w >= 0; w--) {

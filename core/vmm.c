@@ -193,6 +193,8 @@ void vmm_boot(void)
 	printk("sliver: VMX on, scheduler %s, %u pCPU(s), %u module(s)\n", vmm_sched.ops->name,
 	       cpu_count(), boot_info.nr_modules);
 
+	if (boot_info.nr_modules)
+		domain_create_loop((unsigned)bootarg_u64("vmm.create_loop"), &boot_info.modules[0]);
 	struct domain *started[SLIVER_MAX_DOMS];
 	for (unsigned i = 0; i < boot_info.nr_modules; i++) {
 		struct domain *d = domain_create(i + 1, &boot_info.modules[i]);

@@ -82,6 +82,7 @@ struct domain {
 	struct hv_space *space;
 	struct sched_dom sd;
 	unsigned nr_vcpus;
+	sched_cpumask_t pin; /* pin=: the vCPUs' affinity (0: any pCPU) */
 	struct vcpu *vcpu[SLIVER_MAX_VCPUS];
 	struct evport port[SLIVER_NR_PORTS];
 	spinlock_t evlock;     /* the ports' counts and sets, signalled_by */
@@ -119,6 +120,9 @@ static inline struct vmm_cpu *vmm_this(void)
 
 /* domain.c */
 struct domain *domain_create(unsigned id, const struct boot_module *m);
+/* vmm.create_loop=N: creates a domain from m N times and undoes each creation, failing
+ * the k-th frame allocation in turn; prints the free frames before and after. */
+void domain_create_loop(unsigned n, const struct boot_module *m);
 void domain_start(struct domain *d);
 struct domain *domain_get(unsigned id); /* NULL when absent or ended */
 void domain_crash(struct domain *d, struct vcpu *v, const char *fmt, ...)
@@ -138,6 +142,8 @@ void domain_print_stats(const struct domain *d);
 
 /* vcpu.c */
 struct vcpu *vcpu_create(struct domain *d, unsigned id, uint64_t entry);
+/* Frees a vCPU that never ran (a domain whose creation failed or was undone). */
+void vcpu_free(struct vcpu *v);
 int vcpu_highest_irq(const struct vcpu *v);
 bool vcpu_irq_pending(const struct vcpu *v);
 void vcpu_irq_clear(struct vcpu *v, int vector);
