@@ -178,11 +178,11 @@ static const char *module_words(struct domain *d, const char *cl, uint64_t *mem,
 	if (cmdline_has(cl, "mem") &&
 	    (!cmdline_get_u64(cl, "mem", mem) || *mem == 0 || *mem > MAX_MEM_MIB))
 		return "mem= must be 1..2048 (MiB)";
-	if (cmdline_has(cl, "vcpus") && (!cmdline_get_u64(cl, "vcpus", &vcpus) || vcpus == 0 ||
-					 vcpus > SLIVER_MAX_VCPUS))
+	if (cmdline_has(cl, "vcpus") &&
+	    (!cmdline_get_u64(cl, "vcpus", &vcpus) || vcpus == 0 || vcpus > SLIVER_MAX_VCPUS))
 		return "vcpus= must be 1..8";
-	if (cmdline_has(cl, "weight") && (!cmdline_get_u64(cl, "weight", &weight) || weight == 0 ||
-					  weight > SCHED_MAX_WEIGHT))
+	if (cmdline_has(cl, "weight") &&
+	    (!cmdline_get_u64(cl, "weight", &weight) || weight == 0 || weight > SCHED_MAX_WEIGHT))
 		return "weight= must be 1..65535";
 	if (cmdline_has(cl, "cap") && (!cmdline_get_u64(cl, "cap", &cap) || cap > 100 * vcpus)) {
 		fmt_snprintf(why, wl, "cap= must be 0..%lu (%% of one pCPU, 100 per vCPU)",
@@ -273,8 +273,8 @@ struct domain *domain_create(unsigned id, const struct boot_module *m)
 		refuse_q(id, m, why);
 		goto fail;
 	}
-	if (elf_load(img, len, phys_to_virt(d->mem_hpa), SLIVER_GUEST_LOAD_MIN, d->mem_bytes,
-		     &info, why, sizeof why)) {
+	if (elf_load(img, len, phys_to_virt(d->mem_hpa), SLIVER_GUEST_LOAD_MIN, d->mem_bytes, &info,
+		     why, sizeof why)) {
 		refuse_q(id, m, why);
 		goto fail;
 	}
@@ -298,7 +298,8 @@ struct domain *domain_create(unsigned id, const struct boot_module *m)
 		int rc = sched_vcpu_insert(&vmm_sched, &d->vcpu[inserted]->sv, now);
 		if (rc) {
 			spin_unlock(&vmm_lock);
-			fmt_snprintf(why, sizeof why, "scheduler refused vCPU %u (%d)", inserted, rc);
+			fmt_snprintf(why, sizeof why, "scheduler refused vCPU %u (%d)", inserted,
+				     rc);
 			refuse_q(id, m, why);
 			goto fail;
 		}
@@ -310,8 +311,8 @@ struct domain *domain_create(unsigned id, const struct boot_module *m)
 	if (!quiet)
 		printk("sliver: d%u %s: %s ELF entry=0x%lx mem=%lu MiB vcpus=%u weight=%u "
 		       "cap=%u%s\n",
-		       id, d->name, info.is64 ? "64-bit" : "32-bit", info.entry,
-		       (unsigned long)mem, d->nr_vcpus, d->sd.weight, d->sd.cap,
+		       id, d->name, info.is64 ? "64-bit" : "32-bit", info.entry, (unsigned long)mem,
+		       d->nr_vcpus, d->sd.weight, d->sd.cap,
 		       d->role == SLIVER_ROLE_SERVICE ? " role=service" : "");
 	return d;
 fail:

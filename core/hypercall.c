@@ -93,8 +93,8 @@ static int64_t hc_event_info(struct hc_args *c)
 	void *buf = guest_buf(c->d, c->a[1], len);
 	if (!buf)
 		return -SLIVER_EFAULT;
-	int rc = event_recv_info(c->d, c->a[0] < SLIVER_NR_PORTS ? (unsigned)c->a[0] : SLIVER_NR_PORTS,
-				 &in);
+	int rc = event_recv_info(
+		c->d, c->a[0] < SLIVER_NR_PORTS ? (unsigned)c->a[0] : SLIVER_NR_PORTS, &in);
 	if (rc < 0)
 		return rc;
 	memcpy(buf, &in, len);

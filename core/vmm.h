@@ -51,7 +51,7 @@ struct vcpu {
 	struct vtimer vt[]; /* cpu_count() entries */
 };
 
-struct evport { /* count, last, senders, allow: under the domain's evlock */
+struct evport {		/* count, last, senders, allow: under the domain's evlock */
 	uint8_t vector; /* 0 = not bound */
 	uint8_t vcpu;
 	uint32_t count;	  /* raises since the last receive: pending when > 0 */

@@ -8,6 +8,7 @@
 #include "lib/fmt.h"
 #include "lib/string.h"
 #include "sliver/dominfo.h"
+#include "sliver/event.h"
 
 static unsigned n_ok, n_bad;
 static volatile int fault_vec = -1;  /* vector of the last caught fault, -1 = none */
@@ -85,6 +86,44 @@ static void try_hypercalls(const struct sliver_boot_info *bi)
 		fmt_snprintf(what, sizeof what, "privileged hypercall %u", nr);
 		expect_err(what, hc5(nr, 1, 0x2000, 64, 0, 0), SLIVER_EPERM);
 	}
+}
+
+/* Event ports: coalesced events keep their count and sender; another domain's port needs
+ * its permission (peer=<id>: a domain whose evt.allow= lets us raise its SLIVER_PORT_PING
+ * only, and answers pings, as the echo guest does). */
+static void try_events(const struct sliver_boot_info *bi)
+{
+	char got[64];
+	const uint32_t port = SLIVER_PORT_USER + 1;
+	hc_event_send(bi->dom_id, port);
+	hc_event_send(bi->dom_id, port);
+	struct sliver_event_info in = {0};
+	int32_t n = hc3(HC_EVENT_INFO, port, (uint32_t)(uintptr_t)&in, sizeof in);
+	fmt_snprintf(got, sizeof got, "%d count=%u last=%u senders=%llx", (int)n, in.count, in.last,
+		     (unsigned long long)in.senders);
+	verdict("two events to self coalesce", got,
+		n == (int32_t)sizeof in && in.count == 2 && in.last == bi->dom_id &&
+			in.senders == 1ull << bi->dom_id);
+	expect_err("event_info on a cleared port",
+		   hc3(HC_EVENT_INFO, port, (uint32_t)(uintptr_t)&in, sizeof in), SLIVER_EAGAIN);
+	uint64_t peer;
+	if (!rt_arg_u64("peer", &peer))
+		return;
+	expect_err("signal a port of another domain without permission",
+		   hc_event_send((uint32_t)peer, SLIVER_PORT_USER), SLIVER_EPERM);
+	expect_err("signal the timer port of another domain",
+		   hc_event_send((uint32_t)peer, SLIVER_PORT_TIMER), SLIVER_EPERM);
+	expect_err("allow domain 0 on own port", hc3(HC_EVENT_ALLOW, port, 0, 1), SLIVER_EINVAL);
+	/* Allowed by the peer's evt.allow=: it answers on our SLIVER_PORT_PONG (a reply). */
+	int32_t r = hc_event_send((uint32_t)peer, SLIVER_PORT_PING), from = -1;
+	for (unsigned i = 0; r == 0 && i < 1000 && from < 0; i++) {
+		from = hc_event_recv(SLIVER_PORT_PONG);
+		if (from < 0)
+			hc_yield();
+	}
+	fmt_snprintf(got, sizeof got, "send %d, reply from %d", (int)r, (int)from);
+	verdict("signal a port the other domain allowed, get its reply", got,
+		r == 0 && from == (int32_t)peer);
 }
 
 static void try_msrs(void)
@@ -268,6 +307,7 @@ int main(const struct sliver_boot_info *bi)
 	rt_irq_register(13, catch_fault);
 	try_sane(bi);
 	try_hypercalls(bi);
+	try_events(bi);
 	try_msrs();
 	try_io();
 	try_cpu();

@@ -39,10 +39,10 @@
 #define HC_SELF_INFO 9 /* (gpa buf, len) -> bytes: struct sliver_dom_info of self */
 #define HC_EVENT_ALLOW                                                                             \
 	10 /* (port, dom, on) -> 0: let domain dom (SLIVER_DOMID_ANY: all) raise                   \
-	      this domain's port (on=1) or no longer (on=0)                                        */
+	      this domain's port (on=1) or no longer (on=0) */
 #define HC_EVENT_INFO                                                                              \
 	11 /* (port, gpa struct sliver_event_info *, len) -> bytes: like                           \
-	      HC_EVENT_RECV, with the count and every sender                                       */
+	      HC_EVENT_RECV, with the count and every sender */
 
 /* --- privileged: role=service only (the rest get -SLIVER_EPERM) --- */
 #define HC_PRIV_FIRST	32
