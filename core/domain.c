@@ -1,9 +1,11 @@
 /* Domains: one per multiboot2 module. Creation parses the module's command line
- * (name= mem=<MiB> vcpus= weight= cap= pin=<cpu list> role=service|guest), checks and
- * loads the ELF into fresh host memory mapped by its own EPT, writes a boot-info page per
- * vCPU and inserts the vCPUs into the scheduler. A module that cannot run is refused with
- * one line; the others start. Ending (crash or shutdown) takes the vCPUs out of the
- * scheduler as each pCPU lets go of them; the last one scrubs and frees the memory. */
+ * (name= mem=<MiB> vcpus= weight= cap= pin=<cpu list> role=service|guest evt.allow=),
+ * checks and loads the ELF into fresh host memory mapped by its own EPT, writes a boot-info
+ * page per vCPU and inserts the vCPUs into the scheduler. A module that cannot run as
+ * written (a bad word, a name over 31 characters or taken, a pin list too long, cap above
+ * 100 x vCPUs, a second service domain, no memory) is refused with one line and everything
+ * it took is given back; the others start. Ending (crash or shutdown) takes the vCPUs out of
+ * the scheduler as each pCPU lets go of them; the last one scrubs and frees the memory. */
 #include <stdarg.h>
 #include "arch/x86_64/tsc.h"
 #include "core/cpulist.h"

@@ -5,7 +5,8 @@
  * the vCPU blocks or yields, or a kick asks for a new decision.
  * Command line: sched/credit keys (sched/sched.h), run_ms=<emulated ms> (then print the
  * counters and exit 0 with a pass line), ping.dom= ping.interval_us= ping.count=,
- * vmm.nmi_test_us= (see nmi_test_start), vmm.break_dom= vmm.break_ms= (see maybe_break). */
+ * vmm.nmi_test_us= (see nmi_test_start), vmm.break_dom= vmm.break_ms= (see maybe_break),
+ * vmm.create_loop= (domain_create_loop). Every key is checked once (core/bootargs.c). */
 #include "arch/x86_64/idt.h"
 #include "arch/x86_64/power.h"
 #include "arch/x86_64/smp.h"
