@@ -66,7 +66,7 @@ void bootargs_check(const char *cmdline, int (*other)(const char *w, size_t wl))
 uint64_t bootarg_u64(const char *name)
 {
 	const struct cmdkey *k = cmdcheck_find(keys, NKEYS, name);
-	if (!k || k->kind != CMDKEY_U64)
-		panic("bootarg_u64: '%s' is not a numeric key of core/bootargs.c", name);
-	return cmdcheck_u64(boot_info.cmdline, k);
+	if (k && k->kind == CMDKEY_U64)
+		return cmdcheck_u64(boot_info.cmdline, k);
+	panic("bootarg_u64: '%s' is not a numeric key of core/bootargs.c", name);
 }
