@@ -13,6 +13,8 @@
 
 static const struct cmdkey keys[] = {
 	{"console", CMDKEY_ANY, 0, 0, 0},
+	{"sim.*", CMDKEY_ANY, 0, 0, 0},	   /* the simulator's (test/sim), ignored here */
+	{"expect.*", CMDKEY_ANY, 0, 0, 0}, /* the simulator's pass criteria */
 	{"mem.raw", CMDKEY_ANY, 0, 0, 0},
 	{"selftest", CMDKEY_ANY, 0, 0, 0},
 	{"selftest.input", CMDKEY_ANY, 0, 0, 0},

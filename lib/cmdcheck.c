@@ -25,11 +25,14 @@ static void split(const char *w, size_t wl, const char **k, size_t *kl, const ch
 		(*vl)--;
 }
 
+/* name "x.*" matches every key that starts with "x." (a family another reader owns). */
 static bool name_eq(const char *name, const char *k, size_t kl)
 {
 	size_t i = 0;
 	while (i < kl && name[i] && name[i] == k[i])
 		i++;
+	if (name[i] == '*' && !name[i + 1] && i > 0 && name[i - 1] == '.' && i < kl)
+		return true;
 	return i == kl && !name[i];
 }
 

@@ -15,7 +15,7 @@ enum cmdkey_kind {
 };
 
 struct cmdkey {
-	const char *name;
+	const char *name; /* "x.*" (CMDKEY_ANY): every key starting with "x." */
 	enum cmdkey_kind kind;
 	uint64_t min, max, def;
 };

@@ -72,6 +72,7 @@ static void test_has_and_words(void **state)
 
 static const struct cmdkey keys[] = {
 	{"console", CMDKEY_ANY, 0, 0, 0},
+	{"sim.*", CMDKEY_ANY, 0, 0, 0},
 	{"run_ms", CMDKEY_U64, 0, 1000000000, 0},
 	{"ping.interval_us", CMDKEY_U64, 10, 1000000000, 10000},
 	{"ping.seed", CMDKEY_U64, 0, UINT64_MAX, 1},
@@ -108,6 +109,10 @@ static void test_check_cases(void **state)
 	assert_int_equal(check("run_mss=400", msg), CMDCHECK_UNKNOWN);
 	assert_string_equal(msg, "unknown setting 'run_mss=400' (a typo?): ignored");
 	assert_int_equal(check("run", msg), CMDCHECK_UNKNOWN);
+	assert_int_equal(check("sim.pcpus=2", msg), CMDCHECK_OK); /* a family: "sim.*" */
+	assert_int_equal(check("sim.", msg), CMDCHECK_UNKNOWN);
+	assert_int_equal(check("sim", msg), CMDCHECK_UNKNOWN);
+	assert_int_equal(check("simx=1", msg), CMDCHECK_UNKNOWN);
 	assert_int_equal(check("=5", msg), CMDCHECK_UNKNOWN);
 	/* A very long word is shown cut, on one line. */
 	char big[600];
