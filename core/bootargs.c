@@ -21,7 +21,7 @@ static const struct cmdkey keys[] = {
 	{"selftest.crash", CMDKEY_ANY, 0, 0, 0},
 	{"selftest.slack_us", CMDKEY_U64, 0, MS_MAX, 500},
 	{"run_ms", CMDKEY_U64, 0, MS_MAX, 0},
-	{"console.rate", CMDKEY_U64, 0, 1000000000, 2048},
+	{"console.rate", CMDKEY_U64, 0, 1000000, 2048}, /* x us since refill: no overflow */
 	{"console.burst", CMDKEY_U64, 0, 1000000000, 8192},
 	{"ping.dom", CMDKEY_U64, 0, SLIVER_MAX_DOMS - 1, 0},
 	{"ping.interval_us", CMDKEY_U64, 10, MS_MAX, 10000},

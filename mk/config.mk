@@ -10,7 +10,7 @@ e2e-config-bad: $(BUILD)/badconfig-bios.iso
 	    --expect "^sliver: the command line is longer than 1023 characters: the rest was cut" \
 	    --expect "^sliver: bad setting 'run_ms=18446744073709551615': out of range \(0\.\.1000000000\): using the default 0$$" \
 	    --expect "^sliver: bad setting 'ping.interval_us=abc': not a number .*default 10000$$" \
-	    --expect "^sliver: bad setting 'console.rate=-5': not a number .*default 2048$$" \
+	    --expect "^sliver: bad setting 'console.rate=-5': not a number \(0\.\.1000000\): using the default 2048$$" \
 	    --expect "^sliver: bad setting 'vmm.break_ms=99999999999999999999999': does not fit in 64 bits .*default 100$$" \
 	    --expect "^sliver: bad scheduler setting 'credit.tslice_us=0': ignored" \
 	    --expect "^sliver: bad scheduler setting 'sched=nosuch': ignored" \
