@@ -35,7 +35,11 @@ struct domain *domain_get(unsigned id)
 /* The module's command line: GRUB passes what follows the path on the module2 line. */
 static void refuse(unsigned id, const struct boot_module *m, const char *why)
 {
-	printk("sliver: module %u (%s) refused: %s\n", id, m->cmdline[0] ? m->cmdline : "-", why);
+	/* At most 160 characters of the module's line: a huge one stays readable. */
+	size_t n = strlen(m->cmdline);
+	const char *cl = n ? m->cmdline : "-";
+	int show = n > 160 ? 160 : n ? (int)n : 1;
+	printk("sliver: module %u (%.*s%s) refused: %s\n", id, show, cl, n > 160 ? "..." : "", why);
 }
 
 static bool has_char(const char *p, size_t n, char c)
@@ -197,7 +201,9 @@ static const char *module_words(struct domain *d, const char *cl, uint64_t *mem,
 		if (!cpulist_parse(val, &pin))
 			return "pin= must be a CPU list like 0,1 or 0-1 (CPUs 0..63)";
 	}
-	if (cmdline_get(cl, "role", val, sizeof val)) {
+	if (cmdline_has(cl, "role") && !cmdline_get(cl, "role", val, sizeof val))
+		return "role= must be service or guest";
+	if (cmdline_has(cl, "role")) {
 		const struct domain *svc = service_domain();
 		if (!strcmp(val, "service") && svc) {
 			fmt_snprintf(why, wl, "role=service: d%u is the service domain already",
