@@ -114,6 +114,9 @@ static void try_events(const struct sliver_boot_info *bi)
 	expect_err("signal the timer port of another domain",
 		   hc_event_send((uint32_t)peer, SLIVER_PORT_TIMER), SLIVER_EPERM);
 	expect_err("allow domain 0 on own port", hc3(HC_EVENT_ALLOW, port, 0, 1), SLIVER_EINVAL);
+	expect_err("allow every domain on own port, then take it back",
+		   hc3(HC_EVENT_ALLOW, port, SLIVER_DOMID_ANY, 1) | hc3(HC_EVENT_ALLOW, port, 7, 0),
+		   0);
 	/* Allowed by the peer's evt.allow=: it answers on our SLIVER_PORT_PONG (a reply). */
 	int32_t r = hc_event_send((uint32_t)peer, SLIVER_PORT_PING), from = -1;
 	for (unsigned i = 0; r == 0 && i < 1000 && from < 0; i++) {
