@@ -33,7 +33,7 @@
 	6 /* (port, vector, vcpu) -> 0: deliver port as interrupt                                  \
 	     `vector` (32..255) to vCPU `vcpu`; vector 0 unbinds      */
 #define HC_EVENT_RECV                                                                              \
-	7	       /* (port) -> sender domid of the pending event, clearing                    \
+	7	       /* (port) -> the last sender's domid of the pending port, clearing          \
 			  it; -SLIVER_EAGAIN when the port is not pending           */
 #define HC_SHUTDOWN  8 /* (code) -> does not return: the domain ends             */
 #define HC_SELF_INFO 9 /* (gpa buf, len) -> bytes: struct sliver_dom_info of self */
