@@ -84,7 +84,7 @@ static void test_seabios_fixture(void **state)
 	uint64_t e[MAX_ENTRIES][3];
 	unsigned n = load_fixture("seabios-256m.map", e);
 	struct memmap m = {0};
-	assert_true(memmap_parse_mb2(&m, mb2_tag(e, n)));
+	assert_true(memmap_parse_mb2(&m, mb2_tag(e, n), sizeof(tag)));
 	assert_well_formed(&m);
 	assert_int_equal(m.n, 2);
 	assert_range(&m, 0, 0, 0x9f000); /* 0x9fc00 rounded down to a page */
@@ -97,7 +97,7 @@ static void test_ovmf_fixture(void **state)
 	uint64_t e[MAX_ENTRIES][3];
 	unsigned n = load_fixture("ovmf-256m.map", e);
 	struct memmap m = {0};
-	assert_true(memmap_parse_mb2(&m, mb2_tag(e, n)));
+	assert_true(memmap_parse_mb2(&m, mb2_tag(e, n), sizeof(tag)));
 	assert_well_formed(&m);
 	/* ACPI NVS (type 4) at 8 MiB splits the low range, as emulators.md warns. */
 	assert_range(&m, 0, 0, 0xa0000);
@@ -128,7 +128,7 @@ static void test_overlap_reserved_wins(void **state)
 		{0x5ff800, 0x100, 3},
 	};
 	struct memmap m = {0};
-	assert_true(memmap_parse_mb2(&m, mb2_tag(e, 4)));
+	assert_true(memmap_parse_mb2(&m, mb2_tag(e, 4), sizeof(tag)));
 	assert_well_formed(&m);
 	/* usable 0x100000-0x600000; holes at 0x200000 (one page) and 0x5ff000 (rounded out). */
 	assert_int_equal(m.n, 2);
@@ -182,7 +182,7 @@ static void test_efi_map(void **state)
 		put64(p + 24, d[i][2]);
 	}
 	struct memmap m = {0};
-	assert_true(memmap_parse_efi(&m, t));
+	assert_true(memmap_parse_efi(&m, t, sizeof(t)));
 	assert_int_equal(m.n, 2);
 	assert_range(&m, 0, 0x100000, 0x800000);
 	assert_range(&m, 1, 0x808000, 0x818000);
@@ -193,7 +193,7 @@ static void test_malformed(void **state)
 	(void)state;
 	struct memmap m = {0};
 	uint8_t t[16] = {6, 0, 0, 0, 16, 0, 0, 0, 8, 0, 0, 0}; /* entry size 8: too small */
-	assert_false(memmap_parse_mb2(&m, t));
+	assert_false(memmap_parse_mb2(&m, t, sizeof(t)));
 }
 
 static void test_overflowing_entry(void **state)
@@ -201,7 +201,7 @@ static void test_overflowing_entry(void **state)
 	(void)state;
 	static const uint64_t e[][3] = {{0xfffffffffffff000ull, 0x10000, 1}};
 	struct memmap m = {0};
-	assert_true(memmap_parse_mb2(&m, mb2_tag(e, 1)));
+	assert_true(memmap_parse_mb2(&m, mb2_tag(e, 1), sizeof(tag)));
 	assert_well_formed(&m);
 }
 
@@ -230,7 +230,7 @@ static void test_bootinfo_parse(void **state)
 	off += 8;
 	put32(mbi, (uint32_t)off);
 	static struct boot_info bi;
-	assert_null(bootinfo_parse(&bi, mbi, 0x10000));
+	assert_null(bootinfo_parse(&bi, mbi, sizeof(mbi), 0x10000));
 	assert_string_equal(bi.cmdline, "selftest a=\"b\"");
 	assert_int_equal(bi.nr_modules, 1);
 	assert_int_equal(bi.modules[0].start, 0x200000);
@@ -240,7 +240,7 @@ static void test_bootinfo_parse(void **state)
 
 	put32(mbi + 8 + 4, 4000); /* a tag running past the end */
 	static struct boot_info bad;
-	assert_non_null(bootinfo_parse(&bad, mbi, 0));
+	assert_non_null(bootinfo_parse(&bad, mbi, sizeof(mbi), 0));
 }
 
 int main(void)
