@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 #include "core/bootinfo.h"
@@ -196,6 +197,71 @@ static void test_malformed(void **state)
 	assert_false(memmap_parse_mb2(&m, t, sizeof(t)));
 }
 
+/* Found by the fuzzer (test/fuzz/regress/memmap): an 8-byte tag had its entry size read
+ * past it; an entry size near 2^32 wrapped `off + esize` and read an entry past a 16-byte
+ * tag. Each case is a tag of exactly its size, so ASan reports any read beyond it. */
+static void test_malformed_sizes(void **state)
+{
+	(void)state;
+	static const struct {
+		uint32_t len, size, esize;
+	} cases[] = {
+		{8, 8, 0},	      /* header cut: no entry size inside the tag */
+		{15, 15, 24},	      /* shorter than the 16-byte header */
+		{16, 16, 0xfffffff8}, /* entry size wraps the offset */
+		{40, 40, 0xffffffe8},
+		{40, 40, 0},
+		{40, 40, 23},
+		{40, 64, 24}, /* the size field claims more than the buffer */
+		{40, 0xffffffff, 24},
+	};
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		for (int efi = 0; efi < 2; efi++) {
+			uint8_t *t = calloc(1, cases[i].len);
+			uint8_t hdr[12];
+			put32(hdr, efi ? 17 : 6);
+			put32(hdr + 4, cases[i].size);
+			put32(hdr + 8, cases[i].esize);
+			memcpy(t, hdr, cases[i].len < 12 ? cases[i].len : 12);
+			struct memmap m = {0};
+			bool ok = efi ? memmap_parse_efi(&m, t, cases[i].len)
+				      : memmap_parse_mb2(&m, t, cases[i].len);
+			/* A valid header with an entry size larger than the tag: no entries. */
+			bool expect = cases[i].len >= 16 && cases[i].size <= cases[i].len &&
+				      cases[i].size >= 16 && cases[i].esize >= (efi ? 48u : 24u);
+			assert_int_equal(ok, expect);
+			assert_int_equal(m.n, 0);
+			free(t);
+		}
+	}
+}
+
+/* Seeded random entry sizes and tag sizes around a captured map: never a read past the
+ * exact-size tag, and the result stays well formed. */
+static void test_random_sizes(void **state)
+{
+	(void)state;
+	uint64_t e[MAX_ENTRIES][3];
+	unsigned n = load_fixture("ovmf-256m.map", e);
+	mb2_tag((const uint64_t(*)[3])e, n);
+	size_t full = 16 + 24 * (size_t)n;
+	srand(6);
+	for (int iter = 0; iter < 5000; iter++) {
+		size_t len = (size_t)rand() % (full + 1);
+		uint8_t *t = malloc(len ? len : 1);
+		memcpy(t, tag, len);
+		if (len >= 12) {
+			put32(t + 4, rand() % 2 ? (uint32_t)len
+						: (uint32_t)rand() % (uint32_t)(full + 64));
+			put32(t + 8, rand() % 2 ? 24u + (uint32_t)rand() % 16 : (uint32_t)rand());
+		}
+		struct memmap m = {0};
+		memmap_parse_mb2(&m, t, len);
+		assert_well_formed(&m);
+		free(t);
+	}
+}
+
 static void test_overflowing_entry(void **state)
 {
 	(void)state;
@@ -253,6 +319,8 @@ int main(void)
 		cmocka_unit_test(test_add_merges_adjacent),
 		cmocka_unit_test(test_efi_map),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_malformed_sizes),
+		cmocka_unit_test(test_random_sizes),
 		cmocka_unit_test(test_overflowing_entry),
 		cmocka_unit_test(test_bootinfo_parse),
 	};
