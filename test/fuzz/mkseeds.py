@@ -146,7 +146,7 @@ def main():
     put("bootinfo", "ovmf-efi-only", mbi([cmd, tag(12, struct.pack("<Q", 0x7F9EE018)),
                                           efi_mmap_tag(ovmf)]))
 
-    for name in sorted(os.listdir(f"{FIX}/acpi")):
+    for name in sorted(n for n in os.listdir(f"{FIX}/acpi") if n.endswith(".bin")):
         put("acpi", name, fixture(name))
     put("acpi", "qemu-memory", acpi_memory("qemu", "rsdt"))
     put("acpi", "ovmf-memory", acpi_memory("ovmf", "xsdt"))
