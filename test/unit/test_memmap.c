@@ -262,6 +262,72 @@ static void test_random_sizes(void **state)
 	}
 }
 
+/* More entries than struct memmap holds: seeded random maps of up to 200 entries, a
+ * quarter of them reserved. The result stays well formed, never contains a byte that a
+ * reserved entry covers or that no usable entry covers, and, unless it says it dropped
+ * ranges, holds every page that a usable entry covers and no reserved entry touches. */
+static void test_more_entries_than_the_table(void **state)
+{
+	(void)state;
+	static uint64_t e[200][3];
+	static uint8_t big[16 + 24 * 200];
+	unsigned truncations = 0;
+	srand(128);
+	for (int iter = 0; iter < 300; iter++) {
+		unsigned n = 1 + (unsigned)rand() % 200;
+		for (unsigned i = 0; i < n; i++) {
+			e[i][0] =
+				((uint64_t)(rand() % 65536) << 16) + (uint64_t)(rand() % 3) * 0x800;
+			e[i][1] = 0x1000 + (uint64_t)(rand() % 16) * 0x1000;
+			e[i][2] = rand() % 4 ? 1 : 2;
+		}
+		put32(big, 6);
+		put32(big + 4, 16 + 24 * n);
+		put32(big + 8, 24);
+		put32(big + 12, 0);
+		for (unsigned i = 0; i < n; i++) {
+			uint8_t *p = big + 16 + 24 * i;
+			put64(p, e[i][0]);
+			put64(p + 8, e[i][1]);
+			put32(p + 16, (uint32_t)e[i][2]);
+			put32(p + 20, 0);
+		}
+		struct memmap m = {0};
+		assert_true(memmap_parse_mb2(&m, big, 16 + 24 * (size_t)n));
+		assert_well_formed(&m);
+		assert_true(m.n <= MEMMAP_MAX);
+		truncations += m.truncated;
+		for (unsigned r = 0; r < m.n; r++) {
+			for (uint64_t a = m.r[r].start; a < m.r[r].end; a += 0x800) {
+				bool usable = false;
+				for (unsigned i = 0; i < n; i++) {
+					bool in = a >= e[i][0] && a < e[i][0] + e[i][1];
+					assert_false(in && e[i][2] != 1);
+					usable |= in;
+				}
+				assert_true(usable);
+			}
+		}
+		/* Complete unless truncated: a page inside a usable entry that no reserved entry
+		 * touches is in the map. */
+		for (unsigned i = 0; i < n && !m.truncated; i++) {
+			if (e[i][2] != 1)
+				continue;
+			uint64_t a = (e[i][0] + 0xfff) & ~0xfffull;
+			for (; a + 0x1000 <= e[i][0] + e[i][1]; a += 0x1000) {
+				bool reserved = false, found = false;
+				for (unsigned j = 0; j < n; j++)
+					reserved |= e[j][2] != 1 && e[j][0] < a + 0x1000 &&
+						    a < e[j][0] + e[j][1];
+				for (unsigned r = 0; r < m.n; r++)
+					found |= a >= m.r[r].start && a < m.r[r].end;
+				assert_int_equal(found, !reserved);
+			}
+		}
+	}
+	assert_true(truncations > 0); /* the generator does reach the limit */
+}
+
 static void test_overflowing_entry(void **state)
 {
 	(void)state;
@@ -321,6 +387,7 @@ int main(void)
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_malformed_sizes),
 		cmocka_unit_test(test_random_sizes),
+		cmocka_unit_test(test_more_entries_than_the_table),
 		cmocka_unit_test(test_overflowing_entry),
 		cmocka_unit_test(test_bootinfo_parse),
 	};
