@@ -1,8 +1,8 @@
-# Host-side fuzzing (test/fuzz/README.md): one libFuzzer binary per firmware/input parser,
+# Host-side fuzzing (test/fuzz/README.md; `make fuzz` is the fuzzer guest, not this): one libFuzzer binary per firmware/input parser,
 # linking the hypervisor's own sources (not copies), with ASan and UBSan.
 #   make fuzz-host            every target for FUZZ_SECONDS (default 60) each
-#   make fuzz-<target>        one target for FUZZ_TEST_SECONDS (in `make test`)
-#   make fuzz-regress         replays test/fuzz/regress/<target>/* (crashes found and fixed)
+#   make fuzz-host-<target>   one target for FUZZ_TEST_SECONDS (in `make test`)
+#   make fuzz-host-regress    replays test/fuzz/regress/<target>/* (crashes found and fixed)
 # New inputs go to build/fuzz/corpus/<target>/ (the committed seeds are only read); crashes
 # to build/fuzz/crash-<target>-*.
 FUZZ_CC ?= clang
@@ -26,7 +26,7 @@ define fuzz_rule
 $(BUILD)/fuzz/fuzz_$(1): test/fuzz/fuzz_$(1).c test/fuzz/fuzz.h $$(FUZZ_SRCS_$(1))
 	@mkdir -p $$(dir $$@)
 	$$(FUZZ_CC) $$(FUZZ_CFLAGS) -o $$@ test/fuzz/fuzz_$(1).c $$(FUZZ_SRCS_$(1))
-fuzz-$(1): $(BUILD)/fuzz/fuzz_$(1)
+fuzz-host-$(1): $(BUILD)/fuzz/fuzz_$(1)
 	@mkdir -p $(BUILD)/fuzz/corpus/$(1)
 	$$< $$(FUZZ_RUN_FLAGS) -max_total_time=$$(FUZZ_TEST_SECONDS) \
 	    -artifact_prefix=$(BUILD)/fuzz/crash-$(1)- $(BUILD)/fuzz/corpus/$(1) test/fuzz/corpus/$(1)
@@ -35,10 +35,10 @@ $(foreach t,$(FUZZ_TARGETS),$(eval $(call fuzz_rule,$(t))))
 
 fuzz-host:
 	@set -e; for t in $(FUZZ_TARGETS); do \
-	    $(MAKE) --no-print-directory fuzz-$$t FUZZ_TEST_SECONDS=$(FUZZ_SECONDS); done
+	    $(MAKE) --no-print-directory fuzz-host-$$t FUZZ_TEST_SECONDS=$(FUZZ_SECONDS); done
 
 # Every committed crash input must now pass (libFuzzer runs the files given, once each).
-fuzz-regress: $(addprefix $(BUILD)/fuzz/fuzz_,$(FUZZ_TARGETS))
+fuzz-host-regress: $(addprefix $(BUILD)/fuzz/fuzz_,$(FUZZ_TARGETS))
 	@set -e; for t in $(FUZZ_TARGETS); do \
 	    files=$$(find test/fuzz/regress/$$t -type f ! -name '*.md' 2>/dev/null | sort); \
 	    [ -n "$$files" ] || continue; \
@@ -50,5 +50,5 @@ UNIT_TESTS += bootinfo acpi
 UNIT_SRCS_bootinfo := test/unit/test_bootinfo.c core/bootinfo.c core/memmap.c
 UNIT_SRCS_acpi := test/unit/test_acpi.c drivers/acpi_tables.c
 
-TEST_TARGETS += fuzz-regress $(addprefix fuzz-,$(FUZZ_TARGETS))
-.PHONY: fuzz-host fuzz-regress $(addprefix fuzz-,$(FUZZ_TARGETS))
+TEST_TARGETS += fuzz-host-regress $(addprefix fuzz-host-,$(FUZZ_TARGETS))
+.PHONY: fuzz-host fuzz-host-regress $(addprefix fuzz-host-,$(FUZZ_TARGETS))
