@@ -1,3 +1,7 @@
+/* The multiboot2 boot information (Multiboot2 spec, section 3.6): a u32 total size, a
+ * reserved u32, then 8-byte aligned tags {u32 type, u32 size, payload}, ended by type 0.
+ * Every size is untrusted: each tag must lie inside the total size, which must lie inside
+ * the buffer, and the arithmetic is done in size_t so that no size can wrap an offset. */
 #include "core/bootinfo.h"
 #include "lib/string.h"
 
@@ -12,85 +16,121 @@ enum {
 	TAG_EFI_MMAP = 17,
 };
 
-static void copy_str(char *dst, const char *src, const uint8_t *limit, size_t max)
+#define TAG_HEADER    8
+#define MODULE_HEADER 16 /* type, size, mod_start, mod_end */
+
+static uint32_t rd32(const uint8_t *p)
 {
-	size_t n = 0;
-	while ((const uint8_t *)src + n < limit && src[n] && n + 1 < max) {
-		dst[n] = src[n];
-		n++;
-	}
-	dst[n] = 0;
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return v;
 }
 
-const char *bootinfo_parse(struct boot_info *bi, const uint8_t *mbi, uint64_t mbi_pa)
+/* Copies a string that should end with a NUL inside [src, src + n); a string without one
+ * ends at the tag's end, and one longer than the destination is cut. */
+static void copy_str(char *dst, size_t max, const uint8_t *src, size_t n)
 {
-	uint32_t total;
-	memcpy(&total, mbi, 4);
+	size_t i = 0;
+	while (i < n && src[i] && i + 1 < max) {
+		dst[i] = (char)src[i];
+		i++;
+	}
+	dst[i] = 0;
+}
+
+static const char *parse_module(struct boot_info *bi, const uint8_t *t, size_t size)
+{
+	if (size < MODULE_HEADER)
+		return "malformed module tag";
+	uint32_t start = rd32(t + 8), end = rd32(t + 12);
+	if (end < start)
+		return "module tag ends before it starts";
+	if (bi->nr_modules == BOOT_MAX_MODULES) {
+		bi->modules_dropped++;
+		return NULL;
+	}
+	struct boot_module *m = &bi->modules[bi->nr_modules++];
+	m->start = start;
+	m->end = end;
+	copy_str(m->cmdline, sizeof(m->cmdline), t + MODULE_HEADER, size - MODULE_HEADER);
+	return NULL;
+}
+
+static void parse_rsdp(struct boot_info *bi, uint32_t type, const uint8_t *t, size_t size)
+{
+	/* Prefer the ACPI 2.0+ RSDP (it carries the XSDT) when both are present. */
+	if (bi->have_rsdp && type != TAG_ACPI_NEW)
+		return;
+	size_t n = size - TAG_HEADER;
+	if (n > sizeof(bi->rsdp))
+		n = sizeof(bi->rsdp);
+	memset(bi->rsdp, 0, sizeof(bi->rsdp));
+	memcpy(bi->rsdp, t + TAG_HEADER, n);
+	bi->rsdp_len = (unsigned)n;
+	bi->have_rsdp = true;
+}
+
+const char *bootinfo_parse(struct boot_info *bi, const uint8_t *mbi, size_t len, uint64_t mbi_pa)
+{
+	memset(bi, 0, sizeof(*bi));
+	if (len < 8)
+		return "multiboot2 information is truncated";
+	size_t total = rd32(mbi);
 	if (total < 16 || total > (1u << 20))
 		return "multiboot2 information has an implausible size";
+	if (total > len)
+		return "multiboot2 information is truncated";
 	bi->mbi_start = mbi_pa;
 	bi->mbi_end = mbi_pa + total;
 	const uint8_t *mmap = NULL, *efi_mmap = NULL;
-	for (uint32_t off = 8; off + 8 <= total;) {
+	size_t mmap_size = 0, efi_mmap_size = 0;
+	for (size_t off = 8; total - off >= TAG_HEADER;) {
 		const uint8_t *t = mbi + off;
-		uint32_t type, size;
-		memcpy(&type, t, 4);
-		memcpy(&size, t + 4, 4);
-		if (size < 8 || off + size > total)
+		uint32_t type = rd32(t);
+		size_t size = rd32(t + 4);
+		if (size < TAG_HEADER || size > total - off)
 			return "malformed multiboot2 tag";
-		const uint8_t *end = t + size;
+		const char *err = NULL;
 		switch (type) {
 		case TAG_CMDLINE:
-			copy_str(bi->cmdline, (const char *)t + 8, end, sizeof(bi->cmdline));
+			copy_str(bi->cmdline, sizeof(bi->cmdline), t + TAG_HEADER,
+				 size - TAG_HEADER);
 			break;
 		case TAG_MODULE:
-			if (bi->nr_modules == BOOT_MAX_MODULES) {
-				bi->modules_dropped++;
-				break;
-			}
-			if (size < 16)
-				return "malformed module tag";
-			{
-				struct boot_module *m = &bi->modules[bi->nr_modules++];
-				uint32_t s, e;
-				memcpy(&s, t + 8, 4);
-				memcpy(&e, t + 12, 4);
-				m->start = s;
-				m->end = e;
-				copy_str(m->cmdline, (const char *)t + 16, end, sizeof(m->cmdline));
-			}
+			err = parse_module(bi, t, size);
 			break;
 		case TAG_MMAP:
-			mmap = t;
+			mmap = t, mmap_size = size;
 			break;
 		case TAG_EFI_MMAP:
-			efi_mmap = t;
+			efi_mmap = t, efi_mmap_size = size;
 			break;
 		case TAG_EFI64:
 			bi->efi = true;
 			break;
 		case TAG_ACPI_OLD:
 		case TAG_ACPI_NEW:
-			/* Prefer the ACPI 2.0+ RSDP (it carries the XSDT) when both are present. */
-			if (!bi->have_rsdp || type == TAG_ACPI_NEW) {
-				size_t n =
-					size - 8 < sizeof(bi->rsdp) ? size - 8 : sizeof(bi->rsdp);
-				memcpy(bi->rsdp, t + 8, n);
-				bi->have_rsdp = true;
-			}
+			parse_rsdp(bi, type, t, size);
 			break;
 		}
+		if (err)
+			return err;
 		if (type == TAG_END)
 			break;
-		off += (size + 7) & ~7u;
+		/* Tags start 8-byte aligned; the padding of the last one may end past total. */
+		size_t step = (size + 7) & ~(size_t)7;
+		if (step >= total - off)
+			break;
+		off += step;
 	}
 	bi->mmap_tag = mmap ? mmap : efi_mmap;
+	bi->mmap_tag_size = mmap ? mmap_size : efi_mmap_size;
 	if (mmap) {
-		if (!memmap_parse_mb2(&bi->mem, mmap))
+		if (!memmap_parse_mb2(&bi->mem, mmap, mmap_size))
 			return "malformed memory map tag";
 	} else if (efi_mmap) {
 		bi->efi_mmap = true;
-		if (!memmap_parse_efi(&bi->mem, efi_mmap))
+		if (!memmap_parse_efi(&bi->mem, efi_mmap, efi_mmap_size))
 			return "malformed EFI memory map tag";
 	} else {
 		return "no memory map from the boot loader";

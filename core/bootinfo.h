@@ -3,6 +3,7 @@
 #ifndef CORE_BOOTINFO_H
 #define CORE_BOOTINFO_H
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "core/memmap.h"
 
@@ -20,18 +21,22 @@ struct boot_info {
 	unsigned nr_modules;
 	struct boot_module modules[BOOT_MAX_MODULES];
 	unsigned modules_dropped; /* beyond BOOT_MAX_MODULES */
-	uint8_t rsdp[36];
+	uint8_t rsdp[36];	  /* the RSDP as the tag held it, zero-padded */
+	unsigned rsdp_len;	  /* bytes of it the tag held (20 for ACPI 1.0, 36 for 2.0+) */
 	bool have_rsdp;
 	bool efi;      /* booted through UEFI (an EFI system table tag was present) */
 	bool efi_mmap; /* memory came from the EFI map (tag 17), not tag 6 */
 	struct memmap mem;
 	const uint8_t *mmap_tag; /* the firmware's raw map (tag 6 or 17) inside the copy */
+	size_t mmap_tag_size;	 /* its size, checked against the information's */
 	uint64_t mbi_start, mbi_end;
 };
 
 extern struct boot_info boot_info;
 
-/* Parses the multiboot2 information at `mbi` into bi. Returns NULL or a reason. */
-const char *bootinfo_parse(struct boot_info *bi, const uint8_t *mbi, uint64_t mbi_pa);
+/* Parses the len bytes of multiboot2 information at `mbi` (found at physical mbi_pa) into
+ * bi, which it clears first. Pure: reads nothing outside [mbi, mbi + len), whatever the
+ * sizes inside say (fuzzed by test/fuzz/fuzz_bootinfo.c). Returns NULL or a reason. */
+const char *bootinfo_parse(struct boot_info *bi, const uint8_t *mbi, size_t len, uint64_t mbi_pa);
 
 #endif

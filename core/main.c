@@ -143,7 +143,7 @@ void kmain(uint32_t magic, uint32_t mbi_pa)
 		panic("not started by a multiboot2 loader (magic %x)", magic);
 	if (mbi_size > MBI_COPY_MAX)
 		panic("multiboot2 information is %u bytes, more than %u", mbi_size, MBI_COPY_MAX);
-	const char *err = bootinfo_parse(&boot_info, mbi_copy, mbi_pa);
+	const char *err = bootinfo_parse(&boot_info, mbi_copy, mbi_size, mbi_pa);
 	if (err)
 		panic("boot information: %s", err);
 	printk("sliver: command line: %s\n", boot_info.cmdline);
@@ -158,7 +158,7 @@ void kmain(uint32_t magic, uint32_t mbi_pa)
 
 	lapic_init_this();
 	bsp->apic_id = lapic_id();
-	if (!acpi_init(boot_info.have_rsdp ? boot_info.rsdp : NULL)) {
+	if (!acpi_init(boot_info.have_rsdp ? boot_info.rsdp : NULL, boot_info.rsdp_len)) {
 		printk("acpi: running on the boot CPU only\n");
 		acpi.nr_cpus = 1;
 		acpi.apic_ids[0] = bsp->apic_id;

@@ -96,42 +96,61 @@ static uint64_t end_of(uint64_t base, uint64_t len)
 	return len > UINT64_MAX - base ? UINT64_MAX : base + len;
 }
 
-/* Two passes over the entries: usable ranges first, then every reserved one carved out,
- * so the result does not depend on the order the firmware listed them in. */
-bool memmap_parse_mb2(struct memmap *m, const uint8_t *tag)
+/* Both tags: u32 type, u32 size, u32 entry size, u32 entry version, then the entries
+ * (Multiboot2 spec 3.6.8 and 3.6.12). Checks the header against the container and the
+ * entry size against the smallest entry the parser reads; returns the tag's size, or 0. */
+#define MMAP_HEADER 16
+
+static size_t check_tag(const uint8_t *tag, size_t len, size_t min_entry, uint32_t *esize)
 {
-	uint32_t size = rd32(tag + 4), esize = rd32(tag + 8);
-	if (size < 16 || esize < sizeof(struct mb2_mmap_entry))
+	if (len < MMAP_HEADER)
+		return 0;
+	size_t size = rd32(tag + 4);
+	*esize = rd32(tag + 8);
+	if (size < MMAP_HEADER || size > len || *esize < min_entry)
+		return 0;
+	return size;
+}
+
+/* Two passes over the entries: usable ranges first, then every reserved one carved out,
+ * so the result does not depend on the order the firmware listed them in. The loops
+ * compare against the bytes left (never off + esize, which a huge esize would wrap). */
+bool memmap_parse_mb2(struct memmap *m, const uint8_t *tag, size_t len)
+{
+	uint32_t esize;
+	size_t size = check_tag(tag, len, sizeof(struct mb2_mmap_entry), &esize);
+	if (!size)
 		return false;
 	for (int pass = 0; pass < 2; pass++) {
-		for (uint32_t off = 16; off + esize <= size; off += esize) {
+		for (size_t off = MMAP_HEADER; size - off >= esize; off += esize) {
 			const uint8_t *e = tag + off;
-			uint64_t base = rd64(e), len = rd64(e + 8);
+			uint64_t base = rd64(e), bytes = rd64(e + 8);
 			bool usable = rd32(e + 16) == MB2_MEMORY_AVAILABLE;
 			if (pass == 0 && usable)
-				memmap_add(m, base, end_of(base, len));
+				memmap_add(m, base, end_of(base, bytes));
 			else if (pass == 1 && !usable)
-				memmap_reserve(m, base, end_of(base, len));
+				memmap_reserve(m, base, end_of(base, bytes));
 		}
 	}
 	return true;
 }
 
-bool memmap_parse_efi(struct memmap *m, const uint8_t *tag)
+bool memmap_parse_efi(struct memmap *m, const uint8_t *tag, size_t len)
 {
-	uint32_t size = rd32(tag + 4), dsize = rd32(tag + 8);
-	if (size < 16 || dsize < sizeof(struct efi_desc))
+	uint32_t dsize;
+	size_t size = check_tag(tag, len, sizeof(struct efi_desc), &dsize);
+	if (!size)
 		return false;
 	for (int pass = 0; pass < 2; pass++) {
-		for (uint32_t off = 16; off + dsize <= size; off += dsize) {
+		for (size_t off = MMAP_HEADER; size - off >= dsize; off += dsize) {
 			const uint8_t *d = tag + off;
 			uint64_t base = rd64(d + 8), pages = rd64(d + 24);
-			uint64_t len = pages > (UINT64_MAX >> 12) ? UINT64_MAX : pages << 12;
+			uint64_t bytes = pages > (UINT64_MAX >> 12) ? UINT64_MAX : pages << 12;
 			bool usable = rd32(d) == EFI_CONVENTIONAL_MEMORY;
 			if (pass == 0 && usable)
-				memmap_add(m, base, end_of(base, len));
+				memmap_add(m, base, end_of(base, bytes));
 			else if (pass == 1 && !usable)
-				memmap_reserve(m, base, end_of(base, len));
+				memmap_reserve(m, base, end_of(base, bytes));
 		}
 	}
 	return true;

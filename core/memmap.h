@@ -6,6 +6,7 @@
 #ifndef CORE_MEMMAP_H
 #define CORE_MEMMAP_H
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define MEMMAP_MAX		128
@@ -24,10 +25,12 @@ struct memmap {
 
 void memmap_add(struct memmap *m, uint64_t start, uint64_t end);
 void memmap_reserve(struct memmap *m, uint64_t start, uint64_t end);
-/* Parses a multiboot2 memory map tag (type 6) or EFI memory map tag (type 17). Returns
- * false when the tag is malformed. */
-bool memmap_parse_mb2(struct memmap *m, const uint8_t *tag);
-bool memmap_parse_efi(struct memmap *m, const uint8_t *tag);
+/* Parses a multiboot2 memory map tag (type 6) or EFI memory map tag (type 17) at tag, of
+ * which len bytes are readable (the tag's size must fit in them). Returns false when the
+ * tag is malformed: shorter than its header, larger than len, or an entry size smaller than
+ * an entry. Reads nothing outside [tag, tag + len). */
+bool memmap_parse_mb2(struct memmap *m, const uint8_t *tag, size_t len);
+bool memmap_parse_efi(struct memmap *m, const uint8_t *tag, size_t len);
 uint64_t memmap_total(const struct memmap *m);
 
 #endif

@@ -2,6 +2,7 @@
 #ifndef DRIVERS_ACPI_H
 #define DRIVERS_ACPI_H
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define ACPI_MAX_CPUS 64
@@ -18,9 +19,10 @@ struct acpi_info {
 
 extern struct acpi_info acpi;
 
-/* rsdp: the copy GRUB gave (multiboot2 tag 14/15) or NULL to scan the BIOS areas.
- * Returns false (with a message) when no usable MADT is found. */
-bool acpi_init(const void *rsdp);
+/* rsdp: the copy GRUB gave (multiboot2 tag 14/15) and its length, or NULL to scan the BIOS
+ * areas. Returns false (with a message) when no usable MADT is found. The parsing is in
+ * acpi_tables.c (pure, host-tested and fuzzed). */
+bool acpi_init(const void *rsdp, size_t rsdp_len);
 void acpi_poweroff(void);
 
 #endif

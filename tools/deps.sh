@@ -4,7 +4,7 @@
 set -euo pipefail
 pkgs=(gcc make binutils python3 bochs bochsbios vgabios bochs-term qemu-system-x86
 	grub-pc-bin grub-efi-amd64-bin grub-common xorriso mtools ovmf libcmocka-dev
-	cppcheck clang-format gnuplot-nox)
+	cppcheck clang-format gnuplot-nox clang libclang-rt-14-dev)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,0 +1,268 @@
+/* ACPI table parsing: see acpi_tables.h. Every multi-byte field is read with memcpy (ACPI
+ * tables are byte-packed), after checking that it lies inside the table's length. */
+#include "drivers/acpi_tables.h"
+#include "lib/string.h"
+
+static uint16_t rd16(const uint8_t *p)
+{
+	uint16_t v;
+	memcpy(&v, p, 2);
+	return v;
+}
+
+static uint32_t rd32(const uint8_t *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static uint64_t rd64(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static bool sums_to_zero(const uint8_t *p, size_t n)
+{
+	uint8_t sum = 0;
+	for (size_t i = 0; i < n; i++)
+		sum += p[i];
+	return sum == 0;
+}
+
+bool acpi_parse_rsdp(const uint8_t *p, size_t len, uint64_t *root, bool *xsdt)
+{
+	if (len < ACPI_RSDP_V1_LEN || memcmp(p, "RSD PTR ", 8) ||
+	    !sums_to_zero(p, ACPI_RSDP_V1_LEN))
+		return false;
+	uint8_t revision = p[15];
+	uint64_t x = len >= ACPI_RSDP_V2_LEN ? rd64(p + 24) : 0;
+	if (revision >= 2 && x && sums_to_zero(p, ACPI_RSDP_V2_LEN)) {
+		*root = x;
+		*xsdt = true;
+		return true;
+	}
+	*root = rd32(p + 16);
+	*xsdt = false;
+	return *root != 0;
+}
+
+long acpi_find_rsdp(const uint8_t *p, size_t len)
+{
+	uint64_t root;
+	bool xsdt;
+	for (size_t off = 0; off < len && len - off >= ACPI_RSDP_V1_LEN; off += 16)
+		if (acpi_parse_rsdp(p + off, len - off, &root, &xsdt))
+			return (long)off;
+	return -1;
+}
+
+uint32_t acpi_table_length(const uint8_t *p, size_t len)
+{
+	if (len < ACPI_HEADER_LEN)
+		return 0;
+	uint32_t n = rd32(p + 4);
+	return n >= ACPI_HEADER_LEN && n <= ACPI_TABLE_MAX ? n : 0;
+}
+
+bool acpi_table_ok(const uint8_t *p, size_t len)
+{
+	uint32_t n = acpi_table_length(p, len);
+	return n && n <= len && sums_to_zero(p, n);
+}
+
+unsigned acpi_root_count(const uint8_t *p, size_t len, bool xsdt)
+{
+	uint32_t n = acpi_table_length(p, len);
+	if (!n || n > len)
+		return 0;
+	return (n - ACPI_HEADER_LEN) / (xsdt ? 8 : 4);
+}
+
+uint64_t acpi_root_entry(const uint8_t *p, size_t len, bool xsdt, unsigned i)
+{
+	if (i >= acpi_root_count(p, len, xsdt))
+		return 0;
+	const uint8_t *e = p + ACPI_HEADER_LEN;
+	return xsdt ? rd64(e + 8 * (size_t)i) : rd32(e + 4 * (size_t)i);
+}
+
+/* MADT entry types and the length of the layout each is read with (5.2.12.2-5.2.12.12). */
+enum {
+	MADT_LAPIC = 0,
+	MADT_IOAPIC = 1,
+	MADT_ISO = 2,
+	MADT_LAPIC_OVERRIDE = 5,
+	MADT_X2APIC = 9,
+};
+
+static unsigned madt_entry_min(uint8_t type)
+{
+	switch (type) {
+	case MADT_LAPIC:
+		return 8;
+	case MADT_IOAPIC:
+		return 12;
+	case MADT_ISO:
+		return 10;
+	case MADT_LAPIC_OVERRIDE:
+		return 12;
+	case MADT_X2APIC:
+		return 16;
+	default:
+		return 2;
+	}
+}
+
+static void add_cpu(struct acpi_info *ai, uint32_t id, uint32_t flags)
+{
+	/* flags bit 0: enabled; bit 1: online-capable (may be enabled later: skip). */
+	if (!(flags & 1) || ai->nr_cpus >= ACPI_MAX_CPUS)
+		return;
+	for (unsigned i = 0; i < ai->nr_cpus; i++)
+		if (ai->apic_ids[i] == id)
+			return;
+	ai->apic_ids[ai->nr_cpus++] = id;
+}
+
+bool acpi_parse_madt(struct acpi_info *ai, const uint8_t *p, size_t len)
+{
+	uint32_t n = acpi_table_length(p, len);
+	if (n < ACPI_MADT_ENTRIES || n > len)
+		return false;
+	for (unsigned i = 0; i < 16; i++)
+		ai->isa_gsi[i] = i; /* identity unless overridden */
+	ai->lapic_base = rd32(p + 36);
+	for (size_t off = ACPI_MADT_ENTRIES; n - off >= 2;) {
+		const uint8_t *e = p + off;
+		uint8_t type = e[0], elen = e[1];
+		if (elen < 2 || elen > n - off)
+			break; /* would not advance, or runs past the table */
+		off += elen;
+		if (elen < madt_entry_min(type))
+			continue;
+		if (type == MADT_LAPIC)
+			add_cpu(ai, e[3], rd32(e + 4));
+		else if (type == MADT_X2APIC)
+			add_cpu(ai, rd32(e + 4), rd32(e + 8));
+		else if (type == MADT_LAPIC_OVERRIDE)
+			ai->lapic_base = rd64(e + 4);
+		else if (type == MADT_IOAPIC && rd32(e + 8) == 0) /* the IOAPIC with GSI base 0 */
+			ai->ioapic_base = rd32(e + 4);
+		else if (type == MADT_ISO && e[2] == 0 && e[3] < 16) { /* bus 0 is ISA */
+			ai->isa_gsi[e[3]] = rd32(e + 4);
+			ai->isa_flags[e[3]] = rd16(e + 8);
+		}
+	}
+	return true;
+}
+
+bool acpi_parse_fadt(struct acpi_power *pw, const uint8_t *p, size_t len)
+{
+	uint32_t n = acpi_table_length(p, len);
+	if (n < ACPI_FADT_MIN_LEN || n > len)
+		return false;
+	pw->smi_cmd = rd32(p + 48);
+	pw->acpi_enable = p[52];
+	pw->pm1a_cnt = (uint16_t)rd32(p + 64);
+	pw->pm1b_cnt = (uint16_t)rd32(p + 68);
+	pw->dsdt = rd32(p + 40);
+	if (n >= 148 && rd64(p + 140)) /* X_DSDT (ACPI 2.0+) */
+		pw->dsdt = rd64(p + 140);
+	return true;
+}
+
+/* One integer of the package: a Zero/One opcode (0x00/0x01) or BytePrefix (0x0A) with a
+ * byte (ACPI 6.5, 20.2.3). Returns the bytes used, 0 when the AML ends first. */
+static size_t aml_small_int(const uint8_t *q, size_t left, uint16_t *v)
+{
+	if (left >= 1 && q[0] != 0x0a) {
+		*v = q[0];
+		return 1;
+	}
+	if (left >= 2) {
+		*v = q[1];
+		return 2;
+	}
+	return 0;
+}
+
+/* \_S5 is `_S5_ 12 <PkgLength> <NumElements> <SLP_TYPa> <SLP_TYPb> ...` in the AML. */
+bool acpi_find_s5(struct acpi_power *pw, const uint8_t *p, size_t len)
+{
+	uint32_t n = acpi_table_length(p, len);
+	if (!n || n > len)
+		return false;
+	for (size_t off = ACPI_HEADER_LEN; n - off >= 6; off++) {
+		const uint8_t *q = p + off;
+		if (memcmp(q, "_S5_", 4) || q[4] != 0x12)
+			continue;
+		size_t i = 5, left = n - off;
+		i += (size_t)((q[i] >> 6) & 3) + 1; /* PkgLength: lead byte plus 0-3 more */
+		i++;				    /* NumElements */
+		uint16_t v[2];
+		for (int k = 0; k < 2; k++) {
+			size_t used = i < left ? aml_small_int(q + i, left - i, &v[k]) : 0;
+			if (!used)
+				return false;
+			i += used;
+		}
+		pw->slp_typ_a = v[0] & 7; /* SLP_TYPx is 3 bits of PM1_CNT (4.8.3.2.1) */
+		pw->slp_typ_b = v[1] & 7;
+		return true;
+	}
+	return false;
+}
+
+/* Maps a whole table: its header first, to learn the length, then all of it. */
+static const uint8_t *map_table(acpi_map_fn map, void *ctx, uint64_t pa, size_t *len)
+{
+	const uint8_t *h = pa ? map(pa, ACPI_HEADER_LEN, ctx) : NULL;
+	uint32_t n = h ? acpi_table_length(h, ACPI_HEADER_LEN) : 0;
+	const uint8_t *t = n ? map(pa, n, ctx) : NULL;
+	if (!t || !acpi_table_ok(t, n))
+		return NULL;
+	*len = n;
+	return t;
+}
+
+const char *acpi_walk(struct acpi_info *ai, struct acpi_power *pw, const uint8_t *rsdp,
+		      size_t rsdp_len, acpi_map_fn map, void *ctx)
+{
+	memset(ai, 0, sizeof(*ai));
+	memset(pw, 0, sizeof(*pw));
+	uint64_t root_pa;
+	bool xsdt;
+	if (!acpi_parse_rsdp(rsdp, rsdp_len, &root_pa, &xsdt))
+		return "bad RSDP";
+	size_t rlen;
+	const uint8_t *root = map_table(map, ctx, root_pa, &rlen);
+	if (!root || memcmp(root, xsdt ? "XSDT" : "RSDT", 4))
+		return xsdt ? "bad XSDT" : "bad RSDT";
+	bool have_madt = false;
+	unsigned count = acpi_root_count(root, rlen, xsdt);
+	for (unsigned i = 0; i < count; i++) {
+		size_t tlen;
+		const uint8_t *t = map_table(map, ctx, acpi_root_entry(root, rlen, xsdt, i), &tlen);
+		if (!t)
+			continue;
+		if (!memcmp(t, "APIC", 4))
+			have_madt |= acpi_parse_madt(ai, t, tlen);
+		else if (!memcmp(t, "FACP", 4) && acpi_parse_fadt(pw, t, tlen)) {
+			/* The DSDT is not checksum-checked: firmware gets it wrong and S5 is
+			 * found by pattern; its length is still checked against the map. */
+			const uint8_t *h = pw->dsdt ? map(pw->dsdt, ACPI_HEADER_LEN, ctx) : NULL;
+			uint32_t n = h ? acpi_table_length(h, ACPI_HEADER_LEN) : 0;
+			const uint8_t *d = n ? map(pw->dsdt, n, ctx) : NULL;
+			if (d && !memcmp(d, "DSDT", 4))
+				ai->have_s5 = acpi_find_s5(pw, d, n);
+		}
+	}
+	if (!have_madt)
+		return "no MADT";
+	if (!ai->nr_cpus)
+		return "no enabled CPU in the MADT";
+	return NULL;
+}
