@@ -63,9 +63,10 @@ struct dcon { /* the domain's console line buffer */
 	unsigned len;
 	char line[DCON_LINE];
 	uint8_t uart_lcr, uart_mcr, uart_scr, uart_ier, uart_dll, uart_dlm;
-	uint64_t tokens;  /* rate limit: bytes it may print now (token bucket) */
-	uint64_t refill;  /* time of the last refill, ns */
-	uint64_t dropped; /* bytes dropped since the last line that got through */
+	uint64_t tokens;       /* rate limit: bytes it may print now (token bucket) */
+	uint64_t refill;       /* time of the last refill, ns */
+	uint64_t dropped;      /* bytes dropped since the last line that got through */
+	uint64_t ring_dropped; /* same, refused by a full console ring */
 };
 
 struct domain {
@@ -101,6 +102,7 @@ struct vmm_cpu {
 	uint64_t idle_ns;     /* time in the idle wait */
 	struct hist decision; /* TSC ticks per pick_next, the lock held */
 	bool reset_decision;  /* HC_COUNTERS_RESET: clear `decision` at the next pick */
+	struct hist conwrite; /* TSC ticks per HC_CONSOLE_WRITE on this pCPU */
 };
 
 extern struct sched vmm_sched;
@@ -179,6 +181,8 @@ void dcon_flush(struct domain *d);
 /* console.rate=<bytes/s> console.burst=<bytes> (0 = no limit): per-domain output limit;
  * the service domain is never limited. */
 void dcon_init(const char *cmdline);
+/* After the domains are created: the console drain goes to the service domain's pCPU. */
+void dcon_start_async(void);
 
 /* ping.c: the in-hypervisor ping source (ping.dom= ping.interval_us= ping.count=) */
 void ping_start(const char *cmdline);
