@@ -114,19 +114,19 @@ static void emit_locked(struct domain *d, const char *s, unsigned len)
 	}
 }
 
-static void flush_locked(struct domain *d)
+static void flush_locked(struct domain *d, struct dcon_line *l)
 {
-	if (!d->con.len)
+	if (!l->len)
 		return;
-	emit_locked(d, d->con.line, d->con.len);
-	d->con.len = 0;
+	emit_locked(d, l->line, l->len);
+	l->len = 0;
 }
 
-static void putc_locked(struct domain *d, char c)
+static void putc_locked(struct domain *d, struct dcon_line *l, char c)
 {
 	if (c == '\n') {
-		if (d->con.len)
-			flush_locked(d);
+		if (l->len)
+			flush_locked(d, l);
 		else
 			emit_locked(d, "", 0);
 		return;
@@ -135,28 +135,33 @@ static void putc_locked(struct domain *d, char c)
 		return;
 	if ((unsigned char)c < 0x20 && c != '\t')
 		c = '?';
-	d->con.line[d->con.len++] = c;
-	if (d->con.len == DCON_LINE)
-		flush_locked(d);
+	l->line[l->len++] = c;
+	if (l->len == DCON_LINE)
+		flush_locked(d, l);
 }
 
-void dcon_putc(struct domain *d, char c)
+/* Lines are assembled per vCPU (a domain's vCPUs print at once on several pCPUs), the
+ * rate limit and the drop counts are per domain. */
+void dcon_putc(struct vcpu *v, char c)
 {
+	struct domain *d = v->dom;
 	spin_lock(&d->con.lock);
-	putc_locked(d, c);
+	putc_locked(d, &v->con, c);
 	spin_unlock(&d->con.lock);
 }
 
 /* The hot path of HC_CONSOLE_WRITE: runs of printable bytes are copied into the line in a
  * tight loop (an emulator charges every instruction, and the pCPU is not preemptible
  * here); newlines and control bytes take putc_locked. */
-void dcon_write(struct domain *d, const char *s, uint64_t n)
+void dcon_write(struct vcpu *v, const char *s, uint64_t n)
 {
+	struct domain *d = v->dom;
+	struct dcon_line *l = &v->con;
 	spin_lock(&d->con.lock);
 	uint64_t i = 0;
 	while (i < n) {
-		char *dst = d->con.line + d->con.len;
-		uint64_t room = DCON_LINE - d->con.len, j = 0;
+		char *dst = l->line + l->len;
+		uint64_t room = DCON_LINE - l->len, j = 0;
 		if (room > n - i)
 			room = n - i;
 		/* 8 bytes at a time while none is below 0x20 ("hasless", Bit Twiddling Hacks). */
@@ -172,12 +177,12 @@ void dcon_write(struct domain *d, const char *s, uint64_t n)
 			dst[j] = s[i + j];
 			j++;
 		}
-		d->con.len += (unsigned)j;
+		l->len += (unsigned)j;
 		i += j;
-		if (d->con.len == DCON_LINE)
-			flush_locked(d);
+		if (l->len == DCON_LINE)
+			flush_locked(d, l);
 		else if (i < n)
-			putc_locked(d, s[i++]);
+			putc_locked(d, l, s[i++]);
 	}
 	spin_unlock(&d->con.lock);
 }
@@ -185,7 +190,9 @@ void dcon_write(struct domain *d, const char *s, uint64_t n)
 void dcon_flush(struct domain *d)
 {
 	spin_lock(&d->con.lock);
-	flush_locked(d);
+	for (unsigned i = 0; i < d->nr_vcpus; i++)
+		if (d->vcpu[i])
+			flush_locked(d, &d->vcpu[i]->con);
 	spin_unlock(&d->con.lock);
 }
 

@@ -36,7 +36,7 @@ static int64_t hc_console_write(struct hc_args *c)
 	if (!buf)
 		return -SLIVER_EFAULT;
 	uint64_t t0 = rdtsc();
-	dcon_write(c->d, buf, len);
+	dcon_write(c->v, buf, len);
 	hist_record(&vmm_this()->conwrite, rdtsc() - t0); /* a bounded copy: perf shows it */
 	return (int64_t)len;
 }
