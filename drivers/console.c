@@ -397,6 +397,10 @@ void console_drain(uint64_t deadline_tsc)
 		finish_line();
 		flush_polled(deadline_tsc);
 		flushed = true;
+		sync_cpu = (int)me;
+		printk("sliver: console: wire_bytes=%lu thre_irqs=%lu dropped_bytes=%lu\n",
+		       (unsigned long)stats.wire_bytes, (unsigned long)stats.tx_irqs,
+		       (unsigned long)stats.dropped_bytes);
 		/* From here on this pCPU writes synchronously and keeps the drain: the others'
 		 * lines stay queued, so none is cut into the last ones. */
 		sync_cpu = (int)me;

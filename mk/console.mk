@@ -50,3 +50,14 @@ e2e-console-burst: $(BUILD)/console-burst.iso $(BUILD)/console-burst-quiet.iso
 
 TEST_TARGETS += e2e-console-lat-same e2e-console-lat-other e2e-console-burst
 .PHONY: e2e-console-lat-same e2e-console-lat-other e2e-console-burst
+
+# The rings and the THR-empty drain under QEMU's 16550 (no VMX needed: the selftest), with
+# typed input and a debug key on the same interrupt line; every line arrives, then the exit.
+e2e-console-async-qemu: $(BUILD)/selftest-async.iso
+	tools/e2e.sh $@ --expect '^selftest: PASS' --expect '^sliver: exit 0$$' --reject 'FAIL' \
+	    --expect '^sliver: console: asynchronous, drained by cpu0$$' \
+	    --expect '^selftest: debug key ran' --expect '^selftest: input "#*hello\\x1d\."$$' \
+	    --expect '^selftest: cpu1 ' --expect '^sliver: console: wire_bytes=[1-9][0-9]* thre_irqs=[1-9][0-9]* dropped_bytes=0$$' \
+	    -- --emu qemu --icount --cpus 2 --timeout 60 --input test/e2e/input-hello.txt $<
+TEST_TARGETS += e2e-console-async-qemu
+.PHONY: e2e-console-async-qemu
