@@ -10,7 +10,12 @@ UNIT_SRCS_conring := test/unit/test_conring.c lib/conring.c
 # (at most 1.2x and under 100 us, emulated time).
 CONSOLE_RUN := -- --emu bochs --cpus 2 --timeout 400
 CONSOLE_OK := --expect '^sliver: run complete: PASS' --reject 'crashed|PANIC|refused' \
-	--expect '^\(d1\) lat d3v0 n=400 ' --expect '^sliver: console: asynchronous, drained by cpu1$$'
+	--expect '^\(d1\) lat d3v0 n=400 ' --expect '^sliver: console: asynchronous, drained by cpu1$$' \
+	--expect '^sliver: console: wire_bytes=[1-9][0-9]* thre_irqs=[1-9][0-9]* '
+# The issue's bound: flooded p99 at most 1.2x the quiet one. Measured: (c) passes, (a) and
+# (b) do not yet (1.39x, 1.43x: vmm_lock contention between the two pCPUs' scheduling,
+# docs/console.md); `make CONSOLE_LAT_RATIO=1.5` shows the rest of each test passing.
+CONSOLE_LAT_RATIO ?= 1.2
 CONSOLE_SCENARIOS := console-lat-same console-lat-other console-burst
 
 define console_quiet
@@ -30,14 +35,14 @@ e2e-console-lat-same: $(BUILD)/console-lat-same.iso $(BUILD)/console-lat-same-qu
 	tools/e2e.sh $@ $(CONSOLE_OK) --expect '^\(d2\) spin iters=' \
 	    --expect '^\(d1\) conwrite cpu0 n=[1-9][0-9]* avg_cycles=[0-9]+ p99_cycles=[0-9]+ max_cycles=[0-9]+$$' \
 	    $(CONSOLE_RUN) $(BUILD)/console-lat-same.iso
-	tools/console-lat-compare build/e2e/$@-quiet.log build/e2e/$@.log d3v0
+	tools/console-lat-compare build/e2e/$@-quiet.log build/e2e/$@.log d3v0 $(CONSOLE_LAT_RATIO)
 
 # (b) the flooder on the other pCPU (the service domain's, which drains the console).
 e2e-console-lat-other: $(BUILD)/console-lat-other.iso $(BUILD)/console-lat-other-quiet.iso
 	tools/e2e.sh $@-quiet $(CONSOLE_OK) $(CONSOLE_RUN) $(BUILD)/console-lat-other-quiet.iso
 	tools/e2e.sh $@ $(CONSOLE_OK) --expect '^\(d4\) spin iters=' \
 	    $(CONSOLE_RUN) $(BUILD)/console-lat-other.iso
-	tools/console-lat-compare build/e2e/$@-quiet.log build/e2e/$@.log d3v0
+	tools/console-lat-compare build/e2e/$@-quiet.log build/e2e/$@.log d3v0 $(CONSOLE_LAT_RATIO)
 
 # (c) 64 KiB in one burst from pCPU 0: the echo domain on pCPU 1 does not notice, and what
 # got through is whole, in order, with the drops counted.
@@ -46,7 +51,7 @@ e2e-console-burst: $(BUILD)/console-burst.iso $(BUILD)/console-burst-quiet.iso
 	tools/e2e.sh $@ $(CONSOLE_OK) --expect '^\(d2\) \[console ring full: [1-9][0-9]* bytes dropped\]$$' \
 	    $(CONSOLE_RUN) $(BUILD)/console-burst.iso
 	tools/console-burst-check build/e2e/$@.log 2 1024
-	tools/console-lat-compare build/e2e/$@-quiet.log build/e2e/$@.log d3v0
+	tools/console-lat-compare build/e2e/$@-quiet.log build/e2e/$@.log d3v0 $(CONSOLE_LAT_RATIO)
 
 TEST_TARGETS += e2e-console-lat-same e2e-console-lat-other e2e-console-burst
 .PHONY: e2e-console-lat-same e2e-console-lat-other e2e-console-burst
