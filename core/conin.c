@@ -4,6 +4,7 @@
 #include "arch/x86_64/spinlock.h"
 #include "drivers/console.h"
 #include "drivers/ioapic.h"
+#include "arch/x86_64/smp.h"
 
 #define RING	 1024 /* power of two */
 #define MAX_KEYS 16
@@ -32,14 +33,21 @@ static void key_help(void)
 		       dropped);
 }
 
+/* A debug key's output goes straight to the wire (console_sync_begin): it is for when
+ * something is stuck, the console's rings included. */
 static bool run_key(char c)
 {
 	for (unsigned i = 0; i < nkeys; i++) {
 		if (keys[i].key == c) {
+			console_sync_begin();
 			keys[i].fn();
+			console_sync_end();
 			return true;
 		}
 	}
+	console_sync_begin();
+	key_help();
+	console_sync_end();
 	return false;
 }
 
@@ -48,8 +56,7 @@ void conin_feed(char c)
 	if (escaped) {
 		escaped = false;
 		if (c != CONIN_ESCAPE) {
-			if (!run_key(c))
-				key_help();
+			run_key(c);
 			return;
 		}
 	} else if (c == CONIN_ESCAPE) {
@@ -74,13 +81,30 @@ size_t conin_read(char *buf, size_t len)
 	return n;
 }
 
+/* IIR causes (PC16550D): bit 0 set = none pending; 0x4 received data, 0xc character
+ * timeout, 0x2 transmitter empty. The loop runs until none is pending: the IRQ is
+ * edge-triggered at the IOAPIC, and a cause left pending would keep the line high. */
+#define IIR_NONE 0x01
+#define IIR_THRE 0x02
+
 static void uart_irq(struct irq_frame *f)
 {
 	(void)f;
 	unsigned before = head;
-	int c;
-	while ((c = console_getc()) >= 0)
-		conin_feed((char)c);
+	for (unsigned i = 0; i < 64; i++) {
+		uint8_t id = console_irq_id();
+		if (id & IIR_NONE)
+			break;
+		if ((id & 0x0e) == IIR_THRE) {
+			console_tx_irq();
+			continue;
+		}
+		int c;
+		while ((c = console_getc()) >= 0)
+			conin_feed((char)c);
+	}
+	/* Also a kick from another pCPU (the same vector, sent as an IPI). */
+	console_kicked();
 	if (head != before && notify)
 		notify();
 }
@@ -96,11 +120,34 @@ void conin_register_key(char key, const char *help, void (*fn)(void))
 		keys[nkeys++] = (struct debug_key){key, help, fn};
 }
 
+static unsigned irq_cpu;
+
+static void kick_irq_cpu(void)
+{
+	smp_send_ipi(irq_cpu, VEC_CONSOLE_RX);
+}
+
+bool conin_route(unsigned cpu)
+{
+	if (!ioapic_route_isa(CONSOLE_ISA_IRQ, VEC_CONSOLE_RX, percpu[cpu].apic_id))
+		return false;
+	irq_cpu = cpu;
+	return true;
+}
+
+bool conin_start_output(unsigned cpu)
+{
+	if (!conin_route(cpu))
+		return false;
+	console_start_async(cpu, kick_irq_cpu);
+	return true;
+}
+
 bool conin_init(void)
 {
 	conin_register_key('h', "this help", key_help);
 	irq_register(VEC_CONSOLE_RX, uart_irq);
-	if (!ioapic_route_isa(CONSOLE_ISA_IRQ, VEC_CONSOLE_RX, this_cpu()->apic_id)) {
+	if (!conin_route(this_cpu()->id)) {
 		printk("console: no IOAPIC: console input is off\n");
 		return false;
 	}

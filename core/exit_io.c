@@ -31,15 +31,15 @@ static uint32_t com1_in(struct domain *d, unsigned reg)
 	}
 }
 
-static void com1_out(struct domain *d, unsigned reg, uint8_t val)
+static void com1_out(struct vcpu *v, unsigned reg, uint8_t val)
 {
-	struct dcon *c = &d->con;
+	struct dcon *c = &v->dom->con;
 	switch (reg) {
 	case 0:
 		if (c->uart_lcr & LCR_DLAB)
 			c->uart_dll = val;
 		else
-			dcon_putc(d, (char)val);
+			dcon_putc(v, (char)val);
 		break;
 	case 1:
 		if (c->uart_lcr & LCR_DLAB)
@@ -89,9 +89,9 @@ enum exit_action exit_io(struct vcpu *v, struct hv_exit *e)
 	} else {
 		uint8_t val = (uint8_t)hv_gpr_get(h, HV_RAX);
 		if (com1)
-			com1_out(d, port - COM1, val);
+			com1_out(v, port - COM1, val);
 		else if (port == 0xe9 && size == 1)
-			dcon_putc(d, (char)val);
+			dcon_putc(v, (char)val);
 		else
 			__atomic_fetch_add(&d->io_other, 1, __ATOMIC_RELAXED);
 	}

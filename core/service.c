@@ -270,6 +270,10 @@ static void pcpu_info(unsigned cpu, struct sliver_pcpu_info *p)
 	if (__atomic_load_n(&pc->reset_decision, __ATOMIC_ACQUIRE))
 		hist_reset(&snap);
 	struct hist_stats st = hist_stats(&snap);
+	hist_snapshot(&pc->conwrite, &snap);
+	if (__atomic_load_n(&pc->reset_decision, __ATOMIC_ACQUIRE))
+		hist_reset(&snap);
+	struct hist_stats cw = hist_stats(&snap);
 	uint64_t now = now_ns();
 	*p = (struct sliver_pcpu_info){
 		.cpu = cpu,
@@ -283,6 +287,10 @@ static void pcpu_info(unsigned cpu, struct sliver_pcpu_info *p)
 		.decision_avg_cycles = st.avg,
 		.decision_p99_cycles = st.p99,
 		.decision_max_cycles = st.max,
+		.conwrite_n = cw.n,
+		.conwrite_avg_cycles = cw.avg,
+		.conwrite_p99_cycles = cw.p99,
+		.conwrite_max_cycles = cw.max,
 	};
 }
 

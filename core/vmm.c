@@ -206,6 +206,7 @@ void vmm_boot(void)
 		printk("sliver: no domain to run\n");
 		hv_exit(EXIT_FAIL);
 	}
+	dcon_start_async();
 	for (unsigned i = 0; i < nr_started; i++)
 		domain_start(started[i]);
 	run_ms = bootarg_u64("run_ms"); /* <= ~11 days: run_ms * 1000000 cannot overflow */
@@ -311,8 +312,10 @@ void vmm_cpu_loop(void)
 		spin_lock(&vmm_lock);
 		uint64_t now = now_ns(), t0 = rdtsc();
 		struct sched_pick p = sched_pick_next(&vmm_sched, cpu, now);
-		if (__atomic_exchange_n(&pc->reset_decision, false, __ATOMIC_ACQ_REL))
+		if (__atomic_exchange_n(&pc->reset_decision, false, __ATOMIC_ACQ_REL)) {
 			hist_reset(&pc->decision);
+			hist_reset(&pc->conwrite);
+		}
 		hist_record(&pc->decision, rdtsc() - t0);
 		pc->sched_calls++;
 		struct vcpu *v = p.vcpu ? p.vcpu->owner : NULL;

@@ -29,24 +29,30 @@ struct vtimer {
 	uint64_t gen;
 };
 
+struct dcon_line { /* a vCPU's console line being assembled (under its domain's con.lock) */
+	unsigned len;
+	char line[DCON_LINE];
+};
+
 struct vcpu {
 	struct domain *dom;
 	unsigned id;
 	struct hv_vcpu *hv;
 	struct sched_vcpu sv;
-	uint64_t irr[4];    /* pending virtual interrupt vectors (atomic bit ops) */
-	bool blocked;	    /* in HLT/HC_BLOCK: under vmm_lock */
-	int running_on;	    /* pCPU running it, -1: none (under vmm_lock) */
-	bool gone;	    /* removed from the scheduler: its domain is ending */
-	bool paused;	    /* its domain is paused: kept out of the scheduler (vmm_lock) */
-	uint64_t wake_ns;   /* when it was last woken (wake-to-run latency) */
-	uint64_t ready_ns;  /* runnable but not running since (0: not waiting) */
-	uint64_t wait_ns;   /* total time runnable but waiting in a run queue */
-	uint64_t exits;	    /* VM exits of this vCPU */
-	bool reset_lat;	    /* HC_COUNTERS_RESET: its pCPU clears `lat` before the next record */
-	uint64_t guest_tsc; /* TSC ticks spent in the guest (between entry and exit) */
-	struct hist lat;    /* wake-to-run latency: wake to the next VM entry (ns) */
-	uint64_t timer_gen; /* generation of the live vtimer */
+	uint64_t irr[4];      /* pending virtual interrupt vectors (atomic bit ops) */
+	bool blocked;	      /* in HLT/HC_BLOCK: under vmm_lock */
+	int running_on;	      /* pCPU running it, -1: none (under vmm_lock) */
+	bool gone;	      /* removed from the scheduler: its domain is ending */
+	bool paused;	      /* its domain is paused: kept out of the scheduler (vmm_lock) */
+	uint64_t wake_ns;     /* when it was last woken (wake-to-run latency) */
+	uint64_t ready_ns;    /* runnable but not running since (0: not waiting) */
+	uint64_t wait_ns;     /* total time runnable but waiting in a run queue */
+	uint64_t exits;	      /* VM exits of this vCPU */
+	bool reset_lat;	      /* HC_COUNTERS_RESET: its pCPU clears `lat` before the next record */
+	uint64_t guest_tsc;   /* TSC ticks spent in the guest (between entry and exit) */
+	struct hist lat;      /* wake-to-run latency: wake to the next VM entry (ns) */
+	uint64_t timer_gen;   /* generation of the live vtimer */
+	struct dcon_line con; /* its console line (core/dcon.c) */
 	uint64_t msr_star, msr_lstar, msr_cstar, msr_sfmask, msr_kgs, msr_pat, msr_mtrr_def;
 	struct vtimer vt[]; /* cpu_count() entries */
 };
@@ -60,14 +66,13 @@ struct evport {		/* count, last, senders, allow: under the domain's evlock */
 	uint64_t allow;	  /* domains allowed to raise it (HC_EVENT_ALLOW, evt.allow=) */
 };
 
-struct dcon { /* the domain's console line buffer */
+struct dcon { /* the domain's console: rate limit, drop counts, the emulated COM1 */
 	spinlock_t lock;
-	unsigned len;
-	char line[DCON_LINE];
 	uint8_t uart_lcr, uart_mcr, uart_scr, uart_ier, uart_dll, uart_dlm;
-	uint64_t tokens;  /* rate limit: bytes it may print now (token bucket) */
-	uint64_t refill;  /* time of the last refill, ns */
-	uint64_t dropped; /* bytes dropped since the last line that got through */
+	uint64_t tokens;       /* rate limit: bytes it may print now (token bucket) */
+	uint64_t refill;       /* time of the last refill, ns */
+	uint64_t dropped;      /* bytes dropped since the last line that got through */
+	uint64_t ring_dropped; /* same, refused by a full console ring */
 };
 
 struct domain {
@@ -107,6 +112,7 @@ struct vmm_cpu {
 	uint64_t idle_ns;     /* time in the idle wait */
 	struct hist decision; /* TSC ticks per pick_next, the lock held */
 	bool reset_decision;  /* HC_COUNTERS_RESET: clear `decision` at the next pick */
+	struct hist conwrite; /* TSC ticks per HC_CONSOLE_WRITE on this pCPU */
 };
 
 extern struct sched vmm_sched;
@@ -191,12 +197,14 @@ enum exit_action exit_ept(struct vcpu *v, struct hv_exit *e);
 enum exit_action exit_fatal(struct vcpu *v, struct hv_exit *e);
 
 /* dcon.c: the domain console */
-void dcon_putc(struct domain *d, char c);
-void dcon_write(struct domain *d, const char *s, uint64_t n);
+void dcon_putc(struct vcpu *v, char c);
+void dcon_write(struct vcpu *v, const char *s, uint64_t n);
 void dcon_flush(struct domain *d);
 /* console.rate=<bytes/s> console.burst=<bytes> (0 = no limit): per-domain output limit;
  * the service domain is never limited. */
 void dcon_init(const char *cmdline);
+/* After the domains are created: the console drain goes to the service domain's pCPU. */
+void dcon_start_async(void);
 
 /* ping.c: the in-hypervisor ping source (ping.dom= ping.interval_us= ping.count=) */
 void ping_start(const char *cmdline);

@@ -1,19 +1,59 @@
-/* The hypervisor console: COM1, mirrored to port 0xE9 under Bochs. Whole lines are
- * written under one lock, so output from several CPUs does not interleave. */
+/* The hypervisor console: COM1, mirrored to port 0xE9 under Bochs (docs/console.md).
+ * Synchronous (polled, whole writes under one lock) until console_start_async(); then
+ * every line goes into a lock-free ring and the UART's THR-empty interrupt drains it, so
+ * nothing waits for the UART but the sync paths: panic (console_break_lock), the debug
+ * keys (console_sync_begin/end) and power-off (console_drain). */
 #ifndef DRIVERS_CONSOLE_H
 #define DRIVERS_CONSOLE_H
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 void console_init(void);
 bool console_is_bochs(void);
+/* The hypervisor's own output: queued a whole line at a time, per pCPU. */
 void console_write(const char *s, size_t n);
 void printk(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void vprintk(const char *fmt, va_list ap);
-/* Used by panic: stop honouring the lock (its holder may be stopped for good). */
-void console_break_lock(void);
-void console_drain(void);
+/* One or more whole lines (each ending in '\n') from domain `dom`, queued as one record:
+ * `priority` (the service domain) in the hypervisor's ring, outside the reserve kept for
+ * the hypervisor's lines; else in the guest ring. False when the ring had no room (the
+ * caller counts the drop). Never waits. */
+bool console_put_line(unsigned dom, bool priority, const char *s, size_t n);
+
+/* Turns the rings on and the UART's THR-empty interrupt (IER bit 1); the UART's IRQ must
+ * already be routed to pCPU `cpu`, which drains. Another pCPU that queues a line while
+ * the transmitter is idle calls kick_cpu (an IPI to `cpu`, whose handler calls
+ * console_kicked) instead of touching the UART itself. */
+void console_start_async(unsigned cpu, void (*kick_cpu)(void));
+/* On the drain pCPU, from the kick IPI: feeds the transmitter if it is idle. */
+void console_kicked(void);
+bool console_is_async(void);
+/* The UART interrupt handler's part: IIR said the transmitter is empty. */
+void console_tx_irq(void);
+/* The UART's IIR (bit 0 set: no interrupt pending; bits 1-3: the cause). */
+uint8_t console_irq_id(void);
+
+/* Panic: finish the line on the wire, write what is queued (until deadline_tsc), then
+ * write synchronously without honouring any lock (the holder may be stopped for good). */
+void console_break_lock(uint64_t deadline_tsc);
+/* Debug keys: between begin and end, this pCPU's output goes straight to the wire (after
+ * the line being sent is finished); the others' stays queued. */
+void console_sync_begin(void);
+void console_sync_end(void);
+/* Power-off: everything queued so far reaches the wire (until deadline_tsc), then this
+ * pCPU keeps the UART and writes synchronously; waits for the transmitter to be empty. */
+void console_drain(uint64_t deadline_tsc);
+
+struct console_stats {
+	uint64_t wire_bytes;	/* bytes the drain gave the UART */
+	uint64_t dropped_bytes; /* bytes refused because a ring was full */
+	uint64_t tx_irqs;	/* THR-empty interrupts taken */
+	uint64_t queued_bytes;	/* in the rings now */
+};
+void console_get_stats(struct console_stats *s);
+
 /* Polled input; -1 when none. */
 int console_getc(void);
 /* COM1's receive interrupt (ISA IRQ 4). */

@@ -42,3 +42,31 @@ void uart_enable_rx_irq(uint16_t port)
 	outb(port + MCR, 0x0b); /* DTR, RTS, OUT2 */
 	outb(port + IER, 0x01); /* received data available */
 }
+
+/* --- for the interrupt-driven console (drivers/console.c) --- */
+#define IER_RDA	 0x01 /* received data available */
+#define IER_THRE 0x02 /* transmitter holding register empty */
+#define IIR	 2
+
+bool uart_tx_empty(uint16_t port)
+{
+	return inb(port + LSR) & LSR_THRE;
+}
+
+void uart_put_nowait(uint16_t port, char c)
+{
+	outb(port + THR, (uint8_t)c);
+}
+
+void uart_enable_tx_irq(uint16_t port)
+{
+	/* An IER write that enables THRE while the FIFO is empty raises the interrupt at once
+	 * (PC16550D datasheet, IIR priorities; Bochs and QEMU do so). */
+	outb(port + MCR, 0x0b); /* DTR, RTS, OUT2: OUT2 gates the IRQ line */
+	outb(port + IER, (uint8_t)(inb(port + IER) | IER_THRE));
+}
+
+uint8_t uart_irq_id(uint16_t port)
+{
+	return inb(port + IIR);
+}

@@ -16,4 +16,12 @@ void uart_enable_rx_irq(uint16_t port);
 /* Waits until the transmitter is empty, so nothing is lost at power-off. */
 void uart_drain(uint16_t port);
 
+/* For the interrupt-driven console: the transmit FIFO (16 bytes, FCR set by uart_init)
+ * is empty; a byte written without looking at LSR (the caller knows there is room); THRE
+ * interrupts on (IER bit 1, OUT2); the IIR (reading it clears a THRE interrupt). */
+bool uart_tx_empty(uint16_t port);
+void uart_put_nowait(uint16_t port, char c);
+void uart_enable_tx_irq(uint16_t port);
+uint8_t uart_irq_id(uint16_t port);
+
 #endif

@@ -3,6 +3,7 @@
 #include "arch/x86_64/idt.h"
 #include "arch/x86_64/lapic.h"
 #include "arch/x86_64/power.h"
+#include "arch/x86_64/tsc.h"
 #include "drivers/console.h"
 
 static volatile int panicking;
@@ -55,8 +56,10 @@ static void panic_begin(void)
 	irq_disable();
 	if (__atomic_exchange_n(&panicking, 1, __ATOMIC_SEQ_CST))
 		panic_park_this_cpu();
-	console_break_lock();
 	lapic_send_nmi_all_but_self();
+	/* The lines queued before the panic go out first (at most 2 s), then the dump,
+	 * synchronously. */
+	console_break_lock(rdtsc() + (tsc_hz ? tsc_hz * 2 : 1ull << 32));
 }
 
 static void dump_frame(const struct irq_frame *f)

@@ -1,5 +1,6 @@
 #include "arch/x86_64/power.h"
 #include "arch/x86_64/cpu.h"
+#include "arch/x86_64/tsc.h"
 #include "drivers/acpi.h"
 #include "drivers/console.h"
 #include "lib/string.h"
@@ -29,8 +30,12 @@ static void bochs_port_write(const char *s)
 noreturn void hv_exit(int status)
 {
 	irq_disable();
+	/* Everything queued reaches the wire first, waiting at most the time the UART needs
+	 * for the console's rings (48 KiB at 115200 baud: about 4.3 s), then the last line. */
+	uint64_t deadline = rdtsc() + (tsc_hz ? tsc_hz * 6 : 1ull << 34);
+	console_drain(deadline);
 	printk("sliver: exit %d\n", status);
-	console_drain();
+	console_drain(deadline);
 	if (under_qemu())
 		outb(QEMU_DEBUG_EXIT_PORT, (uint8_t)status);
 	if (console_is_bochs())

@@ -1,4 +1,5 @@
-/* Ending a run: print `sliver: exit <status>`, drain the UART and power off. */
+/* Ending a run: write out what the console has queued (bounded wait), print
+ * `sliver: exit <status>`, drain the UART and power off. */
 #ifndef ARCH_X86_64_POWER_H
 #define ARCH_X86_64_POWER_H
 #include <stdnoreturn.h>

@@ -396,6 +396,11 @@ static void cmd_perf(int argc, char **argv)
 			  (unsigned long long)p.decision_avg_cycles,
 			  (unsigned long long)p.decision_p99_cycles,
 			  (unsigned long long)p.decision_max_cycles);
+		rt_printf("conwrite cpu%u n=%llu avg_cycles=%llu p99_cycles=%llu max_cycles=%llu\n",
+			  cpu, (unsigned long long)p.conwrite_n,
+			  (unsigned long long)p.conwrite_avg_cycles,
+			  (unsigned long long)p.conwrite_p99_cycles,
+			  (unsigned long long)p.conwrite_max_cycles);
 	}
 }
 

@@ -38,6 +38,8 @@ struct sliver_pcpu_info {
 	uint64_t idle_ns, busy_ns;
 	uint64_t sched_calls;
 	uint64_t decision_n, decision_avg_cycles, decision_p99_cycles, decision_max_cycles;
+	/* HC_CONSOLE_WRITE handled on this pCPU: TSC ticks per call */
+	uint64_t conwrite_n, conwrite_avg_cycles, conwrite_p99_cycles, conwrite_max_cycles;
 };
 
 #endif

@@ -1,0 +1,69 @@
+# The asynchronous console (issue 9): lib/conring (the lock-free line ring), and the e2e
+# scenarios that show a flooding guest does not move another domain's latency.
+HV_SRCS += lib/conring.c
+UNIT_TESTS += conring
+UNIT_SRCS_conring := test/unit/test_conring.c lib/conring.c
+
+# Each latency test boots its scenario twice: as written, and with the flooder silent
+# (report_ms=1 -> 0, burst= -> 0: the "quiet" run, generated with sed so that nothing else
+# differs), then tools/console-lat-compare checks the flooded p99 against the quiet one
+# (at most 1.2x and under 100 us, emulated time).
+CONSOLE_RUN := -- --emu bochs --cpus 2 --timeout 400
+CONSOLE_OK := --expect '^sliver: run complete: PASS' --reject 'crashed|PANIC|refused' \
+	--expect '^\(d1\) lat d3v0 n=400 ' --expect '^sliver: console: asynchronous, drained by cpu1$$' \
+	--expect '^sliver: console: wire_bytes=[1-9][0-9]* thre_irqs=[1-9][0-9]* '
+# The issue's bound: flooded p99 at most 1.2x the quiet one. Measured, all under 100 us but
+# over 1.2x: (a) 1.39x, (b) 1.43x (vmm_lock contention between the two pCPUs' scheduling),
+# (c) 1.28x (the drain's interrupts on the echo domain's pCPU): docs/console.md.
+# `make CONSOLE_LAT_RATIO=1.5 ...` shows the rest of each test passing.
+CONSOLE_LAT_RATIO ?= 1.2
+CONSOLE_SCENARIOS := console-lat-same console-lat-other console-burst
+
+define console_quiet
+$(BUILD)/$(1)-quiet.cfg: test/scenarios/$(1).cfg
+	@mkdir -p $(BUILD)
+	sed -e 's/report_ms=1 /report_ms=0 /; s/report_ms=1$$$$/report_ms=0/; s/burst=[0-9]*/burst=0/' $$< >$$@
+# (after the scenario's own ISO, whose rule depends on every guest: GUEST_ELFS is not
+# complete yet when this file is read)
+$(BUILD)/$(1)-quiet.iso: $(BUILD)/$(1)-quiet.cfg $(BUILD)/$(1).iso
+	tools/mkiso.sh $(1)-quiet $$< $(BUILD) $$(GUEST_ELFS)
+endef
+$(foreach s,$(CONSOLE_SCENARIOS),$(eval $(call console_quiet,$(s))))
+
+# (a) the flooder (a line every 1 ms) on the echo domain's pCPU.
+e2e-console-lat-same: $(BUILD)/console-lat-same.iso $(BUILD)/console-lat-same-quiet.iso
+	tools/e2e.sh $@-quiet $(CONSOLE_OK) $(CONSOLE_RUN) $(BUILD)/console-lat-same-quiet.iso
+	tools/e2e.sh $@ $(CONSOLE_OK) --expect '^\(d2\) spin iters=' \
+	    --expect '^\(d1\) conwrite cpu0 n=[1-9][0-9]* avg_cycles=[0-9]+ p99_cycles=[0-9]+ max_cycles=[0-9]+$$' \
+	    $(CONSOLE_RUN) $(BUILD)/console-lat-same.iso
+	tools/console-lat-compare build/e2e/$@-quiet.log build/e2e/$@.log d3v0 $(CONSOLE_LAT_RATIO)
+
+# (b) the flooder on the other pCPU (the service domain's, which drains the console).
+e2e-console-lat-other: $(BUILD)/console-lat-other.iso $(BUILD)/console-lat-other-quiet.iso
+	tools/e2e.sh $@-quiet $(CONSOLE_OK) $(CONSOLE_RUN) $(BUILD)/console-lat-other-quiet.iso
+	tools/e2e.sh $@ $(CONSOLE_OK) --expect '^\(d4\) spin iters=' \
+	    $(CONSOLE_RUN) $(BUILD)/console-lat-other.iso
+	tools/console-lat-compare build/e2e/$@-quiet.log build/e2e/$@.log d3v0 $(CONSOLE_LAT_RATIO)
+
+# (c) 64 KiB in one burst from pCPU 0: the echo domain on pCPU 1 does not notice, and what
+# got through is whole, in order, with the drops counted.
+e2e-console-burst: $(BUILD)/console-burst.iso $(BUILD)/console-burst-quiet.iso
+	tools/e2e.sh $@-quiet $(CONSOLE_OK) $(CONSOLE_RUN) $(BUILD)/console-burst-quiet.iso
+	tools/e2e.sh $@ $(CONSOLE_OK) --expect '^\(d2\) \[console ring full: [1-9][0-9]* bytes dropped\]$$' \
+	    $(CONSOLE_RUN) $(BUILD)/console-burst.iso
+	tools/console-burst-check build/e2e/$@.log 2 1024
+	tools/console-lat-compare build/e2e/$@-quiet.log build/e2e/$@.log d3v0 $(CONSOLE_LAT_RATIO)
+
+TEST_TARGETS += e2e-console-lat-same e2e-console-lat-other e2e-console-burst
+.PHONY: e2e-console-lat-same e2e-console-lat-other e2e-console-burst
+
+# The rings and the THR-empty drain under QEMU's 16550 (no VMX needed: the selftest), with
+# typed input and a debug key on the same interrupt line; every line arrives, then the exit.
+e2e-console-async-qemu: $(BUILD)/selftest-async.iso
+	tools/e2e.sh $@ --expect '^selftest: PASS' --expect '^sliver: exit 0$$' --reject 'FAIL' \
+	    --expect '^sliver: console: asynchronous, drained by cpu0$$' \
+	    --expect '^selftest: debug key ran' --expect '^selftest: input "#*hello\\x1d\."$$' \
+	    --expect '^selftest: cpu1 ' --expect '^sliver: console: wire_bytes=[1-9][0-9]* thre_irqs=[1-9][0-9]* dropped_bytes=0$$' \
+	    -- --emu qemu --icount --cpus 2 --timeout 60 --input test/e2e/input-hello.txt $<
+TEST_TARGETS += e2e-console-async-qemu
+.PHONY: e2e-console-async-qemu
