@@ -222,16 +222,22 @@ void vmm_boot(void)
 	break_at = now_ns() + break_ms * 1000000;
 }
 
-/* Lets go of the vCPU this pCPU ran last: VMCLEAR, so any pCPU can run it next. */
+/* Lets go of the vCPU this pCPU ran last, in two steps: its scheduling state under the
+ * same vmm_lock section as the pick that replaced it (one lock round trip per switch, not
+ * two: each one can wait for another pCPU's whole pick_next, and a wake-to-run path pays
+ * it), then, with the lock dropped, VMCLEAR so that any pCPU can run it next (a pCPU
+ * that already picked it waits for hv_vcpu_loaded_on). */
+static void release_locked(struct vcpu *v, unsigned cpu, uint64_t now)
+{
+	if (v->running_on == (int)cpu)
+		v->running_on = -1;
+	if (v->sv.state == SCHED_VS_RUNNABLE && !v->ready_ns)
+		v->ready_ns = now; /* preempted: waits in a run queue from now */
+}
+
 static void switch_away(struct vmm_cpu *pc, struct vcpu *v)
 {
 	hv_vcpu_put(v->hv);
-	spin_lock(&vmm_lock);
-	if (v->running_on == (int)this_cpu()->id)
-		v->running_on = -1;
-	if (v->sv.state == SCHED_VS_RUNNABLE && !v->ready_ns)
-		v->ready_ns = now_ns(); /* preempted: waits in a run queue from now */
-	spin_unlock(&vmm_lock);
 	pc->curr = NULL;
 	if (v->dom->dying)
 		domain_vcpu_leave(v);
@@ -319,6 +325,9 @@ void vmm_cpu_loop(void)
 		hist_record(&pc->decision, rdtsc() - t0);
 		pc->sched_calls++;
 		struct vcpu *v = p.vcpu ? p.vcpu->owner : NULL;
+		struct vcpu *prev = pc->curr != v ? pc->curr : NULL;
+		if (prev)
+			release_locked(prev, cpu, now);
 		if (v) {
 			v->running_on = (int)cpu;
 			if (v->ready_ns) {
@@ -327,9 +336,9 @@ void vmm_cpu_loop(void)
 			}
 		}
 		spin_unlock(&vmm_lock);
+		if (prev)
+			switch_away(pc, prev);
 		vmm_kick_mask(p.kick & ~SCHED_CPU(cpu));
-		if (pc->curr && pc->curr != v)
-			switch_away(pc, pc->curr);
 		/* Just taken from another pCPU: wait until that one has let go of it (VMCLEAR,
 		 * right after its own pick_next). */
 		while (v && v != pc->curr && hv_vcpu_loaded_on(v->hv) >= 0)
@@ -343,11 +352,15 @@ void vmm_cpu_loop(void)
 		if (!v) {
 			if (cpu == 0 && !run_ms && all_ended())
 				finish_run("all domains ended");
-			if (!__atomic_load_n(&pc->need_resched, __ATOMIC_ACQUIRE)) {
-				uint64_t idle_from = now_ns();
+			/* Sleep until something asks for a decision (a kick, a wake, the slice or
+			 * run timer all set need_resched). An interrupt that needs none, such as
+			 * the console's THR-empty drain or typed input, costs no pick_next: picks
+			 * take vmm_lock, and every needless one can delay another pCPU's switch. */
+			uint64_t idle_from = now_ns();
+			while (!__atomic_load_n(&pc->need_resched, __ATOMIC_ACQUIRE) &&
+			       !(cpu == 0 && !run_ms && all_ended()))
 				cpu_idle_wait();
-				pc->idle_ns += now_ns() - idle_from;
-			}
+			pc->idle_ns += now_ns() - idle_from;
 			continue;
 		}
 		enum exit_action act = run_vcpu(pc, v);
