@@ -62,7 +62,7 @@ e2e-vmx-hostile: $(BUILD)/hostile-bios.iso
 	    --expect '^sliver: module 10 \(name=huge mem=2000\) refused: asks for 2000 MiB' \
 	    --expect '^sliver: d11 crashed: VM entry failed: .*invalid guest state' \
 	    --expect '^sliver: d11v0 rip=' --expect '^sliver: d11 memory scrubbed and freed' \
-	    --expect '^stat d6 name=spin state=running' --expect '^stat d7 name=echo state=running' \
+	    --expect '^stat d6 name=spin state=running guest_ms=[0-9]{4} ' --expect '^stat d7 name=echo state=running' \
 	    --expect '^\(d1\) hostile: mov \$$15 to CR8, read back: got 15 ok' \
 	    --expect '^\(d1\) hostile: timer vector 0x20 with TPR 15/2/1: got 0/0/1 ticks ok' \
 	    --expect '^\(d1\) hostile: mov \$$16 to CR8 \(reserved bits\): got #GP ok' \
