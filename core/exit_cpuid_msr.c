@@ -20,15 +20,15 @@
 #define BIT(n) (1u << (n))
 /* CPUID.1:ECX: SSE3, PCLMULQDQ, SSSE3, CX16, SSE4.1, SSE4.2, MOVBE, POPCNT, AES, RDRAND
  * (RDRAND runs without an exit; it reaches no state of another domain). */
-#define LEAF1_ECX_OK                                                                       \
-	(BIT(0) | BIT(1) | BIT(9) | BIT(13) | BIT(19) | BIT(20) | BIT(22) | BIT(23) | BIT(25) | \
+#define LEAF1_ECX_OK                                                                               \
+	(BIT(0) | BIT(1) | BIT(9) | BIT(13) | BIT(19) | BIT(20) | BIT(22) | BIT(23) | BIT(25) |    \
 	 BIT(30))
 /* CPUID.1:EDX: FPU, VME, DE, PSE, TSC, MSR, PAE, CX8, SEP, MTRR (MTRRCAP = 0), PGE, CMOV,
  * PAT, PSE36, CLFSH, MMX, FXSR, SSE, SSE2, SS, HTT. */
-#define LEAF1_EDX_OK                                                                       \
-	(BIT(0) | BIT(1) | BIT(2) | BIT(3) | BIT(4) | BIT(5) | BIT(6) | BIT(8) | BIT(11) |      \
-	 BIT(12) | BIT(13) | BIT(15) | BIT(16) | BIT(17) | BIT(19) | BIT(23) | BIT(24) |        \
-	 BIT(25) | BIT(26) | BIT(27) | BIT(28))
+#define LEAF1_EDX_OK                                                                               \
+	(BIT(0) | BIT(1) | BIT(2) | BIT(3) | BIT(4) | BIT(5) | BIT(6) | BIT(8) | BIT(11) |         \
+	 BIT(12) | BIT(13) | BIT(15) | BIT(16) | BIT(17) | BIT(19) | BIT(23) | BIT(24) | BIT(25) | \
+	 BIT(26) | BIT(27) | BIT(28))
 /* CPUID.7.0:EBX: FSGSBASE, BMI1, SMEP, BMI2, ERMS, ADX, SMAP, CLFLUSHOPT. */
 #define LEAF7_EBX_OK (BIT(0) | BIT(3) | BIT(7) | BIT(8) | BIT(9) | BIT(19) | BIT(20) | BIT(23))
 /* CPUID.80000001H: ECX LAHF, LZCNT, PREFETCHW; EDX SYSCALL, NX, 1 GiB pages, LM. */

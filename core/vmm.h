@@ -49,7 +49,7 @@ struct vcpu {
 	uint64_t timer_gen; /* generation of the live vtimer */
 	uint64_t msr_pat, msr_mtrr_def; /* emulated MSRs (exit_cpuid_msr.c) */
 	uint8_t tpr;			/* virtual TPR (CR8): vcpu_deliverable_irq honours it */
-	struct vtimer vt[]; /* cpu_count() entries */
+	struct vtimer vt[];		/* cpu_count() entries */
 };
 
 struct evport {

@@ -243,13 +243,12 @@ static void try_fpu(const struct sliver_boot_info *bi)
  * assembler measures it); the result is the vector it raised, or -1. */
 #define PROBE_BEGIN "movl $2f-1f, %[skip]\n1: "
 #define PROBE_END   "\n2:"
-#define PROBE(insn, ...)                                                                   \
-	({                                                                                 \
-		fault_vec = -1;                                                            \
-		__asm__ volatile(PROBE_BEGIN insn PROBE_END                                \
-				 : [skip] "=m"(fault_skip)__VA_ARGS__);                    \
-		fault_skip = 0;                                                            \
-		fault_vec;                                                                 \
+#define PROBE(insn, ...)                                                                           \
+	({                                                                                         \
+		fault_vec = -1;                                                                    \
+		__asm__ volatile(PROBE_BEGIN insn PROBE_END : [skip] "=m"(fault_skip)__VA_ARGS__); \
+		fault_skip = 0;                                                                    \
+		fault_vec;                                                                         \
 	})
 
 static int wr_cr0(uint32_t v)
@@ -274,8 +273,9 @@ static uint32_t rd_cr4(void)
 }
 static int wr_msr(uint32_t msr, uint64_t val)
 {
-	return PROBE("wrmsr", : "c"(msr), "a"((uint32_t)val), "d"((uint32_t)(val >> 32))
-			      : "memory");
+	return PROBE("wrmsr",
+		     : "c"(msr), "a"((uint32_t)val), "d"((uint32_t)(val >> 32))
+		     : "memory");
 }
 static int rd_msr(uint32_t msr, uint64_t *val)
 {
@@ -324,10 +324,14 @@ static void try_arch_faults(void)
 		unsigned bit;
 		const char *what;
 	} cr4_bad[] = {
-		{6, "set CR4.MCE (MCE hidden)"},	{11, "set CR4.UMIP (hidden)"},
-		{12, "set CR4.LA57 (hidden)"},		{14, "set CR4.SMXE"},
-		{17, "set CR4.PCIDE outside long mode"}, {18, "set CR4.OSXSAVE (XSAVE hidden)"},
-		{22, "set CR4.PKE (hidden)"},		{25, "set CR4 bit 25 (reserved)"},
+		{6, "set CR4.MCE (MCE hidden)"},
+		{11, "set CR4.UMIP (hidden)"},
+		{12, "set CR4.LA57 (hidden)"},
+		{14, "set CR4.SMXE"},
+		{17, "set CR4.PCIDE outside long mode"},
+		{18, "set CR4.OSXSAVE (XSAVE hidden)"},
+		{22, "set CR4.PKE (hidden)"},
+		{25, "set CR4 bit 25 (reserved)"},
 		{31, "set CR4 bit 31 (reserved)"},
 	};
 	uint32_t cr4 = rd_cr4(), cr0 = rd_cr0();
@@ -354,8 +358,7 @@ static void try_arch_faults(void)
 	wr_cr4(cr4 | (1u << 3));
 	expect_vec("mov to DR4 with CR4.DE=1", PROBE("mov %[v], %%dr4", : [v] "r"(0u)), 6);
 	uint32_t x = 0;
-	expect_vec("mov from DR5 with CR4.DE=1",
-		   PROBE("mov %%dr5, %[x]", , [x] "=r"(x)), 6);
+	expect_vec("mov from DR5 with CR4.DE=1", PROBE("mov %%dr5, %[x]", , [x] "=r"(x)), 6);
 	wr_cr4(cr4);
 
 	/* XSETBV: CR4.OSXSAVE can never be set here, so #UD (SDM Vol. 2 XSETBV). */

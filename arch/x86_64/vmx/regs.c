@@ -103,8 +103,7 @@ static bool cr0_write_ok(struct hv_vcpu *v, uint64_t val)
 		return false;
 	if ((val & CR0_PG) && !(v->cr0 & CR0_PG) && (v->efer & EFER_LME) && !(v->cr4 & CR4_PAE))
 		return false; /* long mode needs PAE */
-	if (!(val & CR0_PG) && (v->cr0 & CR0_PG) &&
-	    (in_64bit_code(v) || (v->cr4 & CR4_PCIDE)))
+	if (!(val & CR0_PG) && (v->cr0 & CR0_PG) && (in_64bit_code(v) || (v->cr4 & CR4_PCIDE)))
 		return false; /* paging off only from compatibility mode, PCIDE clear */
 	return true;
 }
@@ -122,9 +121,9 @@ static bool cr4_write_ok(struct hv_vcpu *v, uint64_t val)
 	return true;
 }
 
-#define CR0_DEFINED                                                                        \
-	(CR0_PE | CR0_MP | CR0_EM | CR0_TS | CR0_ET | CR0_NE | CR0_WP | CR0_AM | CR0_NW |  \
-	 CR0_CD | CR0_PG)
+#define CR0_DEFINED                                                                                \
+	(CR0_PE | CR0_MP | CR0_EM | CR0_TS | CR0_ET | CR0_NE | CR0_WP | CR0_AM | CR0_NW | CR0_CD | \
+	 CR0_PG)
 
 bool hv_write_cr(struct hv_vcpu *v, unsigned cr, uint64_t val)
 {
