@@ -380,6 +380,74 @@ static void try_arch_faults(void)
 		nx ? v == -1 && (e2 & (1u << 11)) : v == 13);
 }
 
+/* Seeded random CR0/CR4/EFER writes: each is refused (#GP, register unchanged) exactly when
+ * a bit lies outside what CPUID says the guest has, else it reads back as written. CR0
+ * keeps PE=1, PG=0 (the guest runs on through every value). */
+static uint32_t rng_state;
+static uint32_t rng(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 17;
+	rng_state ^= rng_state << 5;
+	return rng_state;
+}
+
+static void try_random_writes(const struct sliver_boot_info *bi)
+{
+	uint64_t seed = 0x5eed0000u + bi->dom_id;
+	rt_arg_u64("seed", &seed);
+	rng_state = (uint32_t)seed | 1;
+	uint32_t b7 = cpuid_of(7).b;
+	uint32_t cr4_ok = 0x7ff & ~((1u << 6) | (1u << 11) | (1u << 12) | (1u << 14));
+	cr4_ok |= (b7 & 1) ? 1u << 16 : 0;
+	cr4_ok |= (b7 & (1u << 7)) ? 1u << 20 : 0;
+	cr4_ok |= (b7 & (1u << 20)) ? 1u << 21 : 0;
+	uint32_t cr4 = rd_cr4(), cr0 = rd_cr0();
+	unsigned agree4 = 0, agree0 = 0, agree_efer = 0, n = 64;
+	for (unsigned i = 0; i < n; i++) {
+		/* Half the values stay inside the allowed set, half get one stray bit. */
+		uint32_t val = (rng() & cr4_ok) | (1u << 9);
+		if (i & 1)
+			val |= 1u << (rng() % 32);
+		int v = wr_cr4(val);
+		uint32_t back = rd_cr4();
+		wr_cr4(cr4);
+		bool want_ok = !(val & ~cr4_ok);
+		agree4 += want_ok ? v == -1 && back == val : v == 13 && back == cr4;
+	}
+	uint32_t cr0_defined = 0x6005003fu; /* PE MP EM TS ET NE WP AM NW CD (no PG) */
+	for (unsigned i = 0; i < n; i++) {
+		uint32_t val = (rng() & 0x7fffffffu) | 1u;
+		int v = wr_cr0(val);
+		uint32_t back = rd_cr0();
+		wr_cr0(cr0);
+		bool want_ok = !((val & (1u << 29)) && !(val & (1u << 30)));
+		agree0 += want_ok ? v == -1 && back == ((val & cr0_defined) | 0x10u)
+				  : v == 13 && back == cr0;
+	}
+	uint64_t efer = 0;
+	rd_msr(0xc0000080u, &efer);
+	uint32_t efer_ok = 0x101 | ((cpuid_of(0x80000001u).d & (1u << 20)) ? 0x800 : 0);
+	for (unsigned i = 0; i < n; i++) {
+		uint32_t val = rng() & (efer_ok | 0x400);
+		if (i & 1)
+			val |= 1u << (rng() % 32);
+		int v = wr_msr(0xc0000080u, val);
+		uint64_t back = 0;
+		rd_msr(0xc0000080u, &back);
+		wr_msr(0xc0000080u, efer);
+		bool want_ok = !(val & ~(efer_ok | 0x400)); /* LMA: ignored */
+		agree_efer +=
+			want_ok ? v == -1 && back == (val & ~0x400u) : v == 13 && back == efer;
+	}
+	char what[64], got[32];
+	fmt_snprintf(what, sizeof what, "random CR4/CR0/EFER writes (seed %llx)",
+		     (unsigned long long)seed);
+	fmt_snprintf(got, sizeof got, "%u/%u/%u of %u as CPUID says", agree4, agree0, agree_efer,
+		     n);
+	verdict(what, got, agree4 == n && agree0 == n && agree_efer == n);
+}
+
 /* Instructions that must neither crash the domain nor reach the hardware. */
 static void try_insns(void)
 {
@@ -554,6 +622,7 @@ int main(const struct sliver_boot_info *bi)
 	try_fpu(bi);
 	try_debug_regs();
 	try_arch_faults();
+	try_random_writes(bi);
 	try_insns();
 	try_cpuid_consistency();
 	try_long64(bi, false);
