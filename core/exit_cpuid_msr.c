@@ -5,10 +5,11 @@
  * machine-check MSRs), APIC/x2APIC/TSC-deadline (no APIC), PCID, XSAVE/AVX (no XCR0),
  * RDTSCP, PKU; FSGSBASE/SMEP/SMAP only when the backend lets CR4 enable them. The
  * hypervisor bit is set and leaf 0x40000000 names sliver.
- * MSRs: the per-vCPU ones pass in the bitmap (arch); here EFER is emulated (the backend
- * checks it), PAT and MTRR_DEF_TYPE are checked per-vCPU values, MTRRCAP and MISC_ENABLE
- * constants, and everything else is #GP(0) and counted per domain (`msr` line of a run's
- * end), writes to IA32_TSC included (emulators.md, Bochs bug 3). */
+ * MSRs: the per-vCPU ones pass in the bitmap (arch: reads, and writes of the VMCS-
+ * switched ones); here EFER and the SWAPGS/SYSCALL MSRs go to the backend, which checks
+ * them (hv_write_efer, hv_msr_write), PAT and MTRR_DEF_TYPE are checked per-vCPU values, MTRRCAP
+ * and MISC_ENABLE constants, and everything else is #GP(0) and counted per domain (`msr` line of a
+ * run's end), writes to IA32_TSC included (emulators.md, Bochs bug 3). */
 #include "arch/x86_64/vmx/vmx_defs.h"
 #include "core/vmm.h"
 #include "drivers/console.h"
@@ -190,8 +191,13 @@ enum exit_action exit_wrmsr(struct vcpu *v, struct hv_exit *e)
 	case MSR_IA32_MTRRCAP:
 		ok = false; /* offered read-only: a write is #GP like a read-only MSR's */
 		break;
-	default:
-		return msr_unknown(v, e, true);
+	default: {
+		int r = hv_msr_write(h, e->msr.index, val); /* SWAPGS/SYSCALL MSRs */
+		if (!r)
+			return msr_unknown(v, e, true);
+		ok = r > 0;
+		break;
+	}
 	}
 	if (!ok) {
 		hv_inject_exception(h, 13, true, 0);

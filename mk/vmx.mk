@@ -76,6 +76,8 @@ e2e-vmx-hostile: $(BUILD)/hostile-bios.iso
 	    --expect '^\(d1\) hostile: mov to DR4 with CR4.DE=1: got #UD ok' \
 	    --expect '^\(d1\) hostile: mov DR4 with CR4.DE=0 \(DR6 alias\): got DR6 reads ffff0ff1 ok' \
 	    --expect '^\(d1\) hostile: xsetbv: got #UD ok' \
+	    --expect '^\(d1\) hostile: wrmsr LSTAR non-canonical: got #GP ok' \
+	    --expect '^\(d1\) hostile: wrmsr/rdmsr KERNEL_GS_BASE: got no fault/no fault ffff8000deadb000 ok' \
 	    --expect '^\(d1\) hostile: random CR4/CR0/EFER writes \(seed [0-9a-f]+\): got 64/64/64 of 64 as CPUID says ok' \
 	    --expect '^\(d1\) hostile: wrmsr EFER bit 9 \(reserved\): got #GP ok' \
 	    --expect '^\(d1\) hostile: wrmsr EFER.NXE agrees with CPUID: got NX shown, no fault ok' \

@@ -161,6 +161,10 @@ uint64_t hv_read_efer(struct hv_vcpu *v);
 /* CR4 bits a guest may set (hv_write_cr refuses the rest with #GP): CPUID must hide the
  * feature of every other CR4 bit (FSGSBASE, SMEP, SMAP depend on the CPU). */
 uint64_t hv_guest_cr4_valid(void);
+/* WRMSR of an MSR the backend keeps per vCPU (KERNEL_GS_BASE, STAR, LSTAR, CSTAR,
+ * SFMASK): 1 done, -1 refused (#GP: non-canonical address, reserved bits), 0 not one of
+ * them. v must be loaded on this pCPU. */
+int hv_msr_write(struct hv_vcpu *v, uint32_t msr, uint64_t val);
 void hv_read_state(struct hv_vcpu *v, struct hv_state *st);
 /* The guest's debug registers are per-vCPU values that never reach the hardware (MOV DR
  * exits): DR0-3, DR6, DR7 (4 and 5 alias 6 and 7). */

@@ -370,6 +370,17 @@ static void try_arch_faults(void)
 	expect_vec("wrmsr EFER bit 9 (reserved)", wr_msr(0xc0000080u, efer | (1u << 9)), 13);
 	expect_vec("wrmsr EFER bit 12 (SVME: reserved)", wr_msr(0xc0000080u, efer | (1u << 12)),
 		   13);
+	/* The SWAPGS/SYSCALL MSRs: per-vCPU, checked like WRMSR does (canonical addresses,
+	 * SFMASK bits 63:32 reserved), read back without an exit. */
+	expect_vec("wrmsr LSTAR non-canonical", wr_msr(0xc0000082u, 0x0000800000000000ull), 13);
+	expect_vec("wrmsr SFMASK bit 32 (reserved)", wr_msr(0xc0000084u, 1ull << 32), 13);
+	uint64_t kgs = 0;
+	v = wr_msr(0xc0000102u, 0xffff8000deadb000ull);
+	int w = rd_msr(0xc0000102u, &kgs);
+	fmt_snprintf(got, sizeof got, "%s/%s %llx", vec_name(v), vec_name(w),
+		     (unsigned long long)kgs);
+	verdict("wrmsr/rdmsr KERNEL_GS_BASE", got,
+		v == -1 && w == -1 && kgs == 0xffff8000deadb000ull);
 	bool nx = cpuid_of(0x80000001u).d & (1u << 20);
 	v = wr_msr(0xc0000080u, efer | (1u << 11));
 	uint64_t e2 = 0;

@@ -57,6 +57,7 @@ static void update_long_mode(struct hv_vcpu *v)
 {
 	bool lma = (v->cr0 & CR0_PG) && (v->efer & EFER_LME);
 	v->efer = lma ? v->efer | EFER_LMA : v->efer & ~EFER_LMA;
+	v->long_seen |= lma;
 	uint32_t entry = lma ? v->entry_ctls | ENTRY_IA32E_MODE_GUEST
 			     : v->entry_ctls & ~ENTRY_IA32E_MODE_GUEST;
 	if (entry != v->entry_ctls) {
@@ -227,4 +228,31 @@ void hv_dr_set(struct hv_vcpu *v, unsigned dr, uint64_t val)
 {
 	if (dr < 8)
 		v->dr[dr] = val;
+}
+
+/* 48-bit linear addresses (LA57 is never offered): bits 63:47 all equal. */
+static bool canonical(uint64_t a)
+{
+	return (uint64_t)((int64_t)(a << 16) >> 16) == a;
+}
+
+int hv_msr_write(struct hv_vcpu *v, uint32_t msr, uint64_t val)
+{
+	unsigned i = 0;
+	while (i < VMX_NR_LAZY_MSRS && vmx_lazy_msrs[i] != msr)
+		i++;
+	if (i == VMX_NR_LAZY_MSRS)
+		return 0;
+	/* The #GP cases of WRMSR (SDM Vol. 4 table 2-2): addresses must be canonical,
+	 * SFMASK bits 63:32 are reserved. STAR takes any value. */
+	if ((msr == MSR_KERNEL_GS_BASE || msr == MSR_LSTAR || msr == MSR_CSTAR) && !canonical(val))
+		return -1;
+	if (msr == MSR_SFMASK && (val >> 32))
+		return -1;
+	v->lazy_msr[i] = val;
+	if (v->cpu >= 0) { /* loaded here: the hardware follows at once */
+		wrmsr(msr, val);
+		vmx_cpu[v->cpu].hw_lazy[i] = val;
+	}
+	return 1;
 }

@@ -34,8 +34,13 @@ static bool load_here(struct hv_vcpu *v, struct hv_exit *e)
 	vmcs_write_host_percpu(v);
 	__asm__ volatile("fxrstor64 %0" : : "m"(*(const uint8_t(*)[512])v->fpu));
 	write_cr2(v->cr2); /* VMX does not switch CR2 (SDM 27.3): it follows the vCPU */
-	for (unsigned i = 0; i < VMX_NR_LAZY_MSRS; i++)
-		wrmsr(vmx_lazy_msrs[i], v->lazy_msr[i]); /* saved again in hv_vcpu_put */
+	for (unsigned i = 0; i < VMX_NR_LAZY_MSRS; i++) {
+		if (vc->hw_lazy[i] != v->lazy_msr[i]) {
+			wrmsr(vmx_lazy_msrs[i], v->lazy_msr[i]);
+			vc->hw_lazy[i] = v->lazy_msr[i];
+		}
+	}
+	v->long_seen = v->efer & EFER_LMA;
 	/* Translations of an earlier user of this EPT root or VPID must not survive. */
 	bool ok = (vmx_caps.ept_vpid & EPT_CAP_INVEPT_SINGLE) ? invept(1, ept_pointer(v->space))
 							      : invept(2, 0);

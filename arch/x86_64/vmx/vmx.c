@@ -14,8 +14,9 @@ struct vmx_cpu vmx_cpu[MAX_CPUS];
 
 /* The MSRs a 64-bit guest kernel uses without an exit: SWAPGS exchanges GS.base with
  * KERNEL_GS_BASE, SYSCALL reads STAR/LSTAR/CSTAR/SFMASK. The VMCS does not switch them,
- * so they are switched per vCPU like Xen and KVM do (load_here, hv_vcpu_put): the host
- * itself uses neither SWAPGS nor SYSCALL, so it does not care what they hold. */
+ * so they are switched per vCPU like Xen and KVM do (load_here, hv_vcpu_put), writing
+ * only those that differ from what the pCPU holds: the host itself uses neither SWAPGS
+ * nor SYSCALL, so it does not care what they hold. */
 const uint32_t vmx_lazy_msrs[VMX_NR_LAZY_MSRS] = {MSR_KERNEL_GS_BASE, MSR_STAR, MSR_LSTAR,
 						  MSR_CSTAR, MSR_SFMASK};
 
@@ -153,7 +154,7 @@ bool hv_detect(const char **why)
 	msr_bitmap_pass(bm, MSR_IA32_SYSENTER_EIP, true, true);
 	msr_bitmap_pass(bm, MSR_IA32_TSC, true, false); /* never written: Bochs bug 3 */
 	for (unsigned i = 0; i < VMX_NR_LAZY_MSRS; i++)
-		msr_bitmap_pass(bm, vmx_lazy_msrs[i], true, true);
+		msr_bitmap_pass(bm, vmx_lazy_msrs[i], true, false); /* writes: hv_msr_write */
 	return true;
 }
 
@@ -190,6 +191,8 @@ int hv_cpu_init(const char **why)
 		*why = "VMXON failed";
 		return -1;
 	}
+	for (unsigned i = 0; i < VMX_NR_LAZY_MSRS; i++)
+		vc->hw_lazy[i] = rdmsr(vmx_lazy_msrs[i]);
 	/* Nothing from an earlier run of this CPU may stay in the TLBs. */
 	if (((vmx_caps.ept_vpid & EPT_CAP_INVEPT_ALL) && !invept(2, 0)) ||
 	    ((vmx_caps.ept_vpid & EPT_CAP_INVVPID_ALL) && !invvpid(2, 0))) {

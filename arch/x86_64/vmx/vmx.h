@@ -46,10 +46,13 @@ struct hv_vcpu {
 	uint64_t vmcs_pa;
 	uint64_t dr[8]; /* the guest's view of DR0-DR7 (never loaded: MOV DR exits) */
 	uint64_t cr2;	/* the guest's CR2 while another vCPU or the host runs */
-	/* MSRs the CPU uses without an exit (SWAPGS, SYSCALL): passed through in the MSR
-	 * bitmap, loaded when the vCPU is loaded on a pCPU, saved in hv_vcpu_put (the
-	 * order of vmx_lazy_msrs[]). */
+	/* MSRs the CPU uses without an exit (SWAPGS, SYSCALL), in the order of
+	 * vmx_lazy_msrs[]: reads pass, writes exit (hv_msr_write: checked, kept here and
+	 * written to the hardware); loaded when a pCPU loads the vCPU. SWAPGS changes
+	 * KERNEL_GS_BASE without an exit, so hv_vcpu_put reads it back when the vCPU has
+	 * been in IA-32e mode (SWAPGS is #UD elsewhere) since it was loaded. */
 	uint64_t lazy_msr[VMX_NR_LAZY_MSRS];
+	bool long_seen; /* EFER.LMA was 1 at some point since the last load */
 	struct hv_space *space;
 	uint16_t vpid;
 	bool launched;
@@ -69,6 +72,7 @@ struct vmx_cpu {
 	uint64_t vmxon_pa;
 	struct hv_vcpu *current;
 	bool on;
+	uint64_t hw_lazy[VMX_NR_LAZY_MSRS]; /* what this pCPU's lazy MSRs hold now */
 };
 extern struct vmx_cpu vmx_cpu[MAX_CPUS];
 
