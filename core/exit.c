@@ -17,6 +17,14 @@ static enum exit_action exit_pause(struct vcpu *v, struct hv_exit *e)
 	return ACT_CONTINUE;
 }
 
+/* INVD, WBINVD: guest memory is write-back and coherent, so there is nothing to flush
+ * that the guest could notice; a real WBINVD would hold the pCPU for the whole flush. */
+static enum exit_action exit_nop(struct vcpu *v, struct hv_exit *e)
+{
+	hv_skip_insn(v->hv, e->insn_len);
+	return ACT_CONTINUE;
+}
+
 static const exit_handler handlers[HV_EXIT_NR_KINDS] = {
 	[HV_EXIT_EXTINT] = exit_nothing,
 	[HV_EXIT_PREEMPT] = exit_nothing,
@@ -32,6 +40,8 @@ static const exit_handler handlers[HV_EXIT_NR_KINDS] = {
 	[HV_EXIT_CR] = exit_cr,
 	[HV_EXIT_DR] = exit_dr,
 	[HV_EXIT_UD] = exit_ud,
+	[HV_EXIT_GP] = exit_gp,
+	[HV_EXIT_NOP] = exit_nop,
 	[HV_EXIT_EPT] = exit_ept,
 	[HV_EXIT_TRIPLE_FAULT] = exit_fatal,
 	[HV_EXIT_ENTRY_FAIL] = exit_fatal,

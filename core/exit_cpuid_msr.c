@@ -1,48 +1,97 @@
-/* CPUID and MSR exits. CPUID passes the host's values through a filter: no VMX, SMX,
- * MONITOR, x2APIC, TSC-deadline, PCID, XSAVE/AVX (guests get no XCR0 or APIC), the
- * hypervisor bit set and a 0x40000000 leaf naming sliver. MSRs: the harmless ones pass in
- * the bitmap (arch); here EFER is emulated, a few are per-vCPU shadows or constants, and
- * everything else is #GP(0), writes to IA32_TSC included (emulators.md, Bochs bug 3). */
+/* CPUID and MSR exits.
+ * CPUID passes the host's values through allow-lists: a guest sees only features whose
+ * instructions, control bits and MSRs sliver really gives it (docs/vmx.md, "Pass-through
+ * audit"): no VMX/SMX, MONITOR, PMU/PDCM, debug store, thermal/power, MCE/MCA (no
+ * machine-check MSRs), APIC/x2APIC/TSC-deadline (no APIC), PCID, XSAVE/AVX (no XCR0),
+ * RDTSCP, PKU; FSGSBASE/SMEP/SMAP only when the backend lets CR4 enable them. The
+ * hypervisor bit is set and leaf 0x40000000 names sliver.
+ * MSRs: the per-vCPU ones pass in the bitmap (arch: reads, and writes of the VMCS-
+ * switched ones); here EFER and the SWAPGS/SYSCALL MSRs go to the backend, which checks
+ * them (hv_write_efer, hv_msr_write), PAT and MTRR_DEF_TYPE are checked per-vCPU values, MTRRCAP
+ * and MISC_ENABLE constants, and everything else is #GP(0) and counted per domain (`msr` line of a
+ * run's end), writes to IA32_TSC included (emulators.md, Bochs bug 3). */
 #include "arch/x86_64/vmx/vmx_defs.h"
 #include "core/vmm.h"
+#include "drivers/console.h"
 
 #define SIG_B 0x76696c53u /* "Sliv" */
 #define SIG_C 0x6c537265u /* "erSl" */
 #define SIG_D 0x72657669u /* "iver" */
+
+#define BIT(n) (1u << (n))
+/* CPUID.1:ECX: SSE3, PCLMULQDQ, SSSE3, CX16, SSE4.1, SSE4.2, MOVBE, POPCNT, AES, RDRAND
+ * (RDRAND runs without an exit; it reaches no state of another domain). */
+#define LEAF1_ECX_OK                                                                               \
+	(BIT(0) | BIT(1) | BIT(9) | BIT(13) | BIT(19) | BIT(20) | BIT(22) | BIT(23) | BIT(25) |    \
+	 BIT(30))
+/* CPUID.1:EDX: FPU, VME, DE, PSE, TSC, MSR, PAE, CX8, SEP, MTRR (MTRRCAP = 0), PGE, CMOV,
+ * PAT, PSE36, CLFSH, MMX, FXSR, SSE, SSE2, SS, HTT. */
+#define LEAF1_EDX_OK                                                                               \
+	(BIT(0) | BIT(1) | BIT(2) | BIT(3) | BIT(4) | BIT(5) | BIT(6) | BIT(8) | BIT(11) |         \
+	 BIT(12) | BIT(13) | BIT(15) | BIT(16) | BIT(17) | BIT(19) | BIT(23) | BIT(24) | BIT(25) | \
+	 BIT(26) | BIT(27) | BIT(28))
+/* CPUID.7.0:EBX: FSGSBASE, BMI1, SMEP, BMI2, ERMS, ADX, SMAP, CLFLUSHOPT. */
+#define LEAF7_EBX_OK (BIT(0) | BIT(3) | BIT(7) | BIT(8) | BIT(9) | BIT(19) | BIT(20) | BIT(23))
+/* CPUID.80000001H: ECX LAHF, LZCNT, PREFETCHW; EDX SYSCALL, NX, 1 GiB pages, LM. */
+#define EXT1_ECX_OK (BIT(0) | BIT(5) | BIT(8))
+#define EXT1_EDX_OK (BIT(11) | BIT(20) | BIT(26) | BIT(29))
+
+static struct cpuid_regs cpuid_filter(const struct vcpu *v, uint32_t leaf, uint32_t sub)
+{
+	struct cpuid_regs r = cpuid(leaf, sub);
+	switch (leaf) {
+	case 0:
+	case 2:
+	case 4:
+	case 0xb: /* topology */
+	case 0x15:
+	case 0x16: /* TSC and core frequency */
+	case 0x80000000u:
+	case 0x80000002u:
+	case 0x80000003u:
+	case 0x80000004u: /* brand string */
+	case 0x80000006u: /* cache */
+		return r;
+	case 1:
+		r.ecx = (r.ecx & LEAF1_ECX_OK) | BIT(31);
+		r.edx &= LEAF1_EDX_OK;
+		r.ebx = (r.ebx & 0x0000ffffu) | (1u << 16) | (v->id << 24);
+		return r;
+	case 7: {
+		if (sub)
+			return (struct cpuid_regs){0, 0, 0, 0};
+		uint64_t cr4 = hv_guest_cr4_valid();
+		uint32_t ebx = r.ebx & LEAF7_EBX_OK;
+		if (!(cr4 & CR4_FSGSBASE))
+			ebx &= ~CPUID_7_FSGSBASE;
+		if (!(cr4 & CR4_SMEP))
+			ebx &= ~CPUID_7_SMEP;
+		if (!(cr4 & CR4_SMAP))
+			ebx &= ~CPUID_7_SMAP;
+		return (struct cpuid_regs){0, ebx, 0, 0};
+	}
+	case 0x80000001u:
+		return (struct cpuid_regs){r.eax, 0, r.ecx & EXT1_ECX_OK, r.edx & EXT1_EDX_OK};
+	case 0x80000007u:
+		return (struct cpuid_regs){0, 0, 0, r.edx & BIT(8)}; /* invariant TSC */
+	case 0x80000008u:
+		return (struct cpuid_regs){r.eax, 0, 0, 0}; /* address sizes */
+	default:
+		/* MONITOR (5), power (6), PMU (0xA), XSAVE (0xD), RDT (0xF, 0x10), SGX (0x12),
+		 * PT (0x14) and everything newer: the features are hidden, so are the leaves. */
+		return (struct cpuid_regs){0, 0, 0, 0};
+	}
+}
 
 enum exit_action exit_cpuid(struct vcpu *v, struct hv_exit *e)
 {
 	struct hv_vcpu *h = v->hv;
 	uint32_t leaf = (uint32_t)hv_gpr_get(h, HV_RAX), sub = (uint32_t)hv_gpr_get(h, HV_RCX);
 	struct cpuid_regs r = {0, 0, 0, 0};
-	if (leaf == 0x40000000u) {
+	if (leaf == 0x40000000u)
 		r = (struct cpuid_regs){0x40000000u, SIG_B, SIG_C, SIG_D};
-	} else if (leaf > 0x40000000u && leaf < 0x80000000u) {
-		/* nothing */
-	} else {
-		r = cpuid(leaf, sub);
-		switch (leaf) {
-		case 1:
-			r.ecx &= ~((1u << 3) | (1u << 5) | (1u << 6) | (1u << 17) | (1u << 21) |
-				   (1u << 24) | (1u << 26) | (1u << 27) | (1u << 28));
-			r.ecx |= 1u << 31;
-			r.ebx = (r.ebx & 0x0000ffffu) | (1u << 16) | (v->id << 24);
-			break;
-		case 5:
-		case 6:
-		case 0xa:
-		case 0xd:
-			r = (struct cpuid_regs){0, 0, 0, 0};
-			break;
-		case 7:
-			/* FSGSBASE, BMI1, SMEP, BMI2, ERMS, ADX, SMAP, CLFLUSHOPT only. */
-			if (sub == 0)
-				r = (struct cpuid_regs){0, r.ebx & 0x00980389u, 0, 0};
-			else
-				r = (struct cpuid_regs){0, 0, 0, 0};
-			break;
-		}
-	}
+	else if (leaf < 0x40000000u || leaf >= 0x80000000u)
+		r = cpuid_filter(v, leaf, sub);
 	hv_gpr_set(h, HV_RAX, r.eax);
 	hv_gpr_set(h, HV_RBX, r.ebx);
 	hv_gpr_set(h, HV_RCX, r.ecx);
@@ -51,65 +100,116 @@ enum exit_action exit_cpuid(struct vcpu *v, struct hv_exit *e)
 	return ACT_CONTINUE;
 }
 
-static uint64_t *shadow(struct vcpu *v, uint32_t msr)
+/* PAT: eight memory types, each 0 (UC), 1 (WC), 4 (WT), 5 (WP), 6 (WB) or 7 (UC-); any
+ * other value is #GP(0) (SDM Vol. 3A 11.12.2). */
+static bool pat_ok(uint64_t val)
 {
-	switch (msr) {
-	case MSR_STAR:
-		return &v->msr_star;
-	case MSR_LSTAR:
-		return &v->msr_lstar;
-	case MSR_CSTAR:
-		return &v->msr_cstar;
-	case MSR_SFMASK:
-		return &v->msr_sfmask;
-	case MSR_KERNEL_GS_BASE:
-		return &v->msr_kgs;
-	case MSR_IA32_PAT:
-		return &v->msr_pat;
-	case MSR_IA32_MTRR_DEF_TYPE:
-		return &v->msr_mtrr_def;
-	default:
-		return 0;
+	for (unsigned i = 0; i < 8; i++) {
+		unsigned t = (val >> (8 * i)) & 0xff;
+		if (t == 2 || t == 3 || t > 7)
+			return false;
 	}
+	return true;
+}
+
+/* MTRR_DEF_TYPE: type in bits 7:0 (0, 1, 4, 5, 6), E (bit 11); FE (bit 10) is reserved
+ * with MTRRCAP.FIX = 0, as is everything else (SDM Vol. 3A 11.11.2.1). */
+static bool mtrr_def_ok(uint64_t val)
+{
+	unsigned t = val & 0xff;
+	return !(val & ~0x8ffull) && (t == 0 || t == 1 || (t >= 4 && t <= 6));
+}
+
+/* An MSR sliver does not offer: #GP(0), as on a CPU without it, counted per domain and
+ * named for the first few (a guest kernel probing MSRs is worth knowing about). */
+static enum exit_action msr_unknown(struct vcpu *v, struct hv_exit *e, bool write)
+{
+	struct domain *d = v->dom;
+	uint64_t n = __atomic_add_fetch(&d->msr_unknown, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&d->msr_unknown_last, e->msr.index, __ATOMIC_RELAXED);
+	if (n <= 4)
+		printk("sliver: d%u %s 0x%x: MSR not offered, #GP\n", d->id,
+		       write ? "wrmsr" : "rdmsr", e->msr.index);
+	hv_inject_exception(v->hv, 13, true, 0);
+	return ACT_CONTINUE;
+}
+
+static void msr_done(struct vcpu *v, struct hv_exit *e)
+{
+	hv_skip_insn(v->hv, e->insn_len);
 }
 
 enum exit_action exit_rdmsr(struct vcpu *v, struct hv_exit *e)
 {
 	struct hv_vcpu *h = v->hv;
-	uint64_t val, *sh = shadow(v, e->msr.index);
-	if (sh)
-		val = *sh;
-	else if (e->msr.index == MSR_IA32_EFER)
+	uint64_t val;
+	switch (e->msr.index) {
+	case MSR_IA32_PAT:
+		val = v->msr_pat;
+		break;
+	case MSR_IA32_MTRR_DEF_TYPE:
+		val = v->msr_mtrr_def;
+		break;
+	case MSR_IA32_EFER:
 		val = hv_read_efer(h);
-	else if (e->msr.index == MSR_IA32_MISC_ENABLE)
+		break;
+	case MSR_IA32_MISC_ENABLE:
 		val = 1; /* fast strings */
-	else if (e->msr.index == MSR_IA32_MTRRCAP)
-		val = 0;
-	else {
-		hv_inject_exception(h, 13, true, 0);
-		return ACT_CONTINUE;
+		break;
+	case MSR_IA32_MTRRCAP:
+		val = 0; /* no variable or fixed ranges, no WC */
+		break;
+	default:
+		return msr_unknown(v, e, false);
 	}
 	hv_gpr_set(h, HV_RAX, (uint32_t)val);
 	hv_gpr_set(h, HV_RDX, val >> 32);
-	hv_skip_insn(h, e->insn_len);
+	msr_done(v, e);
 	return ACT_CONTINUE;
 }
 
 enum exit_action exit_wrmsr(struct vcpu *v, struct hv_exit *e)
 {
 	struct hv_vcpu *h = v->hv;
-	uint64_t *sh = shadow(v, e->msr.index);
-	bool ok = true;
-	if (sh)
-		*sh = e->msr.value;
-	else if (e->msr.index == MSR_IA32_EFER)
-		ok = hv_write_efer(h, e->msr.value);
-	else
-		ok = false;
+	uint64_t val = e->msr.value;
+	bool ok;
+	switch (e->msr.index) {
+	case MSR_IA32_PAT:
+		ok = pat_ok(val);
+		if (ok)
+			v->msr_pat = val;
+		break;
+	case MSR_IA32_MTRR_DEF_TYPE:
+		ok = mtrr_def_ok(val);
+		if (ok)
+			v->msr_mtrr_def = val;
+		break;
+	case MSR_IA32_EFER:
+		ok = hv_write_efer(h, val);
+		break;
+	case MSR_IA32_MISC_ENABLE:
+	case MSR_IA32_MTRRCAP:
+		ok = false; /* offered read-only: a write is #GP like a read-only MSR's */
+		break;
+	default: {
+		int r = hv_msr_write(h, e->msr.index, val); /* SWAPGS/SYSCALL MSRs */
+		if (!r)
+			return msr_unknown(v, e, true);
+		ok = r > 0;
+		break;
+	}
+	}
 	if (!ok) {
 		hv_inject_exception(h, 13, true, 0);
 		return ACT_CONTINUE;
 	}
-	hv_skip_insn(h, e->insn_len);
+	msr_done(v, e);
 	return ACT_CONTINUE;
+}
+
+void exit_msr_report(const struct domain *d)
+{
+	printk("msr d%u unknown=%lu last=0x%x\n", d->id,
+	       (unsigned long)__atomic_load_n(&d->msr_unknown, __ATOMIC_RELAXED),
+	       __atomic_load_n(&d->msr_unknown_last, __ATOMIC_RELAXED));
 }

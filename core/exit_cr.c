@@ -1,9 +1,13 @@
 /* Control- and debug-register exits (SDM 27.2.1 tables 27-3, 27-4). Every CR0/CR4 bit is
- * host-owned, so each guest write lands here; the backend keeps the forced VMX bits and long-mode
- * state (hv_write_cr). A write it refuses (CR4.VMXE, reserved bits) is #GP(0). */
+ * host-owned, so each guest write lands here; the backend checks it the way hardware does
+ * and keeps the forced VMX bits and long-mode state (hv_write_cr). A write it refuses is
+ * #GP(0). CR8 exits (load and store exiting): the guest's TPR is virtual (vcpu->tpr),
+ * honoured by interrupt injection (vcpu_deliverable_irq), and never reaches the host's
+ * LAPIC, whose TPR must stay 0 for the scheduler's timer. */
 #include "core/vmm.h"
 
 #define CR0_TS 8u
+#define CR4_DE 8u
 
 enum exit_action exit_cr(struct vcpu *v, struct hv_exit *e)
 {
@@ -14,13 +18,17 @@ enum exit_action exit_cr(struct vcpu *v, struct hv_exit *e)
 		uint64_t val = hv_gpr_get(h, e->cr.gpr);
 		if (!hv_guest_long_mode(h))
 			val = (uint32_t)val;
-		if (e->cr.cr == 8)
-			break; /* no TPR: writes ignored */
+		if (e->cr.cr == 8) {
+			ok = val <= 15; /* bits 63:4 are reserved (SDM Vol. 3A 10.8.6.1) */
+			if (ok)
+				__atomic_store_n(&v->tpr, (uint8_t)val, __ATOMIC_RELAXED);
+			break;
+		}
 		ok = hv_write_cr(h, e->cr.cr, val);
 		break;
 	}
-	case 1: /* MOV from CR: only CR3/CR8 could exit */
-		hv_gpr_set(h, e->cr.gpr, e->cr.cr == 8 ? 0 : hv_read_cr(h, e->cr.cr));
+	case 1: /* MOV from CR: only CR3 (never: no CR3-store exiting) and CR8 exit */
+		hv_gpr_set(h, e->cr.gpr, e->cr.cr == 8 ? v->tpr : hv_read_cr(h, e->cr.cr));
 		break;
 	case 2: /* CLTS */
 		ok = hv_write_cr(h, 0, hv_read_cr(h, 0) & ~(uint64_t)CR0_TS);
@@ -39,11 +47,19 @@ enum exit_action exit_cr(struct vcpu *v, struct hv_exit *e)
 
 /* MOV to/from DRn: the guest gets its own values back and nothing reaches the hardware,
  * so no guest can plant a breakpoint in the hypervisor or another domain. DR4/DR5 alias
- * DR6/DR7 (CR4.DE is never set for guests here). */
+ * DR6/DR7 while CR4.DE = 0 and are #UD while it is 1 (SDM Vol. 3A 17.2.2). DR6/DR7 bits
+ * 63:32 set: #GP(0). (CPL > 0 and DR7.GD faults come before the exit, in hardware.) */
 enum exit_action exit_dr(struct vcpu *v, struct hv_exit *e)
 {
 	struct hv_vcpu *h = v->hv;
-	unsigned dr = e->dr.dr == 4 ? 6 : e->dr.dr == 5 ? 7 : e->dr.dr;
+	unsigned dr = e->dr.dr;
+	if (dr == 4 || dr == 5) {
+		if (hv_read_cr(h, 4) & CR4_DE) {
+			hv_inject_exception(h, 6, false, 0);
+			return ACT_CONTINUE;
+		}
+		dr += 2;
+	}
 	if (e->dr.read) {
 		hv_gpr_set(h, e->dr.gpr, hv_dr_get(h, dr));
 	} else {

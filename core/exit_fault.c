@@ -40,3 +40,12 @@ enum exit_action exit_ud(struct vcpu *v, struct hv_exit *e)
 	hv_inject_exception(v->hv, 6, false, 0);
 	return ACT_CONTINUE;
 }
+
+/* RDPMC: CPUID leaf 0xA shows no performance counters, so every counter index is invalid
+ * and hardware would give #GP(0) (SDM Vol. 2 RDPMC). */
+enum exit_action exit_gp(struct vcpu *v, struct hv_exit *e)
+{
+	(void)e;
+	hv_inject_exception(v->hv, 13, true, 0);
+	return ACT_CONTINUE;
+}

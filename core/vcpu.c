@@ -74,6 +74,13 @@ int vcpu_highest_irq(const struct vcpu *v)
 	return -1;
 }
 
+int vcpu_deliverable_irq(const struct vcpu *v)
+{
+	int vec = vcpu_highest_irq(v);
+	return vec >= 0 && (unsigned)vec >> 4 > __atomic_load_n(&v->tpr, __ATOMIC_RELAXED) ? vec
+											   : -1;
+}
+
 bool vcpu_irq_pending(const struct vcpu *v)
 {
 	return vcpu_highest_irq(v) >= 0;

@@ -135,6 +135,7 @@ static void finish_run(const char *why)
 			continue;
 		dcon_flush(domains[id]);
 		domain_print_stats(domains[id]);
+		exit_msr_report(domains[id]);
 	}
 	for (unsigned id = 1; id < SLIVER_MAX_DOMS; id++) {
 		struct domain *d = domains[id];
@@ -257,7 +258,7 @@ static enum exit_action run_vcpu(struct vmm_cpu *pc, struct vcpu *v)
 			return ACT_DEAD;
 		if (__atomic_load_n(&v->paused, __ATOMIC_ACQUIRE))
 			return ACT_PAUSE;
-		int vec = vcpu_highest_irq(v);
+		int vec = vcpu_deliverable_irq(v);
 		uint64_t dl = timer_next_deadline();
 		if (pc->run_until < dl)
 			dl = pc->run_until;

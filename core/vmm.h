@@ -53,8 +53,9 @@ struct vcpu {
 	struct hist lat;      /* wake-to-run latency: wake to the next VM entry (ns) */
 	uint64_t timer_gen;   /* generation of the live vtimer */
 	struct dcon_line con; /* its console line (core/dcon.c) */
-	uint64_t msr_star, msr_lstar, msr_cstar, msr_sfmask, msr_kgs, msr_pat, msr_mtrr_def;
-	struct vtimer vt[]; /* cpu_count() entries */
+	uint64_t msr_pat, msr_mtrr_def; /* emulated MSRs (exit_cpuid_msr.c) */
+	uint8_t tpr;			/* virtual TPR (CR8): vcpu_deliverable_irq honours it */
+	struct vtimer vt[];		/* cpu_count() entries */
 };
 
 struct evport {		/* count, last, senders, allow: under the domain's evlock */
@@ -98,6 +99,8 @@ struct domain {
 	uint64_t exits[HV_NR_EXIT_REASONS];
 	uint64_t hypercalls, io_exits, io_other, events_sent, events_received, wakes;
 	uint64_t events_refused; /* HC_EVENT_SEND refused with -SLIVER_EPERM */
+	uint64_t msr_unknown;	 /* RDMSR/WRMSR of an MSR sliver does not offer (#GP) */
+	uint32_t msr_unknown_last;
 };
 
 /* What the loop does after an exit was handled. */
@@ -151,6 +154,9 @@ struct vcpu *vcpu_create(struct domain *d, unsigned id, uint64_t entry);
 /* Frees a vCPU that never ran (a domain whose creation failed or was undone). */
 void vcpu_free(struct vcpu *v);
 int vcpu_highest_irq(const struct vcpu *v);
+/* The highest pending vector the guest's TPR lets through ((vector >> 4) > TPR, SDM Vol.
+ * 3A 10.8.3.1, 10.8.6), or -1: the one to inject. */
+int vcpu_deliverable_irq(const struct vcpu *v);
 bool vcpu_irq_pending(const struct vcpu *v);
 void vcpu_irq_clear(struct vcpu *v, int vector);
 /* Marks vector pending and makes sure v notices: wakes it when blocked, forces an exit
@@ -193,6 +199,9 @@ enum exit_action exit_hlt(struct vcpu *v, struct hv_exit *e);
 enum exit_action exit_cr(struct vcpu *v, struct hv_exit *e);
 enum exit_action exit_dr(struct vcpu *v, struct hv_exit *e);
 enum exit_action exit_ud(struct vcpu *v, struct hv_exit *e);
+enum exit_action exit_gp(struct vcpu *v, struct hv_exit *e);
+/* The `msr d<id> unknown=<n> last=0x<msr>` line of a run's end (vmm.c, finish_run). */
+void exit_msr_report(const struct domain *d);
 enum exit_action exit_ept(struct vcpu *v, struct hv_exit *e);
 enum exit_action exit_fatal(struct vcpu *v, struct hv_exit *e);
 

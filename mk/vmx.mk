@@ -35,7 +35,10 @@ e2e-vmx-mix: $(BUILD)/vmx-mix-bios.iso
 
 # Hostile guests: every attempt refused, fatal acts crash only their domain, memory
 # scrubbed, bad modules refused at load, a failed VM entry (test hook) crashes only its
-# domain, the others keep running.
+# domain, the others keep running. The pass-through audit (docs/vmx.md): architectural
+# faults for refused CR/DR/MSR/XCR writes, CPUID consistency, the 64-bit checks (CR8 as a
+# virtual TPR, SYSCALL/SYSRETQ, SWAPGS isolation across domains), and d12 holding TPR 15
+# with IF=1 forever beside the spinner d6 on pCPU 1 (a host TPR != 0 would PANIC).
 e2e-vmx-hostile: $(BUILD)/hostile-bios.iso
 	tools/e2e.sh $@ $(VMX_END) --reject ' BAD|still alive|unexpected fault' \
 	    --expect '^\(d1\) hostile: summary ok=[0-9]+ bad=0$$' \
@@ -44,8 +47,8 @@ e2e-vmx-hostile: $(BUILD)/hostile-bios.iso
 	    --expect '^\(d1\) hostile: privileged hypercall 38: got -1 ok' \
 	    --expect '^\(d1\) hostile: wrmsr IA32_TSC: got #GP ok' \
 	    --expect '^\(d1\) hostile: vmxon: got #UD ok' \
-	    --expect '^\(d2\) hostile: xmm3 kept across 40 yields: got same ok' \
-	    --expect '^\(d3\) hostile: DR0/DR7 execute breakpoint: got no #DB, DR7 reads 401 ok' \
+	    --expect '^\(d1\) hostile: xmm3 kept across 40 yields: got same ok' \
+	    --expect '^\(d1\) hostile: DR0/DR7 execute breakpoint: got no #DB, DR7 reads 401 ok' \
 	    --expect '^\(d1\) hostile: HC_CLOCK within the TSC clock: got [0-9<=]+ ok' \
 	    --expect '^\(d1\) hostile: two events to self coalesce: got 16 count=2 last=1 senders=2 ok' \
 	    --expect '^\(d1\) hostile: signal a port of another domain without permission: got -1 ok' \
@@ -63,7 +66,34 @@ e2e-vmx-hostile: $(BUILD)/hostile-bios.iso
 	    --expect '^sliver: module 10 \(name=huge mem=2000\) refused: asks for 2000 MiB' \
 	    --expect '^sliver: d11 crashed: VM entry failed: .*invalid guest state' \
 	    --expect '^sliver: d11v0 rip=' --expect '^sliver: d11 memory scrubbed and freed' \
-	    --expect '^stat d6 name=spin state=running' --expect '^stat d7 name=echo state=running' \
+	    --expect '^stat d6 name=spin state=running guest_ms=[0-9]{4} ' --expect '^stat d7 name=echo state=running' \
+	    --expect '^\(d1\) hostile: mov \$$15 to CR8, read back: got 15 ok' \
+	    --expect '^\(d1\) hostile: timer vector 0x20 with TPR 15/2/1: got 0/0/1 ticks ok' \
+	    --expect '^\(d1\) hostile: mov \$$16 to CR8 \(reserved bits\): got #GP ok' \
+	    --expect '^\(d1\) hostile: syscall lands at LSTAR: got rcx right, r11=602 rflags=2 cs=18 ok' \
+	    --expect '^\(d1\) hostile: sysretq to ring 3: got cs=3b ok' \
+	    --expect '^\(d1\) hostile: swapgs sees own KERNEL_GS_BASE across yields: got 0 of 200 rounds wrong ok' \
+	    --expect '^\(d1\) hostile: clear CR0.PG in 64-bit code: got #GP ok' \
+	    --expect '^\(d1\) hostile: clear EFER.LME with paging on: got #GP ok' \
+	    --expect '^\(d1\) hostile: set CR4.PCIDE outside long mode: got #GP ok' \
+	    --expect '^\(d1\) hostile: set CR4.OSXSAVE \(XSAVE hidden\): got #GP ok' \
+	    --expect '^\(d1\) hostile: mov to DR4 with CR4.DE=1: got #UD ok' \
+	    --expect '^\(d1\) hostile: mov DR4 with CR4.DE=0 \(DR6 alias\): got DR6 reads ffff0ff1 ok' \
+	    --expect '^\(d1\) hostile: xsetbv: got #UD ok' \
+	    --expect '^\(d1\) hostile: wrmsr LSTAR non-canonical: got #GP ok' \
+	    --expect '^\(d1\) hostile: wrmsr/rdmsr KERNEL_GS_BASE: got no fault/no fault ffff8000deadb000 ok' \
+	    --expect '^\(d1\) hostile: random CR4/CR0/EFER writes \(seed [0-9a-f]+\): got 64/64/64 of 64 as CPUID says ok' \
+	    --expect '^\(d1\) hostile: wrmsr EFER bit 9 \(reserved\): got #GP ok' \
+	    --expect '^\(d1\) hostile: wrmsr EFER.NXE agrees with CPUID: got NX shown, no fault ok' \
+	    --expect '^\(d1\) hostile: wbinvd \(a no-op here\): got no fault ok' \
+	    --expect '^\(d1\) hostile: invd \(a no-op here\): got no fault ok' \
+	    --expect '^\(d1\) hostile: rdtscp: got #UD ok' --expect '^\(d1\) hostile: rdpmc 0 \(no counters\): got #GP ok' \
+	    --expect '^\(d1\) hostile: cpuid PDCM / IA32_PERF_CAPABILITIES: got hidden, #GP ok' \
+	    --expect '^\(d1\) hostile: cpuid PAT: IA32_PAT read/write: got no fault/no fault 7010600070106 ok' \
+	    --expect '^sliver: d1 rdmsr 0xc0de: MSR not offered, #GP$$' --expect '^msr d1 unknown=1[0-9] last=0x' \
+	    --expect '^\(d12\) hostile: summary ok=[0-9]+ bad=0$$' \
+	    --expect '^stat d12 name=h-cr8 state=running' \
+	    --expect '^exits d1 .* 54:1( |$$)' \
 	    $(VMX_BOCHS2) $<
 
 # One pCPU, a spinner with IF=0 next to a duty-cycle echo domain: the preemption-timer

@@ -47,6 +47,8 @@ enum hv_exit_kind {
 	HV_EXIT_CR,  /* cr.* */
 	HV_EXIT_DR,  /* dr.*: MOV to/from a debug register */
 	HV_EXIT_UD,  /* an instruction guests may not use (VMX, MONITOR...): #UD */
+	HV_EXIT_GP,  /* an instruction that gives #GP(0) here (RDPMC: no counters) */
+	HV_EXIT_NOP, /* completes with no effect a guest can see (INVD, WBINVD) */
 	HV_EXIT_EPT, /* ept.*: access outside the guest's memory */
 	HV_EXIT_TRIPLE_FAULT,
 	HV_EXIT_ENTRY_FAIL, /* VM entry failed: fail.* */
@@ -156,6 +158,13 @@ bool hv_write_cr(struct hv_vcpu *v, unsigned cr, uint64_t val);
 uint64_t hv_read_cr(struct hv_vcpu *v, unsigned cr);
 bool hv_write_efer(struct hv_vcpu *v, uint64_t val);
 uint64_t hv_read_efer(struct hv_vcpu *v);
+/* CR4 bits a guest may set (hv_write_cr refuses the rest with #GP): CPUID must hide the
+ * feature of every other CR4 bit (FSGSBASE, SMEP, SMAP depend on the CPU). */
+uint64_t hv_guest_cr4_valid(void);
+/* WRMSR of an MSR the backend keeps per vCPU (KERNEL_GS_BASE, STAR, LSTAR, CSTAR,
+ * SFMASK): 1 done, -1 refused (#GP: non-canonical address, reserved bits), 0 not one of
+ * them. v must be loaded on this pCPU. */
+int hv_msr_write(struct hv_vcpu *v, uint32_t msr, uint64_t val);
 void hv_read_state(struct hv_vcpu *v, struct hv_state *st);
 /* The guest's debug registers are per-vCPU values that never reach the hardware (MOV DR
  * exits): DR0-3, DR6, DR7 (4 and 5 alias 6 and 7). */

@@ -78,6 +78,14 @@ static void dec_misconfig(struct hv_vcpu *v, struct hv_exit *e)
 	e->ept.gpa = vmcs_read(v, VMCS_GUEST_PHYSICAL_ADDRESS);
 }
 
+/* The kinds follow what hardware does with the controls sliver runs with (docs/vmx.md,
+ * "Pass-through audit"): INVD/WBINVD complete as no-ops (guest memory is write-back and
+ * coherent, and a real WBINVD would hold the pCPU for a cache flush); RDPMC is #GP(0)
+ * (CPUID leaf 0xA shows no counters, so every index is invalid); XSETBV is #UD (CR4.OSXSAVE
+ * can never be set: XSAVE is hidden); RDTSCP, INVPCID, XSAVES/XRSTORS #UD without an exit
+ * (their "enable" controls are 0) and map to #UD should a CPU exit anyway. INIT, SIPI,
+ * SMI, task switches and the reasons of controls sliver never sets stay UNHANDLED: the
+ * domain is crashed with a dump rather than guessed at. */
 #define X(r, n, k, d) [EXIT_REASON_##r] = {n, HV_EXIT_##k, d}
 static const struct exit_desc exit_table[VMX_NR_EXIT_REASONS] = {
 	X(EXCEPTION_NMI, "exception or NMI", NMI, dec_exception),
@@ -93,9 +101,9 @@ static const struct exit_desc exit_table[VMX_NR_EXIT_REASONS] = {
 	X(CPUID, "CPUID", CPUID, 0),
 	X(GETSEC, "GETSEC", UD, 0),
 	X(HLT, "HLT", HLT, 0),
-	X(INVD, "INVD", UNHANDLED, 0),
+	X(INVD, "INVD", NOP, 0),
 	X(INVLPG, "INVLPG", UNHANDLED, 0),
-	X(RDPMC, "RDPMC", UD, 0),
+	X(RDPMC, "RDPMC", GP, 0),
 	X(RDTSC, "RDTSC", UNHANDLED, 0),
 	X(RSM, "RSM", UD, 0),
 	X(VMCALL, "VMCALL", HYPERCALL, 0),
@@ -128,20 +136,20 @@ static const struct exit_desc exit_table[VMX_NR_EXIT_REASONS] = {
 	X(EPT_VIOLATION, "EPT violation", EPT, dec_ept),
 	X(EPT_MISCONFIG, "EPT misconfiguration", UNHANDLED, dec_misconfig),
 	X(INVEPT, "INVEPT", UD, 0),
-	X(RDTSCP, "RDTSCP", UNHANDLED, 0),
+	X(RDTSCP, "RDTSCP", UD, 0),
 	X(PREEMPTION_TIMER, "VMX-preemption timer", PREEMPT, 0),
 	X(INVVPID, "INVVPID", UD, 0),
-	X(WBINVD, "WBINVD", UNHANDLED, 0),
-	X(XSETBV, "XSETBV", UNHANDLED, 0),
+	X(WBINVD, "WBINVD", NOP, 0),
+	X(XSETBV, "XSETBV", UD, 0),
 	X(APIC_WRITE, "APIC write", UNHANDLED, 0),
 	X(RDRAND, "RDRAND", UNHANDLED, 0),
-	X(INVPCID, "INVPCID", UNHANDLED, 0),
+	X(INVPCID, "INVPCID", UD, 0),
 	X(VMFUNC, "VMFUNC", UD, 0),
 	X(ENCLS, "ENCLS", UD, 0),
 	X(RDSEED, "RDSEED", UNHANDLED, 0),
 	X(PML_FULL, "PML full", UNHANDLED, 0),
-	X(XSAVES, "XSAVES", UNHANDLED, 0),
-	X(XRSTORS, "XRSTORS", UNHANDLED, 0),
+	X(XSAVES, "XSAVES", UD, 0),
+	X(XRSTORS, "XRSTORS", UD, 0),
 };
 #undef X
 _Static_assert(VMX_NR_EXIT_REASONS + 1 == HV_NR_EXIT_REASONS, "exit reason count");
@@ -169,6 +177,8 @@ static const char *const kind_names[HV_EXIT_NR_KINDS] = {
 	[HV_EXIT_CR] = "cr",
 	[HV_EXIT_DR] = "dr",
 	[HV_EXIT_UD] = "ud",
+	[HV_EXIT_GP] = "gp",
+	[HV_EXIT_NOP] = "nop",
 	[HV_EXIT_EPT] = "ept",
 	[HV_EXIT_TRIPLE_FAULT] = "triple-fault",
 	[HV_EXIT_ENTRY_FAIL] = "entry-fail",

@@ -57,6 +57,7 @@ static void update_long_mode(struct hv_vcpu *v)
 {
 	bool lma = (v->cr0 & CR0_PG) && (v->efer & EFER_LME);
 	v->efer = lma ? v->efer | EFER_LMA : v->efer & ~EFER_LMA;
+	v->long_seen |= lma;
 	uint32_t entry = lma ? v->entry_ctls | ENTRY_IA32E_MODE_GUEST
 			     : v->entry_ctls & ~ENTRY_IA32E_MODE_GUEST;
 	if (entry != v->entry_ctls) {
@@ -85,19 +86,53 @@ static bool load_pdptes(struct hv_vcpu *v)
 	return true;
 }
 
+/* 64-bit mode proper (IA-32e with CS.L=1), not compatibility mode. */
+static bool in_64bit_code(struct hv_vcpu *v)
+{
+	return (v->efer & EFER_LMA) && (vmcs_read(v, VMCS_GUEST_CS_AR) & SEG_AR_L);
+}
+
+/* MOV to CR0 (also CLTS, LMSW): the #GP(0) cases of SDM Vol. 2 "MOV to/from Control
+ * Registers" and Vol. 3A 2.5, 9.8.5. Reserved bits 31:0 are ignored like hardware does. */
+static bool cr0_write_ok(struct hv_vcpu *v, uint64_t val)
+{
+	if (val >> 32)
+		return false; /* reserved bits 63:32 */
+	if ((val & CR0_PG) && !(val & CR0_PE))
+		return false;
+	if ((val & CR0_NW) && !(val & CR0_CD))
+		return false;
+	if ((val & CR0_PG) && !(v->cr0 & CR0_PG) && (v->efer & EFER_LME) && !(v->cr4 & CR4_PAE))
+		return false; /* long mode needs PAE */
+	if (!(val & CR0_PG) && (v->cr0 & CR0_PG) && (in_64bit_code(v) || (v->cr4 & CR4_PCIDE)))
+		return false; /* paging off only from compatibility mode, PCIDE clear */
+	return true;
+}
+
+static bool cr4_write_ok(struct hv_vcpu *v, uint64_t val)
+{
+	if (val & ~vmx_caps.guest_cr4_valid)
+		return false; /* reserved, or a feature CPUID hides (VMXE, PCIDE, OSXSAVE...) */
+	if ((v->efer & EFER_LMA) && !(val & CR4_PAE))
+		return false; /* leaving IA-32e mode by clearing PAE */
+	/* PCIDE (if it were ever offered): set only in IA-32e mode with CR3[11:0] = 0. */
+	if ((val & CR4_PCIDE) && !(v->cr4 & CR4_PCIDE) &&
+	    (!(v->efer & EFER_LMA) || (vmcs_read(v, VMCS_GUEST_CR3) & 0xfff)))
+		return false;
+	return true;
+}
+
+#define CR0_DEFINED                                                                                \
+	(CR0_PE | CR0_MP | CR0_EM | CR0_TS | CR0_ET | CR0_NE | CR0_WP | CR0_AM | CR0_NW | CR0_CD | \
+	 CR0_PG)
+
 bool hv_write_cr(struct hv_vcpu *v, unsigned cr, uint64_t val)
 {
 	const struct vmx_caps *c = &vmx_caps;
 	if (cr == 0) {
-		if (val >> 32)
+		if (!cr0_write_ok(v, val))
 			return false;
-		if ((val & CR0_PG) && !(val & CR0_PE))
-			return false;
-		if ((val & CR0_NW) && !(val & CR0_CD))
-			return false;
-		if ((val & CR0_PG) && (v->efer & EFER_LME) && !(v->cr4 & CR4_PAE))
-			return false;
-		val |= CR0_ET;
+		val = (val & CR0_DEFINED) | CR0_ET;
 		/* Unrestricted guest: PE and PG are the guest's own (26.3.1.1). */
 		uint64_t fixed0 = c->cr0_fixed0 & ~(CR0_PE | CR0_PG);
 		uint64_t real = ((val | fixed0) & c->cr0_fixed1) & ~(CR0_CD | CR0_NW);
@@ -114,11 +149,7 @@ bool hv_write_cr(struct hv_vcpu *v, unsigned cr, uint64_t val)
 		return true;
 	}
 	if (cr == 4) {
-		if (val & CR4_VMXE)
-			return false; /* no nested VMX */
-		if (val & ~(c->cr4_fixed1 & ~CR4_VMXE))
-			return false;
-		if ((v->efer & EFER_LMA) && !(val & CR4_PAE))
+		if (!cr4_write_ok(v, val))
 			return false;
 		uint64_t old = v->cr4;
 		v->cr4 = val;
@@ -149,8 +180,8 @@ uint64_t hv_read_cr(struct hv_vcpu *v, unsigned cr)
 
 bool hv_write_efer(struct hv_vcpu *v, uint64_t val)
 {
-	if (val & ~(EFER_SCE | EFER_LME | EFER_LMA | EFER_NXE))
-		return false;
+	if (val & ~vmx_caps.guest_efer_valid)
+		return false; /* reserved, or NXE while CPUID hides NX */
 	if ((v->cr0 & CR0_PG) && ((val ^ v->efer) & EFER_LME))
 		return false; /* LME may change only with paging off */
 	v->efer = (val & ~EFER_LMA) | (v->efer & EFER_LMA);
@@ -197,4 +228,31 @@ void hv_dr_set(struct hv_vcpu *v, unsigned dr, uint64_t val)
 {
 	if (dr < 8)
 		v->dr[dr] = val;
+}
+
+/* 48-bit linear addresses (LA57 is never offered): bits 63:47 all equal. */
+static bool canonical(uint64_t a)
+{
+	return (uint64_t)((int64_t)(a << 16) >> 16) == a;
+}
+
+int hv_msr_write(struct hv_vcpu *v, uint32_t msr, uint64_t val)
+{
+	unsigned i = 0;
+	while (i < VMX_NR_LAZY_MSRS && vmx_lazy_msrs[i] != msr)
+		i++;
+	if (i == VMX_NR_LAZY_MSRS)
+		return 0;
+	/* The #GP cases of WRMSR (SDM Vol. 4 table 2-2): addresses must be canonical,
+	 * SFMASK bits 63:32 are reserved. STAR takes any value. */
+	if ((msr == MSR_KERNEL_GS_BASE || msr == MSR_LSTAR || msr == MSR_CSTAR) && !canonical(val))
+		return -1;
+	if (msr == MSR_SFMASK && (val >> 32))
+		return -1;
+	v->lazy_msr[i] = val;
+	if (v->cpu >= 0) { /* loaded here: the hardware follows at once */
+		wrmsr(msr, val);
+		vmx_cpu[v->cpu].hw_lazy[i] = val;
+	}
+	return 1;
 }

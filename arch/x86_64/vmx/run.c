@@ -5,6 +5,7 @@
  * as the LAPIC timer; (2) after an NMI exit, "blocking by NMI" stays set in the guest and
  * the host stays NMI-blocked, so we clear the guest bit and run the host NMI handler
  * through `int $2`, whose IRET unblocks NMIs. */
+#include "arch/x86_64/panic.h"
 #include "arch/x86_64/vmx/vmx.h"
 
 void vmx_decode_exit(struct hv_vcpu *v, uint32_t raw, struct hv_exit *e);
@@ -33,6 +34,13 @@ static bool load_here(struct hv_vcpu *v, struct hv_exit *e)
 	vmcs_write_host_percpu(v);
 	__asm__ volatile("fxrstor64 %0" : : "m"(*(const uint8_t(*)[512])v->fpu));
 	write_cr2(v->cr2); /* VMX does not switch CR2 (SDM 27.3): it follows the vCPU */
+	for (unsigned i = 0; i < VMX_NR_LAZY_MSRS; i++) {
+		if (vc->hw_lazy[i] != v->lazy_msr[i]) {
+			wrmsr(vmx_lazy_msrs[i], v->lazy_msr[i]);
+			vc->hw_lazy[i] = v->lazy_msr[i];
+		}
+	}
+	v->long_seen = v->efer & EFER_LMA;
 	/* Translations of an earlier user of this EPT root or VPID must not survive. */
 	bool ok = (vmx_caps.ept_vpid & EPT_CAP_INVEPT_SINGLE) ? invept(1, ept_pointer(v->space))
 							      : invept(2, 0);
@@ -127,6 +135,13 @@ void hv_vcpu_run(struct hv_vcpu *v, uint64_t deadline_tsc, int inject_vector, st
 		return;
 	}
 	v->launched = true;
+	/* CR8 exiting keeps the guest off the host's TPR: the scheduler's timer relies on
+	 * it staying 0 (a guest that could raise it would freeze this pCPU). */
+	uint64_t tpr;
+	__asm__ volatile("mov %%cr8, %0" : "=r"(tpr));
+	if (tpr)
+		panic("vmx: host TPR is %lu after a VM exit (CR8 exiting missing?)",
+		      (unsigned long)tpr);
 	uint32_t raw = (uint32_t)vmcs_read(v, VMCS_EXIT_REASON);
 	vmx_decode_exit(v, raw, e);
 	if (e->kind == HV_EXIT_NMI) {

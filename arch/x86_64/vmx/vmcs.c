@@ -181,6 +181,11 @@ void hv_vcpu_put(struct hv_vcpu *v)
 	/* The guest's x87/SSE registers leave with it (loaded again in load_here). */
 	__asm__ volatile("fxsave64 %0" : "=m"(*(uint8_t(*)[512])v->fpu));
 	v->cr2 = read_cr2();
+	if (v->long_seen && v->cpu == (int)this_cpu()->id) {
+		/* SWAPGS may have changed KERNEL_GS_BASE (index 0) without an exit. */
+		v->lazy_msr[0] = rdmsr(vmx_lazy_msrs[0]);
+		vc->hw_lazy[0] = v->lazy_msr[0];
+	}
 	if (!vmclear(v->vmcs_pa) && !v->vmx_error) {
 		/* Should never happen; the next entry is refused and the domain crashed. */
 		v->vmx_error = true;

@@ -12,6 +12,14 @@ void hv_set_frame_ops(const struct hv_frame_ops *ops)
 }
 struct vmx_cpu vmx_cpu[MAX_CPUS];
 
+/* The MSRs a 64-bit guest kernel uses without an exit: SWAPGS exchanges GS.base with
+ * KERNEL_GS_BASE, SYSCALL reads STAR/LSTAR/CSTAR/SFMASK. The VMCS does not switch them,
+ * so they are switched per vCPU like Xen and KVM do (load_here, hv_vcpu_put), writing
+ * only those that differ from what the pCPU holds: the host itself uses neither SWAPGS
+ * nor SYSCALL, so it does not care what they hold. */
+const uint32_t vmx_lazy_msrs[VMX_NR_LAZY_MSRS] = {MSR_KERNEL_GS_BASE, MSR_STAR, MSR_LSTAR,
+						  MSR_CSTAR, MSR_SFMASK};
+
 /* A control word from its capability MSR (A.3-A.5): low half = bits that must be 1,
  * high half = bits that may be 1. Fails when a required bit cannot be set. */
 static bool adjust(uint32_t msr, uint32_t required, uint32_t optional, uint32_t *out)
@@ -62,10 +70,17 @@ bool hv_detect(const char **why)
 	}
 	if (!adjust(tru ? MSR_IA32_VMX_TRUE_PROCBASED_CTLS : MSR_IA32_VMX_PROCBASED_CTLS,
 		    CPU_HLT_EXITING | CPU_UNCONDITIONAL_IO_EXITING | CPU_USE_MSR_BITMAPS |
-			    CPU_ACTIVATE_SECONDARY_CONTROLS | CPU_MOV_DR_EXITING,
+			    CPU_ACTIVATE_SECONDARY_CONTROLS | CPU_MOV_DR_EXITING |
+			    CPU_CR8_LOAD_EXITING | CPU_CR8_STORE_EXITING,
 		    CPU_MWAIT_EXITING | CPU_MONITOR_EXITING | CPU_RDPMC_EXITING, &c->cpu)) {
-		*why = "processor-based controls lack HLT/I/O exiting, MSR bitmaps or secondary "
-		       "controls";
+		*why = "processor-based controls lack HLT/I/O/CR8 exiting, MSR bitmaps or "
+		       "secondary controls";
+		return false;
+	}
+	/* CR8 exiting is required: without it (and without a TPR shadow) a 64-bit guest's
+	 * MOV to CR8 writes the host's LAPIC TPR and can mask the scheduler's timer. */
+	if (c->cpu & (CPU_USE_TPR_SHADOW | CPU_PAUSE_EXITING | CPU_MONITOR_TRAP_FLAG)) {
+		*why = "TPR shadow, PAUSE exiting or monitor trap flag cannot be turned off";
 		return false;
 	}
 	if (c->cpu & (CPU_CR3_LOAD_EXITING | CPU_CR3_STORE_EXITING | CPU_RDTSC_EXITING)) {
@@ -74,10 +89,14 @@ bool hv_detect(const char **why)
 		return false;
 	}
 	if (!adjust(MSR_IA32_VMX_PROCBASED_CTLS2,
-		    CPU2_ENABLE_EPT | CPU2_ENABLE_VPID | CPU2_UNRESTRICTED_GUEST, 0, &c->cpu2)) {
+		    CPU2_ENABLE_EPT | CPU2_ENABLE_VPID | CPU2_UNRESTRICTED_GUEST,
+		    CPU2_WBINVD_EXITING, &c->cpu2)) {
 		*why = "no EPT, VPID or unrestricted guest";
 		return false;
 	}
+	/* Not requested, so RDTSCP, INVPCID and XSAVES/XRSTORS #UD in the guest without an
+	 * exit (24.6.2), as CPUID (which hides them) says. Without WBINVD exiting (an old
+	 * CPU) a guest WBINVD runs natively: its cost is bounded by the cache size. */
 	if (!adjust(tru ? MSR_IA32_VMX_TRUE_EXIT_CTLS : MSR_IA32_VMX_EXIT_CTLS,
 		    EXIT_HOST_ADDRESS_SPACE_SIZE | EXIT_SAVE_IA32_EFER | EXIT_LOAD_IA32_EFER, 0,
 		    &c->exit)) {
@@ -86,8 +105,8 @@ bool hv_detect(const char **why)
 	}
 	c->exit &= ~EXIT_ACK_INTERRUPT_ON_EXIT; /* the host takes its interrupt at the drain */
 	if (!adjust(tru ? MSR_IA32_VMX_TRUE_ENTRY_CTLS : MSR_IA32_VMX_ENTRY_CTLS,
-		    ENTRY_LOAD_IA32_EFER, 0, &c->entry)) {
-		*why = "VM-entry controls lack EFER load";
+		    ENTRY_LOAD_IA32_EFER | ENTRY_LOAD_DEBUG_CONTROLS, 0, &c->entry)) {
+		*why = "VM-entry controls lack EFER or debug-control load";
 		return false;
 	}
 	c->entry &= ~ENTRY_IA32E_MODE_GUEST;
@@ -102,9 +121,25 @@ bool hv_detect(const char **why)
 	c->cr0_fixed1 = rdmsr(MSR_IA32_VMX_CR0_FIXED1);
 	c->cr4_fixed0 = rdmsr(MSR_IA32_VMX_CR4_FIXED0);
 	c->cr4_fixed1 = rdmsr(MSR_IA32_VMX_CR4_FIXED1);
+	/* CR4 bits a guest may set: those whose feature CPUID shows it (core's filter asks
+	 * hv_guest_cr4_valid for FSGSBASE/SMEP/SMAP) and the CPU allows in VMX operation.
+	 * Never VMXE/SMXE (no nested VMX), PCIDE (PCID hidden), OSXSAVE (XSAVE hidden), MCE
+	 * (MCE/MCA hidden: no machine-check MSRs), UMIP, LA57, PKE, CET. */
+	struct cpuid_regs l7 = cpuid(0, 0).eax >= 7 ? cpuid(7, 0) : (struct cpuid_regs){0};
+	c->guest_cr4_valid =
+		(CR4_VME | CR4_PVI | CR4_TSD | CR4_DE | CR4_PSE | CR4_PAE | CR4_PGE | CR4_PCE |
+		 CR4_OSFXSR | CR4_OSXMMEXCPT | ((l7.ebx & CPUID_7_FSGSBASE) ? CR4_FSGSBASE : 0) |
+		 ((l7.ebx & CPUID_7_SMEP) ? CR4_SMEP : 0) |
+		 ((l7.ebx & CPUID_7_SMAP) ? CR4_SMAP : 0)) &
+		c->cr4_fixed1;
+	c->guest_efer_valid = EFER_SCE | EFER_LME | EFER_LMA;
+	if (cpuid(0x80000001u, 0).edx & CPUID_80000001_NX)
+		c->guest_efer_valid |= EFER_NXE;
 
-	/* MSR bitmap (24.6.9): intercept everything, then let harmless MSRs through. The
-	 * ones passed here are switched by the VMCS itself on every entry and exit. */
+	/* MSR bitmap (24.6.9): an allow-list. Everything is intercepted, then the MSRs that
+	 * are per-vCPU state anyway pass: FS/GS base and SYSENTER_* are switched by the VMCS
+	 * on every entry and exit, the lazy MSRs by load_here/hv_vcpu_put, and TSC is read
+	 * only. Every other MSR exits to core/ (exit_cpuid_msr.c). */
 	c->msr_bitmap_pa = frame_alloc();
 	if (!c->msr_bitmap_pa) {
 		*why = "out of memory for the MSR bitmap";
@@ -118,7 +153,14 @@ bool hv_detect(const char **why)
 	msr_bitmap_pass(bm, MSR_IA32_SYSENTER_ESP, true, true);
 	msr_bitmap_pass(bm, MSR_IA32_SYSENTER_EIP, true, true);
 	msr_bitmap_pass(bm, MSR_IA32_TSC, true, false); /* never written: Bochs bug 3 */
+	for (unsigned i = 0; i < VMX_NR_LAZY_MSRS; i++)
+		msr_bitmap_pass(bm, vmx_lazy_msrs[i], true, false); /* writes: hv_msr_write */
 	return true;
+}
+
+uint64_t hv_guest_cr4_valid(void)
+{
+	return vmx_caps.guest_cr4_valid;
 }
 
 int hv_cpu_init(const char **why)
@@ -149,6 +191,8 @@ int hv_cpu_init(const char **why)
 		*why = "VMXON failed";
 		return -1;
 	}
+	for (unsigned i = 0; i < VMX_NR_LAZY_MSRS; i++)
+		vc->hw_lazy[i] = rdmsr(vmx_lazy_msrs[i]);
 	/* Nothing from an earlier run of this CPU may stay in the TLBs. */
 	if (((vmx_caps.ept_vpid & EPT_CAP_INVEPT_ALL) && !invept(2, 0)) ||
 	    ((vmx_caps.ept_vpid & EPT_CAP_INVVPID_ALL) && !invvpid(2, 0))) {

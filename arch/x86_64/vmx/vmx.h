@@ -17,6 +17,8 @@ struct vmx_caps {
 	uint64_t ept_vpid;
 	unsigned preempt_shift; /* preemption timer = TSC >> shift */
 	uint64_t msr_bitmap_pa;
+	uint64_t guest_cr4_valid;  /* CR4 bits a guest may set (hv_guest_cr4_valid) */
+	uint64_t guest_efer_valid; /* EFER bits a guest may write (NXE only with NX) */
 };
 extern struct vmx_caps vmx_caps;
 
@@ -35,12 +37,22 @@ struct hv_gprs {
 	uint64_t r[16];
 };
 
+#define VMX_NR_LAZY_MSRS 5
+extern const uint32_t vmx_lazy_msrs[VMX_NR_LAZY_MSRS];
+
 struct hv_vcpu {
 	struct hv_gprs g;			       /* first: entry.S addresses it directly */
 	uint8_t fpu[512] __attribute__((aligned(64))); /* FXSAVE image: x87/SSE state */
 	uint64_t vmcs_pa;
 	uint64_t dr[8]; /* the guest's view of DR0-DR7 (never loaded: MOV DR exits) */
 	uint64_t cr2;	/* the guest's CR2 while another vCPU or the host runs */
+	/* MSRs the CPU uses without an exit (SWAPGS, SYSCALL), in the order of
+	 * vmx_lazy_msrs[]: reads pass, writes exit (hv_msr_write: checked, kept here and
+	 * written to the hardware); loaded when a pCPU loads the vCPU. SWAPGS changes
+	 * KERNEL_GS_BASE without an exit, so hv_vcpu_put reads it back when the vCPU has
+	 * been in IA-32e mode (SWAPGS is #UD elsewhere) since it was loaded. */
+	uint64_t lazy_msr[VMX_NR_LAZY_MSRS];
+	bool long_seen; /* EFER.LMA was 1 at some point since the last load */
 	struct hv_space *space;
 	uint16_t vpid;
 	bool launched;
@@ -60,6 +72,7 @@ struct vmx_cpu {
 	uint64_t vmxon_pa;
 	struct hv_vcpu *current;
 	bool on;
+	uint64_t hw_lazy[VMX_NR_LAZY_MSRS]; /* what this pCPU's lazy MSRs hold now */
 };
 extern struct vmx_cpu vmx_cpu[MAX_CPUS];
 
