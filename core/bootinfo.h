@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "core/memmap.h"
+#include "drivers/fb.h"
 
 #define MB2_BOOTLOADER_MAGIC 0x36d76289
 #define BOOT_MAX_MODULES     16
@@ -27,11 +28,15 @@ struct boot_info {
 	struct memmap mem;
 	const uint8_t *mmap_tag; /* the firmware's raw map (tag 6 or 17) inside the copy */
 	uint64_t mbi_start, mbi_end;
+	struct fb_info fb; /* tag 8; type FB_NONE when absent or unusable */
 };
 
 extern struct boot_info boot_info;
 
 /* Parses the multiboot2 information at `mbi` into bi. Returns NULL or a reason. */
 const char *bootinfo_parse(struct boot_info *bi, const uint8_t *mbi, uint64_t mbi_pa);
+/* The framebuffer info tag (type 8, `size` bytes at t) into *fb; leaves FB_NONE when the tag
+ * is short or of a kind the console cannot draw on (indexed colour). */
+void bootinfo_parse_fb(struct fb_info *fb, const uint8_t *t, uint32_t size);
 
 #endif

@@ -178,3 +178,28 @@ void acpi_poweroff(void)
 	if (pm1b_cnt)
 		outw(pm1b_cnt, (uint16_t)(slp_typ_b << 10 | SLP_EN));
 }
+
+const void *acpi_find_table(const void *rsdp_copy, const char sig[4], uint32_t *len)
+{
+	const struct rsdp *r = rsdp_copy;
+	if (!r)
+		return NULL;
+	bool xsdt = r->revision >= 2 && r->xsdt;
+	uint64_t root_pa = xsdt ? r->xsdt : (uint64_t)r->rsdt;
+	const struct sdt *root = (const void *)root_pa;
+	if (!root_pa || root_pa >= (1ull << 32) || root->length < sizeof(*root) ||
+	    !checksum_ok(root, root->length))
+		return NULL;
+	unsigned n = (root->length - sizeof(*root)) / (xsdt ? 8 : 4);
+	const uint8_t *entries = (const uint8_t *)(root + 1);
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t a = 0;
+		memcpy(&a, entries + (xsdt ? 8 : 4) * i, xsdt ? 8 : 4);
+		const struct sdt *t = (const void *)a;
+		if (!a || a >= (1ull << 32) || memcmp(t->sig, sig, 4))
+			continue;
+		*len = t->length;
+		return t;
+	}
+	return NULL;
+}

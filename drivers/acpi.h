@@ -22,5 +22,8 @@ extern struct acpi_info acpi;
  * Returns false (with a message) when no usable MADT is found. */
 bool acpi_init(const void *rsdp);
 void acpi_poweroff(void);
+/* The table with signature `sig` listed in the RSDT/XSDT of the RSDP copy, and its length
+ * (checked by the caller's parser, checksum included); NULL when absent. */
+const void *acpi_find_table(const void *rsdp, const char sig[4], uint32_t *len);
 
 #endif

@@ -1,5 +1,7 @@
 #include "drivers/console.h"
 #include "arch/x86_64/spinlock.h"
+#include "drivers/conport.h"
+#include "drivers/fb.h"
 #include "drivers/uart16550.h"
 #include "lib/fmt.h"
 
@@ -10,7 +12,7 @@ static bool lock_broken, mirror_e9;
 
 void console_init(void)
 {
-	uart_init(COM1_PORT);
+	uart_init(&console_uart); /* COM1 until conport_select() reads the command line */
 	/* Bochs' port_e9_hack reads back 0xE9; absent ports read 0xFF. */
 	mirror_e9 = inb(BOCHS_E9_PORT) == BOCHS_E9_PORT;
 }
@@ -23,12 +25,14 @@ bool console_is_bochs(void)
 static void write_raw(const char *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		if (s[i] == '\n')
-			uart_putc(COM1_PORT, '\r');
-		uart_putc(COM1_PORT, s[i]);
+		if (conport_uart_on && s[i] == '\n')
+			uart_putc(&console_uart, '\r');
+		if (conport_uart_on)
+			uart_putc(&console_uart, s[i]);
 		if (mirror_e9)
 			outb(BOCHS_E9_PORT, (uint8_t)s[i]);
 	}
+	fb_write(s, n); /* the framebuffer sink: a no-op unless conport_select() chose it */
 }
 
 void console_write(const char *s, size_t n)
@@ -64,15 +68,17 @@ void console_break_lock(void)
 
 void console_drain(void)
 {
-	uart_drain(COM1_PORT);
+	if (conport_uart_on)
+		uart_drain(&console_uart);
 }
 
 int console_getc(void)
 {
-	return uart_getc(COM1_PORT);
+	return conport_uart_on ? uart_getc(&console_uart) : -1;
 }
 
 void console_enable_rx_irq(void)
 {
-	uart_enable_rx_irq(COM1_PORT);
+	if (conport_uart_on)
+		uart_enable_rx_irq(&console_uart);
 }
