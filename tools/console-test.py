@@ -197,7 +197,7 @@ def main():
             q.cmd("pmemsave", val=0xB8000, size=4000, filename=dump)
             screen = text_screen(dump)
         elif a.screen == "gop":
-            dump = os.path.join(work, "screen.ppm")
+            dump = os.path.join(out, a.name + ".screen.ppm")
             q.cmd("screendump", filename=dump)
             screen = gop_screen(dump, load_font())
         q.cmd("quit")
