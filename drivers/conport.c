@@ -102,8 +102,7 @@ static const char *uart_from_spcr(const void *rsdp, struct uart *u)
 	u->baud = s.baud;
 	if (s.mmio && !mmio_mapped(u->base, UART_MMIO_SPAN(u)))
 		return "SPCR UART above 4 GiB";
-	fmt_snprintf(what, sizeof(what), "com1 %s 0x%lx (ACPI SPCR rev %u)", s.mmio ? "mmio" : "io",
-		     s.base, s.revision);
+	fmt_snprintf(what, sizeof(what), "com1 %s 0x%lx", s.mmio ? "mmio" : "io", s.base);
 	return NULL;
 }
 
@@ -135,10 +134,14 @@ void conport_select(const char *cmdline, const void *rsdp, const struct fb_info 
 	}
 
 	bool uart_ok = (sinks & CONSOLE_SINK_COM1) && uart_probe(&u);
-	/* Finish what is in flight on the boot port before its FIFO or the choice changes. */
-	if (conport_uart_on)
-		uart_drain(&console_uart);
-	if (uart_ok) {
+	/* The boot port as it is needs no second init, which would clear its receive FIFO
+	 * (typed bytes waiting there). Another port: finish what is in flight on the old one. */
+	bool same = u.space == console_uart.space && u.base == console_uart.base &&
+		    u.reg_shift == console_uart.reg_shift && u.baud == console_uart.baud &&
+		    u.lcr == console_uart.lcr;
+	if (uart_ok && !same) {
+		if (conport_uart_on)
+			uart_drain(&console_uart);
 		console_uart = u;
 		uart_init(&console_uart);
 	}
