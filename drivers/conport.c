@@ -160,8 +160,7 @@ void conport_select(const char *cmdline, const void *rsdp, const struct fb_info 
 		n = fmt_snprintf(line, sizeof(line), "console: %s (%s), %u baud", what, source,
 				 u.baud);
 	else if (uart_ok)
-		n = fmt_snprintf(line, sizeof(line), "console: %s (%s), baud as set", what,
-				 source);
+		n = fmt_snprintf(line, sizeof(line), "console: %s (%s), baud as set", what, source);
 	else
 		n = fmt_snprintf(line, sizeof(line), "console: %s",
 				 (sinks & CONSOLE_SINK_COM1) ? "no UART answers" : "no UART");
@@ -170,16 +169,16 @@ void conport_select(const char *cmdline, const void *rsdp, const struct fb_info 
 	fb_grid(&cols, &rows);
 	if (want_fb && !fb_err)
 		fmt_snprintf(line + used, sizeof(line) - used,
-					  "; framebuffer %s %ux%u, %ux%u characters",
-					  fb->type == FB_EGA_TEXT ? "EGA text" : "RGB", fb->width,
-					  fb->height, cols, rows);
+			     "; framebuffer %s %ux%u, %ux%u characters",
+			     fb->type == FB_EGA_TEXT ? "EGA text" : "RGB", fb->width, fb->height,
+			     cols, rows);
 	else if (want_fb)
 		fmt_snprintf(line + used, sizeof(line) - used, "; no framebuffer: %s", fb_err);
 	nreport = 0;
 	fmt_snprintf(report[nreport++], sizeof(report[0]), "%s", line);
 	if (console_err)
-		fmt_snprintf(report[nreport++], sizeof(report[0]), "console: console=%s: %s; using com1",
-			     sinks_opt, console_err);
+		fmt_snprintf(report[nreport++], sizeof(report[0]),
+			     "console: console=%s: %s; using com1", sinks_opt, console_err);
 	if (com1_err)
 		fmt_snprintf(report[nreport++], sizeof(report[0]), "console: com1=%s: %s; ignored",
 			     com1_opt, com1_err);

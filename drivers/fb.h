@@ -12,10 +12,10 @@ enum fb_type { FB_NONE, FB_RGB, FB_EGA_TEXT };
 /* As the multiboot2 framebuffer tag describes it (core/bootinfo.c fills it). */
 struct fb_info {
 	enum fb_type type;
-	uint64_t addr;			     /* physical */
-	uint32_t pitch;			     /* bytes per line (of pixels, or of characters) */
-	uint32_t width, height;		     /* pixels, or characters for EGA text */
-	uint8_t bpp;			     /* bits per pixel (16 for EGA text) */
+	uint64_t addr;			      /* physical */
+	uint32_t pitch;			      /* bytes per line (of pixels, or of characters) */
+	uint32_t width, height;		      /* pixels, or characters for EGA text */
+	uint8_t bpp;			      /* bits per pixel (16 for EGA text) */
 	uint8_t red_pos, red_size, green_pos; /* RGB: field positions and sizes in a pixel */
 	uint8_t green_size, blue_pos, blue_size;
 };

@@ -6,11 +6,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define COM1_PORT	    0x3f8
-#define UART_CLOCK_HZ	    1843200 /* the PC's 1.8432 MHz crystal: divisor = 115200 / baud */
-#define UART_DEFAULT_BAUD   115200
-#define UART_LCR_8N1	    0x03
-#define UART_MMIO_SPAN(u)   (8u << (u)->reg_shift)
+#define COM1_PORT	  0x3f8
+#define UART_CLOCK_HZ	  1843200 /* the PC's 1.8432 MHz crystal: divisor = 115200 / baud */
+#define UART_DEFAULT_BAUD 115200
+#define UART_LCR_8N1	  0x03
+#define UART_MMIO_SPAN(u) (8u << (u)->reg_shift)
 
 enum uart_space { UART_SPACE_IO, UART_SPACE_MMIO };
 
@@ -18,7 +18,8 @@ struct uart {
 	enum uart_space space;
 	uint64_t base;	   /* I/O port or physical address (identity-mapped, below 4 GiB) */
 	uint8_t reg_shift; /* register i is at base + (i << reg_shift) */
-	uint8_t reg_width; /* MMIO access width in bytes: 1, 2 or 4 (the register is the low byte) */
+	uint8_t reg_width; /* MMIO access width in bytes: 1, 2 or 4 (the register is the low byte)
+			    */
 	uint32_t baud;	   /* 0: keep the divisor the firmware programmed */
 	uint8_t lcr;	   /* line control: data bits, parity, stop bits (UART_LCR_8N1) */
 };

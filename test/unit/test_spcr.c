@@ -59,13 +59,13 @@ static void make_x86(uint8_t t[80], uint16_t port, uint8_t baud_code)
 	t[4] = 80;
 	t[8] = 2;
 	t[36] = 0x00;
-	t[40] = 1;  /* system I/O */
-	t[41] = 8;  /* bit width */
-	t[43] = 1;  /* byte access */
+	t[40] = 1; /* system I/O */
+	t[41] = 8; /* bit width */
+	t[43] = 1; /* byte access */
 	t[44] = (uint8_t)port;
 	t[45] = (uint8_t)(port >> 8);
-	t[52] = 1;  /* PC-AT interrupt */
-	t[53] = 3;  /* IRQ 3 */
+	t[52] = 1; /* PC-AT interrupt */
+	t[53] = 3; /* IRQ 3 */
 	t[58] = baud_code;
 	t[60] = 1;
 	t[64] = t[65] = t[66] = t[67] = 0xff;
@@ -162,8 +162,8 @@ static void test_malformed_fields(void **state)
 		const char *err;
 	} cases[] = {
 		{0, 'X', "not an SPCR table"},
-		{4, 79, "bad table length"},	 /* below the minimum */
-		{4, 81, "bad table length"},	 /* beyond the buffer */
+		{4, 79, "bad table length"}, /* below the minimum */
+		{4, 81, "bad table length"}, /* beyond the buffer */
 		{36, 0x03, "not a 16550-compatible UART"},
 		{40, 2, "base address neither memory nor I/O"}, /* PCI config space */
 		{43, 4, "unsupported register access size"},	/* qword */
@@ -220,8 +220,8 @@ static void test_random_corruption(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_real_tables),	 cmocka_unit_test(test_x86_io_and_mmio32),
-		cmocka_unit_test(test_every_truncation), cmocka_unit_test(test_malformed_fields),
+		cmocka_unit_test(test_real_tables),	  cmocka_unit_test(test_x86_io_and_mmio32),
+		cmocka_unit_test(test_every_truncation),  cmocka_unit_test(test_malformed_fields),
 		cmocka_unit_test(test_random_corruption),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
