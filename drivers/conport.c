@@ -13,7 +13,10 @@
 #define PCI_CLASS_SERIAL_16550 0x070002 /* communication, serial, 16550-compatible */
 #define OPT_MAX		       96
 
+#define NO_ISA_IRQ 16 /* ioapic_route_isa() routes nothing for it */
+
 bool conport_uart_on = true;
+static unsigned isa_irq = 4; /* COM1's */
 
 /* Where the UART came from and what it is, and the report of the choice. */
 static char what[160];
@@ -100,6 +103,7 @@ static const char *uart_from_spcr(const void *rsdp, struct uart *u)
 	u->reg_shift = s.reg_shift;
 	u->reg_width = s.reg_width;
 	u->baud = s.baud;
+	isa_irq = s.pc_irq >= 0 ? (unsigned)s.pc_irq : NO_ISA_IRQ;
 	if (s.mmio && !mmio_mapped(u->base, UART_MMIO_SPAN(u)))
 		return "SPCR UART above 4 GiB";
 	fmt_snprintf(what, sizeof(what), "com1 %s 0x%lx", s.mmio ? "mmio" : "io", s.base);
@@ -139,6 +143,11 @@ void conport_select(const char *cmdline, const void *rsdp, const struct fb_info 
 	bool same = u.space == console_uart.space && u.base == console_uart.base &&
 		    u.reg_shift == console_uart.reg_shift && u.baud == console_uart.baud &&
 		    u.lcr == console_uart.lcr;
+	if (have_com1 || spcr_err) /* the legacy ports' IRQs (PC/AT: COM1/3 4, COM2/4 3) */
+		isa_irq = u.space != UART_SPACE_IO	       ? NO_ISA_IRQ
+			  : u.base == 0x3f8 || u.base == 0x3e8 ? 4
+			  : u.base == 0x2f8 || u.base == 0x2e8 ? 3
+							       : NO_ISA_IRQ;
 	if (uart_ok && !same) {
 		if (conport_uart_on)
 			uart_drain(&console_uart);
@@ -191,4 +200,9 @@ void conport_report(void)
 {
 	for (unsigned i = 0; i < nreport; i++)
 		printk("%s\n", report[i]);
+}
+
+unsigned conport_isa_irq(void)
+{
+	return conport_uart_on ? isa_irq : NO_ISA_IRQ;
 }

@@ -16,8 +16,10 @@ void console_break_lock(void);
 void console_drain(void);
 /* Polled input; -1 when none. */
 int console_getc(void);
-/* COM1's receive interrupt (ISA IRQ 4). */
+/* The console UART's receive interrupt: its ISA IRQ (drivers/conport.c: 4 for 0x3F8, 3 for
+ * 0x2F8, the SPCR's PC-AT IRQ; 16, which routes nowhere, for a PCI UART). */
 void console_enable_rx_irq(void);
-#define CONSOLE_ISA_IRQ 4
+unsigned conport_isa_irq(void);
+#define CONSOLE_ISA_IRQ conport_isa_irq()
 
 #endif

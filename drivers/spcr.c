@@ -6,7 +6,9 @@ enum {
 	OFF_LENGTH = 4,
 	OFF_REVISION = 8,
 	OFF_INTERFACE = 36,
-	OFF_GAS = 40, /* space id, bit width, bit offset, access size, 64-bit address */
+	OFF_GAS = 40,		 /* space id, bit width, bit offset, access size, 64-bit address */
+	OFF_INTERRUPT_TYPE = 52, /* bit 0: PC-AT 8259 IRQ */
+	OFF_IRQ = 53,
 	OFF_BAUD = 58,
 	OFF_PCI_DEVICE = 64,
 	OFF_PCI_VENDOR = 66,
@@ -81,6 +83,7 @@ const char *spcr_parse(const uint8_t *t, size_t len, struct spcr_info *out)
 		return "bad I/O port";
 	s.reg_width = (uint8_t)(1u << (access - 1));
 	s.reg_shift = (uint8_t)(access - 1);
+	s.pc_irq = (t[OFF_INTERRUPT_TYPE] & 1) && t[OFF_IRQ] < 16 ? t[OFF_IRQ] : -1;
 	if (!decode_baud(t[OFF_BAUD], &s.baud))
 		return "unknown baud rate code";
 	uint16_t dev_id = rd16(t + OFF_PCI_DEVICE), vendor = rd16(t + OFF_PCI_VENDOR);

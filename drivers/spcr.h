@@ -16,6 +16,7 @@ struct spcr_info {
 	uint8_t reg_shift; /* from the GAS access size (or bit width when that is 0) */
 	uint8_t reg_width; /* bytes */
 	uint32_t baud;	   /* 0: as the firmware left it */
+	int pc_irq;	   /* the PC-AT IRQ (interrupt type bit 0), or -1 */
 	bool pci;	   /* PCI device ID/vendor ID are not 0xFFFF */
 	uint8_t pci_bus, pci_dev, pci_fn;
 };

@@ -10,7 +10,7 @@ UNIT_SRCS_comspec := test/unit/test_comspec.c drivers/comspec.c lib/cmdline.c
 
 # End-to-end (QEMU TCG, no VMX needed: the selftest scenario ends with `sliver: exit 0`).
 # tools/console-test.py boots with -no-shutdown and reads the serial file and the screen.
-CONSOLE_TEST := timeout 300 tools/console-test.py
+CONSOLE_TEST := timeout 500 tools/console-test.py
 CONSOLE_OK := --expect '^selftest: PASS' --expect '^sliver: hypervisor starting$$'
 $(BUILD)/spcr-com2.bin: tools/mkspcr.py
 	@mkdir -p $(dir $@)
@@ -40,11 +40,11 @@ e2e-console-ega-same: $(BUILD)/console-vga.iso
 # UEFI (OVMF GOP), console=com1,vga: the screendump, decoded glyph by glyph with
 # drivers/font8x16.c, equals the serial log drawn on the framebuffer's grid.
 e2e-console-gop: $(BUILD)/console-vga.iso
-	$(CONSOLE_TEST) $@ $(BUILD)/console-vga.iso --uefi --timeout 240 --serial-file \
+	$(CONSOLE_TEST) $@ $(BUILD)/console-vga.iso --uefi --timeout 420 --serial-file \
 	    --screen gop --same-as-serial $(CONSOLE_OK) --expect 'framebuffer RGB'
 # UEFI, -serial none: the fallback draws on the GOP framebuffer.
 e2e-console-gop-fallback: $(BUILD)/selftest.iso
-	$(CONSOLE_TEST) $@ $(BUILD)/selftest.iso --uefi --timeout 240 --screen gop \
+	$(CONSOLE_TEST) $@ $(BUILD)/selftest.iso --uefi --timeout 420 --screen gop \
 	    --expect-screen '^console: no UART answers; framebuffer RGB' \
 	    --expect-screen '^selftest: PASS' --expect-screen '^sliver: exit 0$$'
 CONSOLE_E2E := e2e-console-com2 e2e-console-spcr e2e-console-pci e2e-console-ega \

@@ -33,12 +33,14 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 def load_font():
     src = open(os.path.join(ROOT, "drivers/font8x16.c")).read()
-    rows = re.findall(r"\{((?:0x[0-9a-f]{2},? ?){16})\}", src)
+    rows = re.findall(r"\{((?:\s*0x[0-9a-f]{2},?){16})\s*\}", src)
     if len(rows) != 95:
         sys.exit("console-test: drivers/font8x16.c has %d glyphs, not 95" % len(rows))
     glyphs = {}
     for i, r in enumerate(rows):
         bits = tuple(int(b, 16) for b in r.replace(",", " ").split())
+        if bits in glyphs:
+            sys.exit("console-test: glyphs %r and %r are the same" % (glyphs[bits], chr(0x20 + i)))
         glyphs.setdefault(bits, chr(0x20 + i))
     return glyphs
 

@@ -93,6 +93,7 @@ static void test_real_tables(void **state)
 	assert_int_equal(s.reg_width, 1);
 	assert_int_equal(s.reg_shift, 0);
 	assert_int_equal(s.baud, 115200);
+	assert_int_equal(s.pc_irq, -1); /* interrupt type 0x10: a RISC-V PLIC, no PC-AT IRQ */
 	assert_false(s.pci);
 
 	assert_null(parse_copy(riscv_rev2, sizeof(riscv_rev2), &s));
@@ -119,6 +120,7 @@ static void test_x86_io_and_mmio32(void **state)
 	assert_int_equal(s.base, 0x2f8);
 	assert_int_equal(s.reg_width, 1);
 	assert_int_equal(s.baud, 115200);
+	assert_int_equal(s.pc_irq, 3);
 	make_x86(t, 0x3f8, 0);
 	assert_null(parse_copy(t, 80, &s));
 	assert_int_equal(s.baud, 0); /* as is */
