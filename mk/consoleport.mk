@@ -5,6 +5,8 @@ HV_SRCS += drivers/pci.c drivers/spcr.c drivers/comspec.c drivers/conport.c driv
 
 UNIT_TESTS += spcr
 UNIT_SRCS_spcr := test/unit/test_spcr.c drivers/spcr.c
+UNIT_TESTS += uart
+UNIT_SRCS_uart := test/unit/test_uart.c drivers/uart16550.c
 UNIT_TESTS += comspec
 UNIT_SRCS_comspec := test/unit/test_comspec.c drivers/comspec.c lib/cmdline.c
 
