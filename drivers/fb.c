@@ -5,11 +5,17 @@
 
 #define EGA_ATTR     0x07 /* light grey on black */
 #define FG_INTENSITY 0xaa /* the same grey for RGB: 0xAA of each component */
+/* The text grid kept in RAM (enough for 3840x2160 in 8x16 cells; a larger screen uses its
+ * top-left part). Scrolling redraws from it the cells that change instead of moving the
+ * framebuffer: device memory is uncached or write-combining, slow to read back. */
+#define GRID_COLS 480
+#define GRID_ROWS 135
 
 static struct fb_info fb;
 static bool on;
 static unsigned cols, rows, col, row;
 static uint32_t fg_pixel; /* black, the background, is 0 in every RGB layout */
+static char grid[GRID_ROWS][GRID_COLS];
 
 static void clear_row(unsigned r);
 
@@ -29,14 +35,16 @@ const char *fb_init(const struct fb_info *f)
 			return "bad EGA text geometry";
 		cols = f->width;
 		rows = f->height;
+		if (cols > GRID_COLS || rows > GRID_ROWS)
+			return "EGA text grid larger than expected";
 	} else {
 		if (f->bpp != 16 && f->bpp != 24 && f->bpp != 32)
 			return "unsupported pixel depth";
 		if (f->width < FONT_WIDTH || f->height < FONT_HEIGHT ||
 		    f->pitch < f->width * (f->bpp / 8))
 			return "bad framebuffer geometry";
-		cols = f->width / FONT_WIDTH;
-		rows = f->height / FONT_HEIGHT;
+		cols = f->width / FONT_WIDTH < GRID_COLS ? f->width / FONT_WIDTH : GRID_COLS;
+		rows = f->height / FONT_HEIGHT < GRID_ROWS ? f->height / FONT_HEIGHT : GRID_ROWS;
 		fg_pixel = pack(FG_INTENSITY, f->red_pos, f->red_size) |
 			   pack(FG_INTENSITY, f->green_pos, f->green_size) |
 			   pack(FG_INTENSITY, f->blue_pos, f->blue_size);
@@ -58,19 +66,6 @@ void fb_grid(unsigned *c, unsigned *r)
 static uint8_t *line_ptr(unsigned y)
 {
 	return (uint8_t *)phys_to_virt(fb.addr) + (uint64_t)y * fb.pitch;
-}
-
-/* The framebuffer is uncached (MTRR or PCD/PWT): move it in 8-byte words, not bytes. */
-static void copy_down(uint8_t *dst, const uint8_t *src, size_t n)
-{
-	if (!(((uintptr_t)dst | (uintptr_t)src | n) & 7)) {
-		volatile uint64_t *d = (volatile uint64_t *)dst;
-		const volatile uint64_t *s = (const volatile uint64_t *)src;
-		for (size_t i = 0; i < n / 8; i++)
-			d[i] = s[i];
-		return;
-	}
-	memmove(dst, src, n);
 }
 
 static void fill(uint8_t *dst, size_t n)
@@ -106,6 +101,7 @@ static void draw(unsigned c, unsigned r, char ch)
 	uint8_t g = (uint8_t)ch;
 	if (g < FONT_FIRST || g >= FONT_FIRST + FONT_GLYPHS)
 		g = '?';
+	grid[r][c] = (char)g;
 	if (fb.type == FB_EGA_TEXT) {
 		volatile uint16_t *cell = (volatile uint16_t *)(line_ptr(r) + 2 * c);
 		*cell = (uint16_t)(EGA_ATTR << 8 | g);
@@ -125,6 +121,17 @@ static void clear_row(unsigned r)
 		return;
 	}
 	fill(line_ptr(r * FONT_HEIGHT), (size_t)fb.pitch * FONT_HEIGHT);
+	memset(grid[r], ' ', cols);
+}
+
+/* One row up: each cell is redrawn only where the character below it differs (lines of a
+ * log share prefixes and blanks), and nothing is read from the framebuffer. */
+static void scroll_up(void)
+{
+	for (unsigned r = 0; r + 1 < rows; r++)
+		for (unsigned c = 0; c < cols; c++)
+			if (grid[r][c] != grid[r + 1][c])
+				draw(c, r, grid[r + 1][c]);
 }
 
 static void new_line(void)
@@ -133,8 +140,7 @@ static void new_line(void)
 	if (row + 1 < rows) {
 		row++;
 	} else {
-		unsigned lines = fb.type == FB_EGA_TEXT ? 1 : FONT_HEIGHT;
-		copy_down(line_ptr(0), line_ptr(lines), (size_t)fb.pitch * lines * (rows - 1));
+		scroll_up();
 	}
 	clear_row(row);
 }
