@@ -196,7 +196,9 @@ const void *acpi_find_table(const void *rsdp_copy, const char sig[4], uint32_t *
 		uint64_t a = 0;
 		memcpy(&a, entries + (xsdt ? 8 : 4) * i, xsdt ? 8 : 4);
 		const struct sdt *t = (const void *)a;
-		if (!a || a >= (1ull << 32) || memcmp(t->sig, sig, 4))
+		/* The caller reads length bytes: keep them inside the identity map. */
+		if (!a || a >= (1ull << 32) || memcmp(t->sig, sig, 4) || t->length > (1u << 20) ||
+		    a + t->length > (1ull << 32))
 			continue;
 		*len = t->length;
 		return t;

@@ -21,6 +21,11 @@ $(BUILD)/spcr-com2.bin: tools/mkspcr.py
 e2e-console-com2: $(BUILD)/console-com2.iso
 	$(CONSOLE_TEST) $@ $(BUILD)/console-com2-bios.iso --serial-file --serial-index 1 \
 	    $(CONSOLE_OK) --expect '^console: com1 io 0x2f8 \(command line\), 115200 baud$$'
+# Typed input on that port reaches the ring through its ISA IRQ (3), debug keys included.
+e2e-console-com2-input: $(BUILD)/console-com2-input.iso
+	$(CONSOLE_TEST) $@ $(BUILD)/console-com2-input-bios.iso --serial-file --serial-index 1 \
+	    --input test/e2e/input-hello.txt --expect '^console: com1 io 0x2f8' \
+	    --expect '^selftest: debug key ran' --expect '^selftest: input "\#*hello\\x1d\."$$'
 # No com1=: the ACPI SPCR table (added with -acpitable) points at 0x2F8.
 e2e-console-spcr: $(BUILD)/selftest.iso $(BUILD)/spcr-com2.bin
 	$(CONSOLE_TEST) $@ $(BUILD)/selftest-bios.iso --serial-file --serial-index 1 \
@@ -49,7 +54,7 @@ e2e-console-gop-fallback: $(BUILD)/selftest.iso
 	$(CONSOLE_TEST) $@ $(BUILD)/selftest.iso --uefi --timeout 420 --screen gop \
 	    --expect-screen '^console: no UART answers; framebuffer RGB' \
 	    --expect-screen '^selftest: PASS' --expect-screen '^sliver: exit 0$$'
-CONSOLE_E2E := e2e-console-com2 e2e-console-spcr e2e-console-pci e2e-console-ega \
+CONSOLE_E2E := e2e-console-com2 e2e-console-com2-input e2e-console-spcr e2e-console-pci e2e-console-ega \
 	e2e-console-ega-same e2e-console-gop e2e-console-gop-fallback
 TEST_TARGETS += $(CONSOLE_E2E)
 .PHONY: $(CONSOLE_E2E)

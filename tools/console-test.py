@@ -6,6 +6,7 @@ what the console device shows (docs/console.md, "Console device"):
 
   --serial-file       the console UART is the Nth QEMU serial port (--serial-index, 0-based,
                       the others are null) or --pci-serial (a PCI 16550); its output is kept
+  --input FILE        bytes typed on the console UART (a stdio chardev instead of a file)
   --acpitable FILE    an extra ACPI table (tools/mkspcr.py writes SPCR tables)
   --uefi              OVMF instead of SeaBIOS (the framebuffer is then GOP, not EGA text)
   --screen text|gop   read the screen at the end: text mode from the 0xB8000 buffer
@@ -142,6 +143,7 @@ def main():
     ap.add_argument("--serial-index", type=int, default=0)
     ap.add_argument("--pci-serial", action="store_true")
     ap.add_argument("--acpitable")
+    ap.add_argument("--input")
     ap.add_argument("--uefi", action="store_true")
     ap.add_argument("--screen", choices=["text", "gop"])
     ap.add_argument("--expect", action="append", default=[])
@@ -166,18 +168,21 @@ def main():
            "-qmp", "unix:%s,server=on,wait=off" % qmp_path, "-cdrom", a.iso]
     if a.uefi:
         cmd += ["-bios", "/usr/share/ovmf/OVMF.fd"]
+    # QEMU 7.2's file chardev has no input: with --input the port is stdio instead.
+    con = ("stdio,id=con,signal=off" if a.input else "file,id=con,path=" + serial_log)
     if a.serial_file and a.pci_serial:
-        cmd += ["-serial", "none", "-chardev", "file,id=con,path=" + serial_log,
-                "-device", "pci-serial,chardev=con"]
+        cmd += ["-serial", "none", "-chardev", con, "-device", "pci-serial,chardev=con"]
     elif a.serial_file:
         for i in range(a.serial_index):
             cmd += ["-serial", "null"]
-        cmd += ["-serial", "file:" + serial_log]
+        cmd += ["-chardev", con, "-serial", "chardev:con"]
     else:
         cmd += ["-serial", "none"]
     if a.acpitable:
         cmd += ["-acpitable", "file=" + a.acpitable]
-    qemu = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+    stdin = open(a.input, "rb") if a.input else subprocess.DEVNULL
+    stdout = open(serial_log, "wb") if a.input else subprocess.DEVNULL
+    qemu = subprocess.Popen(cmd, stdin=stdin, stdout=stdout,
                             stderr=open(os.path.join(work, "qemu.err"), "w"))
     deadline = time.time() + a.timeout
     fail = []
