@@ -13,5 +13,7 @@ extern bool conport_uart_on;
 void conport_select(const char *cmdline, const void *rsdp, const struct fb_info *fb);
 /* Prints the `console:` line(s): what was chosen and why, and options that were ignored. */
 void conport_report(void);
+/* The console UART's ISA IRQ for input; 16 (routes nowhere) when it has none. */
+unsigned conport_isa_irq(void);
 
 #endif
