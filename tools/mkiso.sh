@@ -26,8 +26,8 @@ done
 	# sliver's multiboot2 header asks for a framebuffer (the console falls back to it when
 	# no UART answers), and the multiboot2 command then sets gfxpayload=auto. BIOS: put back
 	# EGA text mode, what a BIOS box shows at boot. UEFI has no text mode: GRUB needs its
-	# video drivers (all_video: GOP, UGA) to pass the GOP framebuffer, or it stops at "no
-	# suitable video mode found".
+	# video drivers (all_video: GOP, UGA) to pass the GOP framebuffer; without them it prints
+	# "no suitable video mode found" and boots with no framebuffer.
 	echo '	if [ "$grub_platform" = pc ]; then set gfxpayload=text; fi'
 	echo '	if [ "$grub_platform" = efi ]; then insmod all_video; fi'
 	echo "	boot"
