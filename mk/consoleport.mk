@@ -7,6 +7,8 @@ UNIT_TESTS += spcr
 UNIT_SRCS_spcr := test/unit/test_spcr.c drivers/spcr.c
 UNIT_TESTS += uart
 UNIT_SRCS_uart := test/unit/test_uart.c drivers/uart16550.c
+UNIT_TESTS += bootinfo_fb
+UNIT_SRCS_bootinfo_fb := test/unit/test_bootinfo_fb.c core/bootinfo.c core/memmap.c
 UNIT_TESTS += comspec
 UNIT_SRCS_comspec := test/unit/test_comspec.c drivers/comspec.c lib/cmdline.c
 
