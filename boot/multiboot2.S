@@ -12,6 +12,14 @@ mb2_header:
 	.long 0					/* architecture: i386 protected mode */
 	.long mb2_header_end - mb2_header
 	.long -(0xe85250d6 + (mb2_header_end - mb2_header))
+	/* Framebuffer tag (multiboot2 spec 3.1.10), optional (flags bit 0) so that GRUB boots
+	 * where there is no display. Width, height and depth 0: no preference. BIOS GRUB then
+	 * stays in EGA text mode (its default gfxpayload is text); UEFI GRUB passes the GOP mode.
+	 * The console draws on it when no UART answers (drivers/fb.c). */
+	.short 5, 1
+	.long 20
+	.long 0, 0, 0
+	.align 8
 	.short 0, 0				/* end tag */
 	.long 8
 mb2_header_end:

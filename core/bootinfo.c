@@ -11,6 +11,7 @@ enum {
 	TAG_MODULE = 3,
 	TAG_MMAP = 6,
 	TAG_EFI64 = 12,
+	TAG_FRAMEBUFFER = 8,
 	TAG_ACPI_OLD = 14,
 	TAG_ACPI_NEW = 15,
 	TAG_EFI_MMAP = 17,
@@ -105,6 +106,9 @@ const char *bootinfo_parse(struct boot_info *bi, const uint8_t *mbi, size_t len,
 		case TAG_EFI_MMAP:
 			efi_mmap = t, efi_mmap_size = size;
 			break;
+		case TAG_FRAMEBUFFER:
+			bootinfo_parse_fb(&bi->fb, t, size);
+			break;
 		case TAG_EFI64:
 			bi->efi = true;
 			break;
@@ -136,4 +140,34 @@ const char *bootinfo_parse(struct boot_info *bi, const uint8_t *mbi, size_t len,
 		return "no memory map from the boot loader";
 	}
 	return NULL;
+}
+
+/* Multiboot2 specification 3.6.12, laid out as GRUB writes it: addr at 8, pitch 16, width
+ * 20, height 24, bpp 28, type 29, two reserved bytes, then the colour info at 32 (RGB: red
+ * position and size, green, blue). Type 0 is indexed, 1 RGB, 2 EGA text. */
+void bootinfo_parse_fb(struct fb_info *fb, const uint8_t *t, uint32_t size)
+{
+	enum { MB2_FB_INDEXED = 0, MB2_FB_RGB = 1, MB2_FB_EGA_TEXT = 2 };
+	struct fb_info f = {0};
+	if (size < 32)
+		return;
+	memcpy(&f.addr, t + 8, 8);
+	memcpy(&f.pitch, t + 16, 4);
+	memcpy(&f.width, t + 20, 4);
+	memcpy(&f.height, t + 24, 4);
+	f.bpp = t[28];
+	if (t[29] == MB2_FB_EGA_TEXT) {
+		f.type = FB_EGA_TEXT;
+	} else if (t[29] == MB2_FB_RGB && size >= 38) {
+		f.type = FB_RGB;
+		f.red_pos = t[32];
+		f.red_size = t[33];
+		f.green_pos = t[34];
+		f.green_size = t[35];
+		f.blue_pos = t[36];
+		f.blue_size = t[37];
+	} else {
+		return;
+	}
+	*fb = f;
 }

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "core/memmap.h"
+#include "drivers/fb.h"
 
 #define MB2_BOOTLOADER_MAGIC 0x36d76289
 #define BOOT_MAX_MODULES     64
@@ -30,6 +31,7 @@ struct boot_info {
 	const uint8_t *mmap_tag; /* the firmware's raw map (tag 6 or 17) inside the copy */
 	size_t mmap_tag_size;	 /* its size, checked against the information's */
 	uint64_t mbi_start, mbi_end;
+	struct fb_info fb; /* tag 8; type FB_NONE when absent or unusable */
 };
 
 extern struct boot_info boot_info;
@@ -38,5 +40,8 @@ extern struct boot_info boot_info;
  * bi, which it clears first. Pure: reads nothing outside [mbi, mbi + len), whatever the
  * sizes inside say (fuzzed by test/fuzz/fuzz_bootinfo.c). Returns NULL or a reason. */
 const char *bootinfo_parse(struct boot_info *bi, const uint8_t *mbi, size_t len, uint64_t mbi_pa);
+/* The framebuffer info tag (type 8, `size` bytes at t) into *fb; leaves FB_NONE when the tag
+ * is short or of a kind the console cannot draw on (indexed colour). */
+void bootinfo_parse_fb(struct fb_info *fb, const uint8_t *t, uint32_t size);
 
 #endif

@@ -137,7 +137,9 @@ bool conin_route(unsigned cpu)
 
 bool conin_start_output(unsigned cpu)
 {
-	if (!conin_route(cpu))
+	/* The drain needs a UART's THR-empty interrupt: without one (a framebuffer alone,
+	 * or a PCI/MMIO UART with no ISA IRQ) the console stays synchronous. */
+	if (CONSOLE_ISA_IRQ >= 16 || !conin_route(cpu))
 		return false;
 	console_start_async(cpu, kick_irq_cpu);
 	return true;

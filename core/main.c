@@ -16,6 +16,7 @@
 #include "core/timer.h"
 #include "drivers/acpi.h"
 #include "drivers/console.h"
+#include "drivers/conport.h"
 #include "drivers/pic.h"
 #include "lib/cmdline.h"
 #include "lib/string.h"
@@ -129,8 +130,7 @@ void kmain(uint32_t magic, uint32_t mbi_pa)
 		memcpy(mbi_copy, (const void *)(uint64_t)mbi_pa,
 		       mbi_size < MBI_COPY_MAX ? mbi_size : MBI_COPY_MAX);
 	}
-	console_init();
-	printk("\nsliver: hypervisor starting\n");
+	console_init(); /* COM1 until the command line is read: early panics still reach it */
 
 	struct percpu *bsp = &percpu[0];
 	bsp->stack = bsp_stack;
@@ -146,6 +146,10 @@ void kmain(uint32_t magic, uint32_t mbi_pa)
 	const char *err = bootinfo_parse(&boot_info, mbi_copy, mbi_size, mbi_pa);
 	if (err)
 		panic("boot information: %s", err);
+	conport_select(boot_info.cmdline, boot_info.have_rsdp ? boot_info.rsdp : NULL,
+		       boot_info.rsdp_len, &boot_info.fb);
+	printk("\nsliver: hypervisor starting\n");
+	conport_report();
 	printk("sliver: command line: %s\n", boot_info.cmdline);
 	printk("sliver: booted by %s, %u module(s)\n", boot_info.efi ? "UEFI GRUB" : "BIOS GRUB",
 	       boot_info.nr_modules);

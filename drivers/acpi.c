@@ -64,3 +64,11 @@ void acpi_poweroff(void)
 	if (power.pm1b_cnt)
 		outw(power.pm1b_cnt, (uint16_t)(power.slp_typ_b << 10 | SLP_EN));
 }
+
+const void *acpi_find_table(const void *rsdp, size_t rsdp_len, const char sig[4], uint32_t *len)
+{
+	size_t n = 0;
+	const uint8_t *t = rsdp ? acpi_lookup(rsdp, rsdp_len, sig, map_identity, NULL, &n) : NULL;
+	*len = (uint32_t)n;
+	return t;
+}

@@ -24,5 +24,8 @@ extern struct acpi_info acpi;
  * acpi_tables.c (pure, host-tested and fuzzed). */
 bool acpi_init(const void *rsdp, size_t rsdp_len);
 void acpi_poweroff(void);
+/* The table with signature `sig` listed in the RSDT/XSDT of the RSDP copy (rsdp_len bytes),
+ * and its length (length field and checksum checked by acpi_lookup); NULL when absent. */
+const void *acpi_find_table(const void *rsdp, size_t rsdp_len, const char sig[4], uint32_t *len);
 
 #endif

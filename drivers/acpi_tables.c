@@ -266,3 +266,25 @@ const char *acpi_walk(struct acpi_info *ai, struct acpi_power *pw, const uint8_t
 		return "no enabled CPU in the MADT";
 	return NULL;
 }
+
+const uint8_t *acpi_lookup(const uint8_t *rsdp, size_t rsdp_len, const char sig[4], acpi_map_fn map,
+			   void *ctx, size_t *len)
+{
+	uint64_t root_pa;
+	bool xsdt;
+	size_t rlen, tlen;
+	if (!acpi_parse_rsdp(rsdp, rsdp_len, &root_pa, &xsdt))
+		return NULL;
+	const uint8_t *root = map_table(map, ctx, root_pa, &rlen);
+	if (!root || memcmp(root, xsdt ? "XSDT" : "RSDT", 4))
+		return NULL;
+	unsigned count = acpi_root_count(root, rlen, xsdt);
+	for (unsigned i = 0; i < count; i++) {
+		const uint8_t *t = map_table(map, ctx, acpi_root_entry(root, rlen, xsdt, i), &tlen);
+		if (t && !memcmp(t, sig, 4)) {
+			*len = tlen;
+			return t;
+		}
+	}
+	return NULL;
+}

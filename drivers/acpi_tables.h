@@ -57,4 +57,9 @@ typedef const uint8_t *(*acpi_map_fn)(uint64_t pa, size_t len, void *ctx);
 const char *acpi_walk(struct acpi_info *ai, struct acpi_power *pw, const uint8_t *rsdp,
 		      size_t rsdp_len, acpi_map_fn map, void *ctx);
 
+/* The first table with signature sig listed in the RSDT/XSDT, its length and checksum
+ * checked (map_table), or NULL; *len gets its length. */
+const uint8_t *acpi_lookup(const uint8_t *rsdp, size_t rsdp_len, const char sig[4], acpi_map_fn map,
+			   void *ctx, size_t *len);
+
 #endif

@@ -13,6 +13,8 @@
 #include "drivers/console.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/spinlock.h"
+#include "drivers/conport.h"
+#include "drivers/fb.h"
 #include "drivers/uart16550.h"
 #include "lib/conring.h"
 #include "lib/fmt.h"
@@ -61,7 +63,7 @@ static uint32_t kick_sent;
 
 void console_init(void)
 {
-	uart_init(COM1_PORT);
+	uart_init(&console_uart); /* COM1 until conport_select() reads the command line */
 	/* Bochs' port_e9_hack reads back 0xE9; absent ports read 0xFF. */
 	mirror_e9 = inb(BOCHS_E9_PORT) == BOCHS_E9_PORT;
 	conring_init(&rings[PRIO], prio_mem, sizeof(prio_mem));
@@ -73,11 +75,20 @@ bool console_is_bochs(void)
 	return mirror_e9;
 }
 
-static void emit_polled(char c)
+/* The wires besides the UART: Bochs' port 0xE9 and the framebuffer (a no-op unless
+ * conport_select() chose it). */
+static void emit_mirrors(char c)
 {
-	uart_putc(COM1_PORT, c);
 	if (mirror_e9 && c != '\r')
 		outb(BOCHS_E9_PORT, (uint8_t)c);
+	fb_write(&c, 1);
+}
+
+static void emit_polled(char c)
+{
+	if (conport_uart_on)
+		uart_putc(&console_uart, c);
+	emit_mirrors(c);
 }
 
 static void write_raw(const char *s, size_t n)
@@ -136,9 +147,8 @@ static unsigned fill_fifo(void)
 	unsigned n = 0;
 	int c;
 	while (n < UART_FIFO && (c = next_byte()) >= 0) {
-		uart_put_nowait(COM1_PORT, (char)c);
-		if (mirror_e9 && c != '\r')
-			outb(BOCHS_E9_PORT, (uint8_t)c);
+		uart_put_nowait(&console_uart, (char)c);
+		emit_mirrors((char)c);
 		n++;
 	}
 	stats.wire_bytes += n;
@@ -147,7 +157,7 @@ static unsigned fill_fifo(void)
 
 static void drain_locked(void)
 {
-	if (!uart_tx_empty(COM1_PORT)) {
+	if (!uart_tx_empty(&console_uart)) {
 		__atomic_store_n(&tx_active, true, __ATOMIC_SEQ_CST); /* its THRE will come */
 		return;
 	}
@@ -294,7 +304,7 @@ void console_start_async(unsigned cpu, void (*kick_cpu)(void))
 	drain_cpu = (int)cpu;
 	remote_kick = kick_cpu;
 	__atomic_store_n(&async, true, __ATOMIC_SEQ_CST);
-	uart_enable_tx_irq(COM1_PORT);
+	uart_enable_tx_irq(&console_uart);
 	kick();
 }
 
@@ -321,7 +331,7 @@ static void flush_polled(uint64_t deadline_tsc)
 	for (int r = 0; r < NRINGS; r++)
 		take_below[r] = conring_head(&rings[r]);
 	while (rdtsc() < deadline_tsc) {
-		if (!uart_tx_empty(COM1_PORT)) {
+		if (!uart_tx_empty(&console_uart)) {
 			cpu_relax();
 			continue;
 		}
@@ -405,7 +415,8 @@ void console_drain(uint64_t deadline_tsc)
 		 * lines stay queued, so none is cut into the last ones. */
 		sync_cpu = (int)me;
 	}
-	uart_drain(COM1_PORT);
+	if (conport_uart_on)
+		uart_drain(&console_uart);
 }
 
 void console_get_stats(struct console_stats *s)
@@ -416,15 +427,16 @@ void console_get_stats(struct console_stats *s)
 
 int console_getc(void)
 {
-	return uart_getc(COM1_PORT);
+	return conport_uart_on ? uart_getc(&console_uart) : -1;
 }
 
 uint8_t console_irq_id(void)
 {
-	return uart_irq_id(COM1_PORT);
+	return conport_uart_on ? uart_irq_id(&console_uart) : 1; /* bit 0: none pending */
 }
 
 void console_enable_rx_irq(void)
 {
-	uart_enable_rx_irq(COM1_PORT);
+	if (conport_uart_on)
+		uart_enable_rx_irq(&console_uart);
 }

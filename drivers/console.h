@@ -1,4 +1,5 @@
-/* The hypervisor console: COM1, mirrored to port 0xE9 under Bochs (docs/console.md).
+/* The hypervisor console: the UART and/or framebuffer drivers/conport.c chose, mirrored to
+ * port 0xE9 under Bochs (docs/console.md).
  * Synchronous (polled, whole writes under one lock) until console_start_async(); then
  * every line goes into a lock-free ring and the UART's THR-empty interrupt drains it, so
  * nothing waits for the UART but the sync paths: panic (console_break_lock), the debug
@@ -9,6 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "drivers/conport.h"
+#include "drivers/conport.h"
 
 void console_init(void);
 bool console_is_bochs(void);
@@ -56,8 +59,9 @@ void console_get_stats(struct console_stats *s);
 
 /* Polled input; -1 when none. */
 int console_getc(void);
-/* COM1's receive interrupt (ISA IRQ 4). */
+/* The console UART's receive interrupt: its ISA IRQ (drivers/conport.c: 4 for 0x3F8, 3 for
+ * 0x2F8, the SPCR's PC-AT IRQ; 16, which routes nowhere, for a PCI UART). */
 void console_enable_rx_irq(void);
-#define CONSOLE_ISA_IRQ 4
+#define CONSOLE_ISA_IRQ conport_isa_irq()
 
 #endif

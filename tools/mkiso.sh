@@ -23,12 +23,19 @@ done
 	echo "set default=0"
 	echo "menuentry \"sliver $name\" {"
 	sed -e '/^\s*#/d' -e '/^\s*$/d' -e 's/^/\t/' "$cfg"
+	# sliver's multiboot2 header asks for a framebuffer (the console falls back to it when
+	# no UART answers), and the multiboot2 command then sets gfxpayload=auto. BIOS: put back
+	# EGA text mode, what a BIOS box shows at boot. UEFI has no text mode: GRUB needs its
+	# video drivers (all_video: GOP, UGA) to pass the GOP framebuffer; without them it prints
+	# "no suitable video mode found" and boots with no framebuffer.
+	echo '	if [ "$grub_platform" = pc ]; then set gfxpayload=text; fi'
+	echo '	if [ "$grub_platform" = efi ]; then insmod all_video; fi'
 	echo "	boot"
 	echo "}"
 } >"$stage/boot/grub/grub.cfg"
 common=(--locales= --fonts= --themes=)
 grub-mkrescue "${common[@]}" -d /usr/lib/grub/i386-pc \
-	--install-modules="multiboot2 normal iso9660 biosdisk part_msdos configfile" \
+	--install-modules="multiboot2 normal iso9660 biosdisk part_msdos configfile test" \
 	-o "$build/$name-bios.iso" "$stage" >"$build/iso/$name-bios.log" 2>&1 ||
 	{ cat "$build/iso/$name-bios.log" >&2; exit 1; }
 grub-mkrescue "${common[@]}" -o "$build/$name.iso" "$stage" >"$build/iso/$name.log" 2>&1 ||
