@@ -13,7 +13,7 @@
 
 static const struct cmdkey keys[] = {
 	{"console", CMDKEY_ANY, 0, 0, 0},
-	{"com1", CMDKEY_ANY, 0, 0, 0}, /* drivers/comspec.c parses it (docs/console.md) */
+	{"com1", CMDKEY_ANY, 0, 0, 0},	   /* drivers/comspec.c parses it (docs/console.md) */
 	{"sim.*", CMDKEY_ANY, 0, 0, 0},	   /* the simulator's (test/sim), ignored here */
 	{"expect.*", CMDKEY_ANY, 0, 0, 0}, /* the simulator's pass criteria */
 	{"mem.raw", CMDKEY_ANY, 0, 0, 0},
