@@ -27,3 +27,88 @@ $(BUILD)/guests/obj64/%.o: %.S
 $(BUILD)/guests/fuzz64.elf: $(FUZZ64_OBJS) guests/fuzz/fuzz64.ld
 	$(LD) -m elf_x86_64 -nostdlib -static -z max-page-size=0x1000 -z noexecstack \
 	    --no-warn-rwx-segments -T guests/fuzz/fuzz64.ld -o $@ $(filter %.o,$^)
+
+# Short seeded run (make test): a 32-bit and a 64-bit fuzzer, 20000 ops each, next to an
+# echo domain (pinged) and a spinner on 2 pCPUs. No FAIL line, both summaries with fail=0,
+# both fuzzers shut down with code 0, nothing crashed, echo and spinner still running.
+FUZZ_BOCHS := -- --emu bochs --cpus 2
+e2e-fuzz: $(BUILD)/fuzz-bios.iso
+	tools/e2e.sh $@ $(VMX_END) --reject 'fuzz: FAIL|crashed|refused' \
+	    --expect '^\(d1\) fuzz: start d1 bits=32 seed=1 ' \
+	    --expect '^\(d2\) fuzz: start d2 bits=64 seed=2 ' \
+	    --expect '^\(d1\) fuzz: summary seed=1 ops=20000 fail=0 hc=[1-9]' \
+	    --expect '^\(d2\) fuzz: summary seed=2 ops=20000 fail=0 hc=[1-9]' \
+	    --expect '^sliver: d1 shutdown code=0$$' --expect '^sliver: d2 shutdown code=0$$' \
+	    --expect '^\(d4\) spin iters=[0-9]+ rate=[0-9]{6,}/s' \
+	    --expect '^stat d3 name=echo state=running' --expect '^stat d4 name=spin state=running' \
+	    --expect '^ping d3 n=[0-9]{3,} lost=' \
+	    $(FUZZ_BOCHS) --timeout 300 $<
+
+# Fatal acts: each fuzzer does 2000 safe ops, then the act named by fatal=; each must
+# crash only its own domain (hltnone: blocks for good), the others run on.
+e2e-fuzz-fatal: $(BUILD)/fuzz-fatal-bios.iso
+	tools/e2e.sh $@ $(VMX_END) --reject 'fuzz: FAIL|still alive|PANIC' \
+	    --expect '^sliver: d1 crashed: string I/O' --expect '^sliver: d2 crashed: string I/O' \
+	    --expect '^sliver: d3 crashed: EPT violation: read at guest-physical 0x4' \
+	    --expect '^sliver: d4 crashed: EPT violation: write at guest-physical 0x4' \
+	    --expect '^sliver: d5 crashed: EPT violation: read at guest-physical 0xfee00030' \
+	    --expect '^sliver: d6 crashed: EPT violation: write at guest-physical 0xfec00000' \
+	    --expect '^\(d7\) fuzz: fatal hltnone now' \
+	    --expect '^sliver: d8 crashed: string I/O' \
+	    --expect '^sliver: d9 crashed: EPT violation: read at guest-physical 0xfee00030' \
+	    --expect '^sliver: d1 memory scrubbed and freed' --expect '^sliver: d9 memory scrubbed and freed' \
+	    --expect '^vcpu d7v0 .* blocked=1 ' \
+	    --expect '^stat d10 name=echo state=running' --expect '^stat d11 name=spin state=running' \
+	    --expect '^ping d10 n=[0-9]{3,} lost=' \
+	    $(FUZZ_BOCHS) --timeout 300 $<
+
+# The gated classes (holes fixed on other branches; guests/fuzz/README.md). Not in make
+# test until those fixes are merged.
+e2e-fuzz-gated: $(BUILD)/fuzz-gated-bios.iso
+	tools/e2e.sh $@ $(VMX_END) --reject 'fuzz: FAIL|crashed|refused' \
+	    --expect '^\(d1\) fuzz: summary seed=11 ops=3000 fail=0 ' \
+	    --expect '^\(d2\) fuzz: summary seed=12 ops=3000 fail=0 ' \
+	    --expect '^\(d3\) fuzz: summary seed=13 ops=3000 fail=0 ' \
+	    --expect '^\(d4\) fuzz: summary seed=14 ops=300 fail=0 ' \
+	    --expect '^\(d5\) fuzz: summary seed=15 ops=300 fail=0 ' \
+	    --expect '^\(d6\) fuzz: summary seed=16 ops=300 fail=0 ' \
+	    --expect '^\(d7\) fuzz: summary seed=17 ops=3000 fail=0 ' \
+	    --expect '^stat d9 name=spin state=running' \
+	    $(FUZZ_BOCHS) --timeout 300 $<
+
+# Long run: make fuzz SEED=<n> OPS=<ops per fuzzer> [MS=<stop after ms>] [RUN_MS=<run length>]
+# Same domains as fuzz.cfg (the 64-bit fuzzer gets seed SEED+1). make fuzz-baseline RUN_MS=
+# runs the same scenario with the two fuzzers replaced by spinners (the comparison in
+# docs/BENCHMARKS.md, "Isolation: fuzzer guest").
+SEED ?= 1
+OPS ?= 1000000
+MS ?= 0
+RUN_MS ?= $(shell echo $$(( $(if $(filter-out 0,$(MS)),$(MS) + 2000,$(OPS) / 4 + 3000) )))
+FUZZ_TIMEOUT ?= 7200
+FUZZ_CMD := multiboot2 /boot/sliver.elf console=com1 run_ms=$(RUN_MS) ping.dom=3 ping.interval_us=2000
+.PHONY: fuzz fuzz-baseline e2e-fuzz e2e-fuzz-fatal e2e-fuzz-gated FORCE
+$(BUILD)/fuzz-long.cfg: FORCE
+	@mkdir -p $(BUILD)
+	printf '%s\n' '$(FUZZ_CMD)' \
+	    'module2 /guests/fuzz.elf name=fuzz32 seed=$(SEED) ops=$(OPS) ms=$(MS)' \
+	    'module2 /guests/fuzz64.elf name=fuzz64 seed=$(shell echo $$(( $(SEED) + 1 ))) ops=$(OPS) ms=$(MS)' \
+	    'module2 /guests/echo.elf name=echo' 'module2 /guests/spinner.elf name=spin report_ms=10000' >$@
+$(BUILD)/fuzz-baseline.cfg: FORCE
+	@mkdir -p $(BUILD)
+	printf '%s\n' '$(FUZZ_CMD)' 'module2 /guests/spinner.elf name=stand-in32' \
+	    'module2 /guests/spinner.elf name=stand-in64' \
+	    'module2 /guests/echo.elf name=echo' 'module2 /guests/spinner.elf name=spin report_ms=10000' >$@
+fuzz: $(BUILD)/fuzz-long.cfg $(BUILD)/sliver.elf $(GUEST_ELFS)
+	tools/mkiso.sh fuzz-long $< $(BUILD) $(GUEST_ELFS)
+	tools/e2e.sh $@ $(VMX_END) --reject 'fuzz: FAIL|crashed|refused' \
+	    --expect '^\(d1\) fuzz: summary seed=$(SEED) ops=[0-9]+ fail=0 ' \
+	    --expect '^\(d2\) fuzz: summary seed=[0-9]+ ops=[0-9]+ fail=0 ' \
+	    --expect '^stat d3 name=echo state=running' --expect '^stat d4 name=spin state=running' \
+	    $(FUZZ_BOCHS) --timeout $(FUZZ_TIMEOUT) $(BUILD)/fuzz-long-bios.iso
+fuzz-baseline: $(BUILD)/fuzz-baseline.cfg $(BUILD)/sliver.elf $(GUEST_ELFS)
+	tools/mkiso.sh fuzz-baseline $< $(BUILD) $(GUEST_ELFS)
+	tools/e2e.sh $@ $(VMX_END) --reject 'crashed|refused' \
+	    --expect '^stat d3 name=echo state=running' \
+	    $(FUZZ_BOCHS) --timeout $(FUZZ_TIMEOUT) $(BUILD)/fuzz-baseline-bios.iso
+
+TEST_TARGETS += e2e-fuzz e2e-fuzz-fatal

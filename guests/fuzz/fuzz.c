@@ -1361,19 +1361,22 @@ int fz_main(const struct sliver_boot_info *boot)
 {
 	bi = boot;
 	mem = bi->mem_bytes;
-	uint64_t nops = 10000, first = 1, report = 0;
+	uint64_t nops = 10000, first = 1, report = 0, ms = 0;
 	char mode[16] = "safe", cl[160] = "default", fatal_act[16] = "";
 	fz_arg_u64("seed", &seed);
 	fz_arg_u64("ops", &nops);
 	fz_arg_u64("first", &first);
 	fz_arg_u64("report", &report);
+	fz_arg_u64("ms", &ms);
 	fz_arg("mode", mode, sizeof mode);
 	fz_arg("classes", cl, sizeof cl);
 	fz_arg("fatal", fatal_act, sizeof fatal_act);
 	if (!parse_classes(cl))
 		return 2;
 	if (!report)
-		report = nops >= 8 ? nops / 4 : nops ? nops : 1;
+		report = nops >= 8 ? nops / 4 : 1;
+	if (report > 100000)
+		report = 100000;
 	if (first == 0)
 		first = 1;
 	for (unsigned i = 0; i < C_NR; i++)
@@ -1397,7 +1400,12 @@ int fz_main(const struct sliver_boot_info *boot)
 		fz_printf("fuzz: no op class enabled\n");
 		return 2;
 	}
+	uint64_t stop_ns = ms ? fz_clock_ns() + ms * 1000000ull : ~0ull, done = nops;
 	for (uint64_t i = 0; i < nops; i++) {
+		if ((i & 255) == 0 && fz_clock_ns() >= stop_ns) {
+			done = i; /* ms= reached first */
+			break;
+		}
 		op_n = first + i;
 		rs = seed ^ (op_n * 0xd1342543de82ef95ull);
 		splitmix(&rs);
@@ -1412,9 +1420,9 @@ int fz_main(const struct sliver_boot_info *boot)
 		static const char *const acts[] = {"ins",   "outs",   "oob_read", "oob_write",
 						   "lapic", "ioapic", "hltnone"};
 		rs = seed ^ 0xfa7a1;
-		print_counts("summary", nops);
+		print_counts("summary", done);
 		fatal(fatal_act[0] ? fatal_act : acts[below(7)]);
 	}
-	print_counts("summary", nops);
+	print_counts("summary", done);
 	return fails ? 1 : 0;
 }
