@@ -31,7 +31,10 @@ int64_t fz_hc(uint64_t nr, const uint64_t a[5], bool *regs_ok)
 {
 	uint64_t rax = nr, rdi = a[0], rsi = a[1], rdx = a[2];
 	uint64_t rbx = 0x0b0b0b0b0b0b0b0bull, rcx = 0x0c0c0c0c0c0c0c0cull;
+	/* R10/R8 carry arg3/arg4 (cppcheck misreads register variables) */
+	// cppcheck-suppress constStatement
 	register uint64_t r10 __asm__("r10") = a[3];
+	// cppcheck-suppress constStatement
 	register uint64_t r8 __asm__("r8") = a[4];
 	register uint64_t r9 __asm__("r9") = 0x0909090909090909ull;
 	__asm__ volatile("vmcall"
