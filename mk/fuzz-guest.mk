@@ -77,12 +77,14 @@ e2e-fuzz-gated: $(BUILD)/fuzz-gated-bios.iso
 	    $(FUZZ_BOCHS) --timeout 300 $<
 
 # Long run: make fuzz SEED=<n> OPS=<ops per fuzzer> [MS=<stop after ms>] [RUN_MS=<run length>]
+# [CLASSES=<classes= list>]
 # Same domains as fuzz.cfg (the 64-bit fuzzer gets seed SEED+1). make fuzz-baseline RUN_MS=
 # runs the same scenario with the two fuzzers replaced by spinners (the comparison in
 # docs/BENCHMARKS.md, "Isolation: fuzzer guest").
 SEED ?= 1
 OPS ?= 1000000
 MS ?= 0
+CLASSES ?= default
 RUN_MS ?= $(shell echo $$(( $(if $(filter-out 0,$(MS)),$(MS) + 2000,$(OPS) / 4 + 3000) )))
 FUZZ_TIMEOUT ?= 7200
 FUZZ_CMD := multiboot2 /boot/sliver.elf console=com1 run_ms=$(RUN_MS) ping.dom=3 ping.interval_us=2000
@@ -90,8 +92,8 @@ FUZZ_CMD := multiboot2 /boot/sliver.elf console=com1 run_ms=$(RUN_MS) ping.dom=3
 $(BUILD)/fuzz-long.cfg: FORCE
 	@mkdir -p $(BUILD)
 	printf '%s\n' '$(FUZZ_CMD)' \
-	    'module2 /guests/fuzz.elf name=fuzz32 seed=$(SEED) ops=$(OPS) ms=$(MS)' \
-	    'module2 /guests/fuzz64.elf name=fuzz64 seed=$(shell echo $$(( $(SEED) + 1 ))) ops=$(OPS) ms=$(MS)' \
+	    'module2 /guests/fuzz.elf name=fuzz32 seed=$(SEED) ops=$(OPS) ms=$(MS) classes=$(CLASSES)' \
+	    'module2 /guests/fuzz64.elf name=fuzz64 seed=$(shell echo $$(( $(SEED) + 1 ))) ops=$(OPS) ms=$(MS) classes=$(CLASSES)' \
 	    'module2 /guests/echo.elf name=echo' 'module2 /guests/spinner.elf name=spin report_ms=10000' >$@
 $(BUILD)/fuzz-baseline.cfg: FORCE
 	@mkdir -p $(BUILD)
