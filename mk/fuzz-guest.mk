@@ -76,7 +76,8 @@ e2e-fuzz-gated: $(BUILD)/fuzz-gated-bios.iso
 	    --expect '^stat d9 name=spin state=running' \
 	    $(FUZZ_BOCHS) --timeout 300 $<
 
-# Long run: make fuzz SEED=<n> OPS=<ops per fuzzer> [MS=<stop after ms>] [RUN_MS=<run length>]
+# Long run: make fuzz SEED=<n> OPS=<ops per fuzzer> [MS=<stop after ms>] [RUN_MS=<run length,
+# default MS+2 s, else OPS/6 ms + 3 s: the 32-bit fuzzer does about 8000 ops per emulated s>]
 # [CLASSES=<classes= list>]
 # Same domains as fuzz.cfg (the 64-bit fuzzer gets seed SEED+1). make fuzz-baseline RUN_MS=
 # runs the same scenario with the two fuzzers replaced by spinners (the comparison in
@@ -85,7 +86,7 @@ SEED ?= 1
 OPS ?= 1000000
 MS ?= 0
 CLASSES ?= default
-RUN_MS ?= $(shell echo $$(( $(if $(filter-out 0,$(MS)),$(MS) + 2000,$(OPS) / 4 + 3000) )))
+RUN_MS ?= $(shell echo $$(( $(if $(filter-out 0,$(MS)),$(MS) + 2000,$(OPS) / 6 + 3000) )))
 FUZZ_TIMEOUT ?= 7200
 FUZZ_CMD := multiboot2 /boot/sliver.elf console=com1 run_ms=$(RUN_MS) ping.dom=3 ping.interval_us=2000
 .PHONY: fuzz fuzz-baseline e2e-fuzz e2e-fuzz-fatal e2e-fuzz-gated FORCE
