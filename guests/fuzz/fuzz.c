@@ -724,12 +724,10 @@ static void op_msr(void)
 		break;
 	}
 	int wr = x_wrmsr(m, v);
-	if (gp_only) {
-		if (!expect(wr, "wrmsr that must be refused", V_GP, V_GP))
-			fz_printf("fuzz: (msr %x value %llx)\n", m, (unsigned long long)v);
-	} else if (!expect(wr, "wrmsr", V_NONE, V_GP)) {
-		fz_printf("fuzz: (msr %x value %llx)\n", m, (unsigned long long)v);
-	}
+	char what[64];
+	fmt_snprintf(what, sizeof what, "wrmsr %x value %llx%s", m, (unsigned long long)v,
+		     gp_only ? " (must be refused)" : "");
+	expect(wr, what, gp_only ? V_GP : V_NONE, V_GP);
 	if (wr == V_NONE) {
 		uint64_t rb = 0;
 		if (check_rb && (x_rdmsr(m, &rb) != V_NONE || rb != v))
@@ -807,9 +805,9 @@ static void cr_write_expect(int cr, ureg v, bool ok, const char *what)
 {
 	int got = cr == 0 ? x_wrcr0(v) : x_wrcr4(v);
 	ureg base = cr == 0 ? cr0_base : cr4_base;
-	if (!expect(got, what, ok ? V_NONE : V_GP, ok ? V_NONE : V_GP)) {
-		fz_printf("fuzz: (cr%d value %lx)\n", cr, (unsigned long)v);
-	} else {
+	char w[80];
+	fmt_snprintf(w, sizeof w, "%s: cr%d value %lx", what, cr, (unsigned long)v);
+	if (expect(got, w, ok ? V_NONE : V_GP, ok ? V_NONE : V_GP)) {
 		ureg rb = cr == 0 ? rdcr0() : rdcr4();
 		ureg want = !ok ? base : cr == 0 ? v | CR0_ET : v;
 		if (rb != want)
@@ -1258,7 +1256,9 @@ static void op_msrinv(void)
 		     : i == 4 ? 0x0202020202020202ull
 			      : 0x1000 | rnd();
 	uint64_t old = rdmsr_or_0(m[i]);
-	if (!expect(x_wrmsr(m[i], v), "wrmsr invalid value", V_GP, V_GP))
+	char what[64];
+	fmt_snprintf(what, sizeof what, "wrmsr %x invalid value %llx", m[i], (unsigned long long)v);
+	if (!expect(x_wrmsr(m[i], v), what, V_GP, V_GP))
 		x_wrmsr(m[i], i == 2 ? kgs_expect : old);
 }
 
