@@ -73,6 +73,7 @@ e2e-fuzz-gated: $(BUILD)/fuzz-gated-bios.iso
 	    --expect '^\(d5\) fuzz: summary seed=15 ops=300 fail=0 ' \
 	    --expect '^\(d6\) fuzz: summary seed=16 ops=300 fail=0 ' \
 	    --expect '^\(d7\) fuzz: summary seed=17 ops=3000 fail=0 ' \
+	    --expect '^\(d10\) fuzz: summary seed=18 ops=3000 fail=0 ' \
 	    --expect '^stat d9 name=spin state=running' \
 	    $(FUZZ_BOCHS) --timeout 300 $<
 
