@@ -28,7 +28,7 @@ $(BUILD)/guests/fuzz64.elf: $(FUZZ64_OBJS) guests/fuzz/fuzz64.ld
 	$(LD) -m elf_x86_64 -nostdlib -static -z max-page-size=0x1000 -z noexecstack \
 	    --no-warn-rwx-segments -T guests/fuzz/fuzz64.ld -o $@ $(filter %.o,$^)
 
-# Short seeded run (make test): a 32-bit and a 64-bit fuzzer, 20000 ops each, next to an
+# Short seeded run (make test): a 32-bit and a 64-bit fuzzer, 15000 ops each, next to an
 # echo domain (pinged) and a spinner on 2 pCPUs. No FAIL line, both summaries with fail=0,
 # both fuzzers shut down with code 0, nothing crashed, echo and spinner still running.
 FUZZ_BOCHS := -- --emu bochs --cpus 2
@@ -36,8 +36,8 @@ e2e-fuzz: $(BUILD)/fuzz-bios.iso
 	tools/e2e.sh $@ $(VMX_END) --reject 'fuzz: FAIL|crashed|refused' \
 	    --expect '^\(d1\) fuzz: start d1 bits=32 seed=1 ' \
 	    --expect '^\(d2\) fuzz: start d2 bits=64 seed=2 ' \
-	    --expect '^\(d1\) fuzz: summary seed=1 ops=20000 fail=0 hc=[1-9]' \
-	    --expect '^\(d2\) fuzz: summary seed=2 ops=20000 fail=0 hc=[1-9]' \
+	    --expect '^\(d1\) fuzz: summary seed=1 ops=15000 fail=0 hc=[1-9]' \
+	    --expect '^\(d2\) fuzz: summary seed=2 ops=15000 fail=0 hc=[1-9]' \
 	    --expect '^sliver: d1 shutdown code=0$$' --expect '^sliver: d2 shutdown code=0$$' \
 	    --expect '^\(d4\) spin iters=[0-9]+ rate=[0-9]{6,}/s' \
 	    --expect '^stat d3 name=echo state=running' --expect '^stat d4 name=spin state=running' \
