@@ -30,6 +30,8 @@ $(BUILD)/guests/$(1).elf: $(call guest_objs,$(1)) $(GUEST_LIB_OBJS) guests/lib/g
 	$$(LD) $$(GUEST_LDFLAGS) -o $$@ $$(filter %.o,$$^)
 endef
 $(foreach g,$(GUEST_NAMES),$(eval $(call guest_rule,$(g))))
+# The fuzzer's 32-bit image (its own rule in mk/fuzz-guest.mk) links the same runtime.
+$(BUILD)/guests/fuzz.elf: $(GUEST_LIB_OBJS)
 
 # Not an ELF at all: the hostile scenario checks that the loader refuses it.
 $(BUILD)/guests/notelf.elf:
