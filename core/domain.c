@@ -553,7 +553,7 @@ void domain_fill_counters(const struct domain *d, struct sliver_dom_counters *c)
 	c->wakes = d->wakes;
 	c->events_sent = d->events_sent;
 	c->events_received = d->events_received;
-	c->events_refused = d->events_refused;
+	c->events_denied = d->events_denied;
 }
 
 void domain_destroy(struct domain *d, unsigned by)
@@ -598,8 +598,8 @@ void domain_print_stats(const struct domain *d)
 	       (unsigned long)total, (unsigned long)d->hypercalls, (unsigned long)d->io_exits,
 	       (unsigned long)d->io_other, (unsigned long)d->events_received,
 	       (unsigned long)d->wakes);
-	if (d->events_refused)
-		printk("stat d%u events_refused=%lu\n", d->id, (unsigned long)d->events_refused);
+	if (d->events_denied)
+		printk("stat d%u events_denied=%lu\n", d->id, (unsigned long)d->events_denied);
 	char line[400];
 	int n = fmt_snprintf(line, sizeof line, "exits d%u", d->id);
 	for (unsigned r = 0; r < HV_NR_EXIT_REASONS && n < (int)sizeof line - 40; r++)

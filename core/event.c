@@ -52,7 +52,7 @@ int event_send(struct domain *from, uint64_t to, uint64_t port)
 	side(from, &f);
 	side(t, &g);
 	if (!ev_may_send(&f, &g, __atomic_load_n(&t->port[port].allow, __ATOMIC_RELAXED))) {
-		__atomic_fetch_add(&from->events_refused, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&from->events_denied, 1, __ATOMIC_RELAXED);
 		return -SLIVER_EPERM;
 	}
 	return event_raise(t, (unsigned)port, from->id);

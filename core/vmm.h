@@ -98,7 +98,7 @@ struct domain {
 	/* Counters (atomic adds: several vCPUs may count at once). */
 	uint64_t exits[HV_NR_EXIT_REASONS];
 	uint64_t hypercalls, io_exits, io_other, events_sent, events_received, wakes;
-	uint64_t events_refused; /* HC_EVENT_SEND refused with -SLIVER_EPERM */
+	uint64_t events_denied; /* HC_EVENT_SEND refused with -SLIVER_EPERM */
 	uint64_t msr_unknown;	 /* RDMSR/WRMSR of an MSR sliver does not offer (#GP) */
 	uint32_t msr_unknown_last;
 };

@@ -53,7 +53,7 @@ e2e-vmx-hostile: $(BUILD)/hostile-bios.iso
 	    --expect '^\(d1\) hostile: two events to self coalesce: got 16 count=2 last=1 senders=2 ok' \
 	    --expect '^\(d1\) hostile: signal a port of another domain without permission: got -1 ok' \
 	    --expect '^\(d1\) hostile: signal a port the other domain allowed, get its reply: got send 0, reply from 7 ok' \
-	    --expect '^stat d1 events_refused=2$$' \
+	    --expect '^stat d1 events_denied=2$$' \
 	    --expect '^sliver: d1 shutdown code=0$$' \
 	    --expect '^sliver: d2 crashed: EPT violation: read at guest-physical 0x402000' \
 	    --expect '^sliver: d3 crashed: EPT violation: write at guest-physical 0x7ff00000' \

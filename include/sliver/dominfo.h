@@ -38,7 +38,7 @@ struct sliver_dom_counters {
 	uint64_t wakes;
 	uint64_t events_sent;
 	uint64_t events_received;
-	uint64_t events_refused; /* HC_EVENT_SEND refused with -SLIVER_EPERM */
+	uint64_t events_denied; /* HC_EVENT_SEND refused with -SLIVER_EPERM */
 };
 
 /* HC_PING result. Times are hypervisor ns since boot. */
