@@ -7,7 +7,7 @@
  *   running, parked, and sleepers whose credit is below the bank). A vCPU's `vtime` advances
  *   by run_ns*2^16/weight at every charge, so its credit in ns is
  *   (vclock - vtime) * weight / 2^16: earned in proportion to weight, burned per ns actually
- *   run, charged at every switch. Run queue order is BOOST (FIFO) then vtime, which is
+ *   run, charged at every switch. Run queue order is BOOST (by `bvt`, below) then vtime, which is
  *   "most credit per weight first" and makes UNDER/OVER a reading, not a state.
  *   An EVENT or TIMER wake gets a latency slice (BOOST, credit.boost_us) even when OVER,
  *   as long as its boost budget allows: a second vtime `bvt` that only boosted ns advance,
@@ -307,7 +307,11 @@ static void enqueue(struct sched *s, struct sched_vcpu *v)
 	v->state = SCHED_VS_RUNNABLE;
 	v->seq = s->seq++;
 	if (v->prio == SCHED_PRI_BOOST) {
-		v->key = v->seq;
+		/* credit1: FIFO. sliver: least boosted time per weight first (start-time fair
+		 * queueing on bvt, the virtual time only boosted ns advance): a vCPU that wakes
+		 * often and spends its boost budget cannot queue ahead of one that wakes
+		 * rarely, however many wakes it makes (the fuzzer next to an echo domain). */
+		v->key = c1_mode(s) ? v->seq : v->bvt;
 		v->heap = HEAP_BOOST;
 		hn_insert(&pc->rq_boost, &v->hn);
 	} else {

@@ -174,6 +174,35 @@ static void test_budget_not_granted_by_migration(void **st)
 	assert_int_not_equal(V[0].prio, SCHED_PRI_BOOST);
 }
 
+/* The boost queue is ordered by boosted time per weight (bvt), not FIFO: a vCPU that wakes
+ * often and spends its latency slices (the fuzzer guest, every 100 us) queues behind one
+ * that wakes rarely, even when its wake came first. Under FIFO the rare one waited. */
+static void test_boost_order_least_boosted_first(void **st)
+{
+	(void)st;
+	setup(3);
+	for (unsigned i = 0; i < 3; i++)
+		sched_wake(&S, &V[i], 0, WAKE_NEW);
+	uint64_t t = run(0, 10 * MS);
+	sched_sleep(&S, &V[1], t);
+	sched_sleep(&S, &V[2], t);
+	for (int i = 0; i < 20; i++) {
+		sched_wake(&S, &V[1], t, WAKE_EVENT);
+		assert_int_equal(V[1].prio, SCHED_PRI_BOOST);
+		assert_ptr_equal(sched_pick_next(&S, 0, t).vcpu, &V[1]);
+		t += 50 * US;
+		sched_sleep(&S, &V[1], t);
+		assert_ptr_equal(sched_pick_next(&S, 0, t).vcpu, &V[0]);
+		t += 50 * US;
+	}
+	sched_wake(&S, &V[1], t, WAKE_EVENT); /* first */
+	sched_wake(&S, &V[2], t, WAKE_EVENT);
+	assert_int_equal(V[1].prio, SCHED_PRI_BOOST);
+	assert_int_equal(V[2].prio, SCHED_PRI_BOOST);
+	assert_ptr_equal(sched_pick_next(&S, 0, t).vcpu, &V[2]);
+	assert_ptr_equal(sched_pick_next(&S, 0, t + S.p.boost_ns).vcpu, &V[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -181,6 +210,7 @@ int main(void)
 		cmocka_unit_test(test_boost_denied_when_budget_spent),
 		cmocka_unit_test(test_self_waking_attacker_gains_nothing),
 		cmocka_unit_test(test_budget_not_granted_by_migration),
+		cmocka_unit_test(test_boost_order_least_boosted_first),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
