@@ -24,6 +24,7 @@ static volatile bool run_over;
 static uint64_t run_ms;
 static struct timer run_timer;
 static unsigned nr_started;
+uint64_t vmm_run_end_ns;
 
 /* vmm.nmi_test_us=N: the BSP sends an NMI to every other pCPU every N us and each counts
  * what it receives, to check the NMI-exit path (Bochs bug 2: without the fix-up, the host
@@ -127,6 +128,8 @@ static bool all_ended(void)
 
 static void finish_run(const char *why)
 {
+	ping_stop();
+	vmm_run_end_ns = now_ns(); /* counters settle up to here, not through the report */
 	printk("sliver: %s after %lu ms\n", why, (unsigned long)(now_ns() / 1000000));
 	for (unsigned id = 1; id < SLIVER_MAX_DOMS; id++) {
 		if (!domains[id])
@@ -235,11 +238,9 @@ static enum exit_action run_vcpu(struct vmm_cpu *pc, struct vcpu *v)
 {
 	struct domain *d = v->dom;
 	enum exit_action act = ACT_CONTINUE;
-	uint64_t woke = __atomic_exchange_n(&v->wake_ns, 0, __ATOMIC_ACQ_REL);
+	bool entered = false;
 	if (__atomic_exchange_n(&v->reset_lat, false, __ATOMIC_ACQ_REL))
 		hist_reset(&v->lat);
-	if (woke)
-		hist_record(&v->lat, now_ns() - woke);
 	while (!__atomic_load_n(&pc->need_resched, __ATOMIC_ACQUIRE)) {
 		if (d->dying)
 			return ACT_DEAD;
@@ -258,6 +259,17 @@ static enum exit_action run_vcpu(struct vmm_cpu *pc, struct vcpu *v)
 		uint64_t t0 = rdtsc();
 		hv_vcpu_run(v->hv, dl_tsc, vec, &e);
 		v->guest_tsc += rdtsc() - t0;
+		/* Wake-to-run ends at the first entry after the wake-up, VMCS load, INVEPT and
+		 * FPU restore included (e.entry_tsc, read right before VMLAUNCH/VMRESUME). A
+		 * pick that never reaches an entry keeps wake_ns for the next one; while the
+		 * vCPU is running nothing sets it (vcpu.c). */
+		if (!entered && e.entry_tsc) {
+			entered = true;
+			uint64_t woke = __atomic_exchange_n(&v->wake_ns, 0, __ATOMIC_ACQ_REL);
+			uint64_t ran = tsc_to_ns(e.entry_tsc - tsc_at_boot);
+			if (woke)
+				hist_record(&v->lat, ran > woke ? ran - woke : 0);
+		}
 		if (e.injected)
 			vcpu_irq_clear(v, vec);
 		irq_drain(); /* host interrupts that caused the exit (timers, kicks) run here */
@@ -299,6 +311,7 @@ void vmm_cpu_loop(void)
 		hv_exit(EXIT_FAIL);
 	}
 	timer_init(&pc->slice, slice_end, pc);
+	ping_cpu_start(cpu);
 	for (;;) {
 		if (cpu == 0 && run_over)
 			finish_run("run_ms reached");

@@ -180,8 +180,10 @@ void dcon_flush(struct domain *d);
  * the service domain is never limited. */
 void dcon_init(const char *cmdline);
 
-/* ping.c: the in-hypervisor ping source (ping.dom= ping.interval_us= ping.count=) */
+/* ping.c: the in-hypervisor ping source (ping.dom= ping.interval_us= ping.count= ping.cpu=) */
 void ping_start(const char *cmdline);
+void ping_cpu_start(unsigned cpu); /* every pCPU on entering vmm_cpu_loop */
+void ping_stop(void);		   /* the run is over (before the counters are printed) */
 void ping_reply(unsigned from_dom);
 void ping_report(void);
 
@@ -192,6 +194,7 @@ void service_report(void);
 bool service_ping_reply(unsigned from_dom);
 
 /* vmm.c */
+extern uint64_t vmm_run_end_ns; /* 0 until the run is over (run_ms, all ended), then its end */
 void vmm_kick_cpu(unsigned cpu, bool resched);
 void vmm_kick_mask(sched_cpumask_t mask);
 
