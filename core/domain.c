@@ -156,7 +156,9 @@ struct domain *domain_create(unsigned id, const struct boot_module *m)
 		else if (strcmp(val, "guest"))
 			bad = "role= must be service or guest";
 	}
-	sched_cpumask_t online = cpu_count() >= 64 ? ~0ull : SCHED_CPU(cpu_count()) - 1;
+	/* The pCPUs that run guests: all, or the first vmm.sched_pcpus. */
+	unsigned ncpu = vmm_sched.nr_pcpus;
+	sched_cpumask_t online = ncpu >= 64 ? ~0ull : SCHED_CPU(ncpu) - 1;
 	if (!bad && pin && !(pin & online))
 		bad = "pin= names no CPU that is online";
 	pin &= online;

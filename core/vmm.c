@@ -4,7 +4,8 @@
  * the host interrupts the exit left pending, handle the exit, repeat until the slice ends,
  * the vCPU blocks or yields, or a kick asks for a new decision.
  * Command line: sched/credit keys (sched/sched.h), run_ms=<emulated ms> (then print the
- * counters and exit 0 with a pass line), ping.dom= ping.interval_us= ping.count=,
+ * counters and exit 0 with a pass line), ping.dom= ping.interval_us= ping.count= ping.cpu=,
+ * vmm.sched_pcpus= (the pCPUs the scheduler uses, see vmm_boot),
  * vmm.nmi_test_us= (see nmi_test_start), vmm.break_dom= vmm.break_ms= (see maybe_break). */
 #include "arch/x86_64/idt.h"
 #include "arch/x86_64/power.h"
@@ -186,7 +187,15 @@ void vmm_boot(void)
 		hv_exit(EXIT_FAIL);
 	}
 	irq_register(VEC_RESCHEDULE, resched_ipi);
-	if (sched_init(&vmm_sched, cpu_count())) {
+	/* vmm.sched_pcpus=N: guests run on pCPUs 0..N-1 only; the others run their timers
+	 * (ping.cpu) and nothing else, as the 2006 table had one pCPU of guests and the pinger
+	 * on another machine. A pCPU outside the scheduler also stays out of credit1's
+	 * credit_total (period * pCPUs), which is how a one-pCPU pool is accounted. */
+	uint64_t sched_pcpus = cpu_count();
+	cmdline_get_u64(boot_info.cmdline, "vmm.sched_pcpus", &sched_pcpus);
+	if (sched_pcpus == 0 || sched_pcpus > cpu_count())
+		sched_pcpus = cpu_count();
+	if (sched_init(&vmm_sched, (unsigned)sched_pcpus)) {
 		printk("sliver: scheduler init failed for %u CPUs\n", cpu_count());
 		hv_exit(EXIT_FAIL);
 	}
@@ -194,6 +203,9 @@ void vmm_boot(void)
 	dcon_init(boot_info.cmdline);
 	printk("sliver: VMX on, scheduler %s, %u pCPU(s), %u module(s)\n", vmm_sched.ops->name,
 	       cpu_count(), boot_info.nr_modules);
+	if (vmm_sched.nr_pcpus < cpu_count())
+		printk("sliver: guests on pCPU 0-%u only (vmm.sched_pcpus)\n",
+		       vmm_sched.nr_pcpus - 1);
 
 	struct domain *started[SLIVER_MAX_DOMS];
 	for (unsigned i = 0; i < boot_info.nr_modules; i++) {
@@ -312,6 +324,11 @@ void vmm_cpu_loop(void)
 	}
 	timer_init(&pc->slice, slice_end, pc);
 	ping_cpu_start(cpu);
+	while (cpu >= vmm_sched.nr_pcpus) { /* outside the scheduler: timers only */
+		uint64_t idle_from = now_ns();
+		cpu_idle_wait();
+		pc->idle_ns += now_ns() - idle_from;
+	}
 	for (;;) {
 		if (cpu == 0 && run_over)
 			finish_run("run_ms reached");

@@ -22,7 +22,7 @@ e2e-bench-row-smoke: $(BUILD)/bench/smoke.cfg all
 	cp $(BUILD)/sliver.elf $(BUILD)/bench/sliver.elf
 	tools/mkiso.sh smoke $< $(BUILD)/bench $(GUEST_ELFS)
 	tools/e2e.sh $@ $(VMX_END) --reject 'crashed|refused' \
-	    --expect '^sliver: ping d4 from pCPU 1 ' \
+	    --expect '^sliver: ping d4 from pCPU 1 ' --expect '^sliver: guests on pCPU 0-0 only' \
 	    --expect '^ping d4 n=[1-9][0-9]* lost=[0-9]+ .* p99_us=[0-9]{1,4}\.[0-9]+ .* late=[0-9]+$$' \
 	    --expect '^stat d1 .* sched_ms=[1-9]' --expect '^stat d4 .* sched_ms=[1-9]' \
 	    -- --emu bochs --cpus 2 --ips 50000000 --timeout 120 $(BUILD)/bench/smoke-bios.iso
