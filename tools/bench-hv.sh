@@ -128,8 +128,8 @@ select_rows() { # -> the ALL_ROWS entries named in BENCH_ROWS (all when unset)
 # What the runs were made from, for the text beside the table (read back by report).
 write_meta() { # WALL_S
 	local dirty
-	dirty=$(git status --porcelain -- arch boot core drivers guests include lib sched linker.ld \
-		2>/dev/null | awk '{print $2}' | tr '\n' ' ')
+	dirty=$({ git status --porcelain -- arch boot core drivers guests include lib sched \
+		linker.ld 2>/dev/null || true; } | awk '{print $2}' | tr '\n' ' ')
 	{
 		echo "wall=$1"
 		echo "run_ms=$RUN_MS"
