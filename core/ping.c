@@ -14,9 +14,9 @@
  * counted from the time the ping was *scheduled* to be sent. A pCPU that is held (a console
  * write under a lock, a long exit) sends late, and that wait is inside the number instead
  * of vanishing with the ping that was never sent on time. One ping is outstanding at a
- * time: a ping not answered when the next one is due is counted lost; a ping whose
- * successor is already due when the pCPU gets to send it is counted sent, late and lost,
- * and not raised (it could not be answered in time; raising them all at once would only
+ * time: a ping not answered when the next one is due is counted lost (the last one too,
+ * against the time its successor would have had); a ping whose successor is already due
+ * when the pCPU gets to send it is counted sent, late and lost, and not raised (it could not be answered in time; raising them all at once would only
  * flood the echo domain). A ping is *late* when it left more than PING_LATE_NS after its
  * scheduled time (well above the timer's own lateness, docs/BENCHMARKS.md "Platform").
  * The summary line has ping's fields (lib/hist.h) and the late count:
@@ -154,7 +154,12 @@ void ping_reply(unsigned from_dom)
 		return;
 	spin_lock(&ping.lock);
 	if (ping.posted_ns && !ping.stopped) {
-		hist_record(&ping.rtt, now - ping.posted_ns);
+		/* Answered after its successor was due (the last ping's successor is never sent,
+		 * its time is due_ns all the same): lost, as ping_fire would count it. */
+		if (now >= ping.due_ns)
+			ping.lost++;
+		else
+			hist_record(&ping.rtt, now - ping.posted_ns);
 		ping.posted_ns = 0;
 	}
 	spin_unlock(&ping.lock);
