@@ -2,6 +2,7 @@
  * read anywhere in the hypervisor must be here, else the boot calls it a typo. The
  * scheduler's keys (sched=, credit.*, rr.*) are checked by sched_config_word instead. */
 #include "core/bootargs.h"
+#include "arch/x86_64/cpu.h"
 #include "arch/x86_64/panic.h"
 #include "core/bootinfo.h"
 #include "drivers/console.h"
@@ -31,6 +32,8 @@ static const struct cmdkey keys[] = {
 	{"ping.jitter_us", CMDKEY_U64, 0, MS_MAX, 0},
 	{"ping.delay_ms", CMDKEY_U64, 0, MS_MAX, 0},
 	{"ping.seed", CMDKEY_U64, 0, UINT64_MAX, 1},
+	{"ping.cpu", CMDKEY_U64, 0, MAX_CPUS - 1, 0},
+	{"vmm.sched_pcpus", CMDKEY_U64, 0, MAX_CPUS, 0}, /* 0: every pCPU */
 	{"vmm.nmi_test_us", CMDKEY_U64, 0, MS_MAX, 0},
 	{"vmm.break_dom", CMDKEY_U64, 0, SLIVER_MAX_DOMS - 1, 0},
 	{"vmm.break_ms", CMDKEY_U64, 0, MS_MAX, 100},

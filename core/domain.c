@@ -215,7 +215,9 @@ static const char *module_words(struct domain *d, const char *cl, uint64_t *mem,
 		else if (strcmp(val, "guest"))
 			return "role= must be service or guest";
 	}
-	sched_cpumask_t online = cpu_count() >= 64 ? ~0ull : SCHED_CPU(cpu_count()) - 1;
+	/* The pCPUs that run guests: all, or the first vmm.sched_pcpus. */
+	unsigned ncpu = vmm_sched.nr_pcpus;
+	sched_cpumask_t online = ncpu >= 64 ? ~0ull : SCHED_CPU(ncpu) - 1;
 	if (pin && !(pin & online))
 		return "pin= names no CPU that is online";
 	d->nr_vcpus = (unsigned)vcpus;
@@ -539,13 +541,27 @@ int domain_unpause(struct domain *d)
 	return 0;
 }
 
+/* CPU time of d's vCPUs up to now, the running ones' uncharged interval included: a vCPU
+ * that runs alone makes no scheduler call, and its c.run_ns would lag (sched_run_ns). */
+static uint64_t dom_run_ns(const struct domain *d)
+{
+	uint64_t ns = 0;
+	spin_lock(&vmm_lock);
+	uint64_t now = now_ns();
+	if (vmm_run_end_ns && vmm_run_end_ns < now)
+		now = vmm_run_end_ns; /* the report's own printing is nobody's CPU time */
+	for (unsigned i = 0; i < d->nr_vcpus; i++)
+		ns += d->vcpu[i] ? sched_run_ns(&d->vcpu[i]->sv, now) : 0;
+	spin_unlock(&vmm_lock);
+	return ns;
+}
+
 void domain_fill_counters(const struct domain *d, struct sliver_dom_counters *c)
 {
 	memset(c, 0, sizeof *c);
 	c->dom_id = d->id;
 	c->nr_vcpus = d->nr_vcpus;
-	for (unsigned i = 0; i < d->nr_vcpus; i++)
-		c->run_ns += d->vcpu[i] ? d->vcpu[i]->sv.c.run_ns : 0;
+	c->run_ns = dom_run_ns(d);
 	for (unsigned r = 0; r < HV_NR_EXIT_REASONS; r++)
 		c->exits += d->exits[r];
 	c->hypercalls = d->hypercalls;
@@ -575,19 +591,16 @@ void domain_fill_info(const struct domain *d, struct sliver_dom_info *in)
 	in->weight = d->sd.weight;
 	in->cap = d->sd.cap;
 	in->mem_bytes = d->mem_bytes;
-	for (unsigned i = 0; i < d->nr_vcpus; i++)
-		in->run_ns += d->vcpu[i] ? d->vcpu[i]->sv.c.run_ns : 0;
+	in->run_ns = dom_run_ns(d);
 	memcpy(in->name, d->name, sizeof in->name);
 }
 
 void domain_print_stats(const struct domain *d)
 {
 	static const char *const states[] = {"running", "blocked", "paused", "crashed", "shutdown"};
-	uint64_t total = 0, run_ns = 0, guest_tsc = 0;
-	for (unsigned i = 0; i < d->nr_vcpus; i++) {
-		run_ns += d->vcpu[i] ? d->vcpu[i]->sv.c.run_ns : 0;
+	uint64_t total = 0, run_ns = dom_run_ns(d), guest_tsc = 0;
+	for (unsigned i = 0; i < d->nr_vcpus; i++)
 		guest_tsc += d->vcpu[i] ? d->vcpu[i]->guest_tsc : 0;
-	}
 	for (unsigned r = 0; r < HV_NR_EXIT_REASONS; r++)
 		total += d->exits[r];
 	printk("stat d%u name=%s state=%s guest_ms=%lu sched_ms=%lu exits=%lu hypercalls=%lu "

@@ -1,13 +1,28 @@
 /* The in-hypervisor test ping source: with `ping.dom=<id>` on the hypervisor command
- * line, every `ping.interval_us` (default 10000) the BSP raises SLIVER_PORT_PING on that
- * domain, time-stamped; the reply (HC_EVENT_SEND to SLIVER_DOMID_HV, SLIVER_PORT_PONG) is
- * time-stamped when it arrives. A ping not answered before the next one is counted lost.
- * `ping.count=N` stops after N pings; `ping.jitter_us=J` spreads each interval uniformly
- * over +-J (a fixed-seed xorshift, `ping.seed=`, so runs stay deterministic), which keeps the
- * pings from locking in phase with a periodic scheduler tick; `ping.delay_ms=D` holds the
- * first ping back D ms (the guests' start-up is not measured). The simulator reads the
- * same keys. The summary line has ping's fields (lib/hist.h):
+ * line, every `ping.interval_us` (default 10000) pCPU `ping.cpu` (default 0, the BSP)
+ * raises SLIVER_PORT_PING on that domain; the reply (HC_EVENT_SEND to SLIVER_DOMID_HV,
+ * SLIVER_PORT_PONG) is time-stamped when it arrives. `ping.count=N` sends N pings in all;
+ * `ping.jitter_us=J` spreads each interval uniformly over +-J (a fixed-seed xorshift,
+ * `ping.seed=`, so runs stay deterministic), which keeps the pings from locking in phase
+ * with a periodic scheduler tick; `ping.delay_ms=D` holds the first ping back D ms (the
+ * guests' start-up is not measured). The simulator reads the same keys but ping.cpu and
+ * ping.count (its pinger is outside every pCPU and runs for sim.duration_ms).
+ *
+ * Scheduled-time accounting (coordinated omission, as wrk2 corrects it: Gil Tene, "How NOT
+ * to Measure Latency", and github.com/giltene/wrk2's README): the send times are fixed in
+ * advance (start + the sum of the intervals, never "now + interval"), and a round trip is
+ * counted from the time the ping was *scheduled* to be sent. A pCPU that is held (a console
+ * write under a lock, a long exit) sends late, and that wait is inside the number instead
+ * of vanishing with the ping that was never sent on time. One ping is outstanding at a
+ * time: a ping not answered when the next one is due is counted lost (the last one too,
+ * against the time its successor would have had); a ping whose successor is already due
+ * when the pCPU gets to send it is counted sent, late and lost, and not raised (it could not be answered in time; raising them all at once would only
+ * flood the echo domain). A ping is *late* when it left more than PING_LATE_NS after its
+ * scheduled time (well above the timer's own lateness, docs/BENCHMARKS.md "Platform").
+ * The summary line has ping's fields (lib/hist.h) and the late count:
  *   ping d<id> n= lost= min_us= avg_us= p50_us= p90_us= p99_us= p999_us= max_us= mdev_us=
+ *   late=
+ * n answered + lost = pings scheduled so far (= ping.count once all were due).
  * The service domain's `ping` command (core/service.c) is the interactive twin. */
 #include "arch/x86_64/spinlock.h"
 #include "arch/x86_64/tsc.h"
@@ -15,14 +30,17 @@
 #include "drivers/console.h"
 #include "core/bootargs.h"
 
+#define PING_LATE_NS 20000ull /* a send later than this after its scheduled time is late */
+
 static struct {
-	bool on;
-	unsigned dom;
-	uint64_t interval_ns, jitter_ns, count, sent, lost, rng;
-	volatile uint64_t posted_ns; /* 0: no ping outstanding */
+	bool on, stopped;
+	unsigned dom, cpu;
+	uint64_t interval_ns, jitter_ns, count, sent, lost, late, rng;
+	uint64_t due_ns;	     /* scheduled send time of the next ping */
+	volatile uint64_t posted_ns; /* scheduled time of the outstanding ping, 0: none */
 	struct timer t;
 	spinlock_t lock;
-	struct hist rtt; /* round trips in ns */
+	struct hist rtt; /* round trips in ns, from the scheduled send time */
 } ping;
 
 /* The next interval: interval +- jitter, uniform (xorshift64). */
@@ -36,21 +54,42 @@ static uint64_t next_interval(void)
 	return ping.interval_ns - ping.jitter_ns + ping.rng % (2 * ping.jitter_ns + 1);
 }
 
+static bool more_to_send(void)
+{
+	return !ping.count || ping.sent < ping.count;
+}
+
 static void ping_fire(struct timer *t, void *arg)
 {
 	(void)arg;
 	uint64_t now = now_ns();
 	struct domain *d = domain_get(ping.dom);
-	if (!d || (ping.count && ping.sent >= ping.count))
+	if (!d || !more_to_send())
 		return;
 	spin_lock(&ping.lock);
+	if (ping.stopped) {
+		spin_unlock(&ping.lock);
+		return;
+	}
 	if (ping.posted_ns)
-		ping.lost++;
-	ping.posted_ns = now;
+		ping.lost++; /* not answered before this one was due */
+	ping.posted_ns = 0;
+	uint64_t due = ping.due_ns, next = due + next_interval();
+	/* Held past a whole interval: the pings whose successor is already due are lost. */
+	while (next <= now && (!ping.count || ping.sent + 1 < ping.count)) {
+		ping.sent++, ping.late++, ping.lost++;
+		due = next;
+		next = due + next_interval();
+	}
 	ping.sent++;
+	if (now - due > PING_LATE_NS)
+		ping.late++;
+	ping.posted_ns = due;
+	ping.due_ns = next;
 	spin_unlock(&ping.lock);
 	event_raise(d, SLIVER_PORT_PING, SLIVER_DOMID_HV);
-	timer_set(t, now + next_interval());
+	if (more_to_send())
+		timer_set(t, next);
 }
 
 void ping_start(const char *cmdline)
@@ -62,21 +101,47 @@ void ping_start(const char *cmdline)
 	if (dom == 0)
 		return;
 	ping.count = bootarg_u64("ping.count");
+	uint64_t cpu = bootarg_u64("ping.cpu");
 	if (us < 10)
 		us = 10;
 	if (jitter_us >= us)
 		jitter_us = us - 1;
+	if (cpu >= cpu_count()) {
+		printk("sliver: ping.cpu=%lu: no such pCPU, pinging from pCPU 0\n",
+		       (unsigned long)cpu);
+		cpu = 0;
+	}
 	ping.jitter_ns = jitter_us * 1000;
 	ping.rng = seed ? seed : 1;
 	ping.on = true;
 	ping.dom = (unsigned)dom;
+	ping.cpu = (unsigned)cpu;
 	ping.interval_ns = us * 1000;
 	ping.lock = (spinlock_t)SPINLOCK_INIT;
-	printk("sliver: ping d%u every %lu +- %lu us from %lu ms%s\n", ping.dom, (unsigned long)us,
-	       (unsigned long)jitter_us, (unsigned long)delay_ms,
+	printk("sliver: ping d%u from pCPU %u every %lu +- %lu us from %lu ms%s\n", ping.dom,
+	       ping.cpu, (unsigned long)us, (unsigned long)jitter_us, (unsigned long)delay_ms,
 	       ping.count ? "" : " until the end of the run");
 	timer_init(&ping.t, ping_fire, NULL);
-	timer_set(&ping.t, now_ns() + delay_ms * 1000000 + next_interval());
+	ping.due_ns = now_ns() + delay_ms * 1000000 + next_interval();
+}
+
+/* A struct timer belongs to the pCPU that sets it (core/timer.c): pCPU ping.cpu arms the
+ * ping timer itself, once, on its way into vmm_cpu_loop (the APs start after vmm_boot).
+ * Entering the loop after the first due time only makes that ping late. */
+void ping_cpu_start(unsigned cpu)
+{
+	if (ping.on && cpu == ping.cpu)
+		timer_set(&ping.t, ping.due_ns);
+}
+
+/* The run is over: no more pings (the counters are printed next; the report itself holds
+ * pCPU 0 for a while on a polled UART, and a ping source on another pCPU would go on
+ * counting pings that nothing on pCPU 0 can answer). The outstanding one stays lost. */
+void ping_stop(void)
+{
+	spin_lock(&ping.lock);
+	ping.stopped = true;
+	spin_unlock(&ping.lock);
 }
 
 void ping_reply(unsigned from_dom)
@@ -87,8 +152,13 @@ void ping_reply(unsigned from_dom)
 	if (!ping.on || from_dom != ping.dom)
 		return;
 	spin_lock(&ping.lock);
-	if (ping.posted_ns) {
-		hist_record(&ping.rtt, now - ping.posted_ns);
+	if (ping.posted_ns && !ping.stopped) {
+		/* Answered after its successor was due (the last ping's successor is never sent,
+		 * its time is due_ns all the same): lost, as ping_fire would count it. */
+		if (now >= ping.due_ns)
+			ping.lost++;
+		else
+			hist_record(&ping.rtt, now - ping.posted_ns);
 		ping.posted_ns = 0;
 	}
 	spin_unlock(&ping.lock);
@@ -99,15 +169,15 @@ void ping_report(void)
 	if (!ping.on)
 		return;
 	spin_lock(&ping.lock);
-	uint64_t lost = ping.lost + (ping.posted_ns ? 1 : 0);
+	uint64_t lost = ping.lost + (ping.posted_ns ? 1 : 0), late = ping.late;
 	struct hist_stats st = hist_stats(&ping.rtt);
 	spin_unlock(&ping.lock);
 	char line[240];
 	hist_format(line, sizeof(line), &st);
-	/* "n=<n> " first, then lost=, then the rest of the summary */
+	/* "n=<n> " first, then lost=, then the rest of the summary, then late= */
 	const char *rest = line;
 	while (*rest && *rest != ' ')
 		rest++;
-	printk("ping d%u %.*s lost=%lu%s\n", ping.dom, (int)(rest - line), line,
-	       (unsigned long)lost, rest);
+	printk("ping d%u %.*s lost=%lu%s late=%lu\n", ping.dom, (int)(rest - line), line,
+	       (unsigned long)lost, rest, (unsigned long)late);
 }

@@ -244,7 +244,7 @@ static int64_t hc_vcpu_counters(struct domain *d, const uint64_t a[5])
 	c.vcpu_id = v->id;
 	c.pcpu = v->sv.pcpu;
 	c.state = v->sv.state;
-	c.run_ns = v->sv.c.run_ns;
+	c.run_ns = sched_run_ns(&v->sv, now_ns()); /* the running interval included */
 	c.wait_ns = v->wait_ns;
 	c.wakes = v->sv.c.wakes;
 	c.boosts = v->sv.c.boosts;

@@ -4,7 +4,8 @@
  * the host interrupts the exit left pending, handle the exit, repeat until the slice ends,
  * the vCPU blocks or yields, or a kick asks for a new decision.
  * Command line: sched/credit keys (sched/sched.h), run_ms=<emulated ms> (then print the
- * counters and exit 0 with a pass line), ping.dom= ping.interval_us= ping.count=,
+ * counters and exit 0 with a pass line), ping.dom= ping.interval_us= ping.count= ping.cpu=,
+ * vmm.sched_pcpus= (the pCPUs the scheduler uses, see vmm_boot),
  * vmm.nmi_test_us= (see nmi_test_start), vmm.break_dom= vmm.break_ms= (see maybe_break),
  * vmm.create_loop= (domain_create_loop). Every key is checked once (core/bootargs.c). */
 #include "arch/x86_64/idt.h"
@@ -26,6 +27,7 @@ static volatile bool run_over;
 static uint64_t run_ms;
 static struct timer run_timer;
 static unsigned nr_started;
+uint64_t vmm_run_end_ns;
 
 /* vmm.nmi_test_us=N: the BSP sends an NMI to every other pCPU every N us and each counts
  * what it receives, to check the NMI-exit path (Bochs bug 2: without the fix-up, the host
@@ -129,6 +131,8 @@ static bool all_ended(void)
 
 static void finish_run(const char *why)
 {
+	ping_stop();
+	vmm_run_end_ns = now_ns(); /* counters settle up to here, not through the report */
 	printk("sliver: %s after %lu ms\n", why, (unsigned long)(now_ns() / 1000000));
 	for (unsigned id = 1; id < SLIVER_MAX_DOMS; id++) {
 		if (!domains[id])
@@ -186,7 +190,14 @@ void vmm_boot(void)
 		hv_exit(EXIT_FAIL);
 	}
 	irq_register(VEC_RESCHEDULE, resched_ipi);
-	if (sched_init(&vmm_sched, cpu_count())) {
+	/* vmm.sched_pcpus=N: guests run on pCPUs 0..N-1 only; the others run their timers
+	 * (ping.cpu) and nothing else, as the 2006 table had one pCPU of guests and the pinger
+	 * on another machine. A pCPU outside the scheduler also stays out of credit1's
+	 * credit_total (period * pCPUs), which is how a one-pCPU pool is accounted. */
+	uint64_t sched_pcpus = bootarg_u64("vmm.sched_pcpus"); /* 0: all */
+	if (sched_pcpus == 0 || sched_pcpus > cpu_count())
+		sched_pcpus = cpu_count();
+	if (sched_init(&vmm_sched, (unsigned)sched_pcpus)) {
 		printk("sliver: scheduler init failed for %u CPUs\n", cpu_count());
 		hv_exit(EXIT_FAIL);
 	}
@@ -194,6 +205,9 @@ void vmm_boot(void)
 	dcon_init(boot_info.cmdline);
 	printk("sliver: VMX on, scheduler %s, %u pCPU(s), %u module(s)\n", vmm_sched.ops->name,
 	       cpu_count(), boot_info.nr_modules);
+	if (vmm_sched.nr_pcpus < cpu_count())
+		printk("sliver: guests on pCPU 0-%u only (vmm.sched_pcpus)\n",
+		       vmm_sched.nr_pcpus - 1);
 
 	if (boot_info.nr_modules)
 		domain_create_loop((unsigned)bootarg_u64("vmm.create_loop"), &boot_info.modules[0]);
@@ -248,11 +262,9 @@ static enum exit_action run_vcpu(struct vmm_cpu *pc, struct vcpu *v)
 {
 	struct domain *d = v->dom;
 	enum exit_action act = ACT_CONTINUE;
-	uint64_t woke = __atomic_exchange_n(&v->wake_ns, 0, __ATOMIC_ACQ_REL);
+	bool entered = false;
 	if (__atomic_exchange_n(&v->reset_lat, false, __ATOMIC_ACQ_REL))
 		hist_reset(&v->lat);
-	if (woke)
-		hist_record(&v->lat, now_ns() - woke);
 	while (!__atomic_load_n(&pc->need_resched, __ATOMIC_ACQUIRE)) {
 		if (d->dying)
 			return ACT_DEAD;
@@ -271,6 +283,17 @@ static enum exit_action run_vcpu(struct vmm_cpu *pc, struct vcpu *v)
 		uint64_t t0 = rdtsc();
 		hv_vcpu_run(v->hv, dl_tsc, vec, &e);
 		v->guest_tsc += rdtsc() - t0;
+		/* Wake-to-run ends at the first entry after the wake-up, VMCS load, INVEPT and
+		 * FPU restore included (e.entry_tsc, read right before VMLAUNCH/VMRESUME). A
+		 * pick that never reaches an entry keeps wake_ns for the next one; while the
+		 * vCPU is running nothing sets it (vcpu.c). */
+		if (!entered && e.entry_tsc) {
+			entered = true;
+			uint64_t woke = __atomic_exchange_n(&v->wake_ns, 0, __ATOMIC_ACQ_REL);
+			uint64_t ran = tsc_to_ns(e.entry_tsc - tsc_at_boot);
+			if (woke)
+				hist_record(&v->lat, ran > woke ? ran - woke : 0);
+		}
 		if (e.injected)
 			vcpu_irq_clear(v, vec);
 		irq_drain(); /* host interrupts that caused the exit (timers, kicks) run here */
@@ -312,6 +335,12 @@ void vmm_cpu_loop(void)
 		hv_exit(EXIT_FAIL);
 	}
 	timer_init(&pc->slice, slice_end, pc);
+	ping_cpu_start(cpu);
+	while (cpu >= vmm_sched.nr_pcpus) { /* outside the scheduler: timers only */
+		uint64_t idle_from = now_ns();
+		cpu_idle_wait();
+		pc->idle_ns += now_ns() - idle_from;
+	}
 	for (;;) {
 		if (cpu == 0 && run_over)
 			finish_run("run_ms reached");

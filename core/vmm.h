@@ -99,7 +99,7 @@ struct domain {
 	uint64_t exits[HV_NR_EXIT_REASONS];
 	uint64_t hypercalls, io_exits, io_other, events_sent, events_received, wakes;
 	uint64_t events_denied; /* HC_EVENT_SEND refused with -SLIVER_EPERM */
-	uint64_t msr_unknown;	 /* RDMSR/WRMSR of an MSR sliver does not offer (#GP) */
+	uint64_t msr_unknown;	/* RDMSR/WRMSR of an MSR sliver does not offer (#GP) */
 	uint32_t msr_unknown_last;
 };
 
@@ -215,8 +215,10 @@ void dcon_init(const char *cmdline);
 /* After the domains are created: the console drain goes to the service domain's pCPU. */
 void dcon_start_async(void);
 
-/* ping.c: the in-hypervisor ping source (ping.dom= ping.interval_us= ping.count=) */
+/* ping.c: the in-hypervisor ping source (ping.dom= ping.interval_us= ping.count= ping.cpu=) */
 void ping_start(const char *cmdline);
+void ping_cpu_start(unsigned cpu); /* every pCPU on entering vmm_cpu_loop */
+void ping_stop(void);		   /* the run is over (before the counters are printed) */
 void ping_reply(unsigned from_dom);
 void ping_report(void);
 
@@ -227,6 +229,7 @@ void service_report(void);
 bool service_ping_reply(unsigned from_dom);
 
 /* vmm.c */
+extern uint64_t vmm_run_end_ns; /* 0 until the run is over (run_ms, all ended), then its end */
 void vmm_kick_cpu(unsigned cpu, bool resched);
 void vmm_kick_mask(sched_cpumask_t mask);
 

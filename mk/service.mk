@@ -12,7 +12,7 @@ e2e-service-shell: $(BUILD)/service.iso
 	    --expect '^\(d1\) service: d1 shell ready' --expect '^\(d1\)   lat +\[dom\]' \
 	    --expect '^\(d1\) list d5 name=echo state=running role=guest vcpus=1 weight=256 cap=0 pcpu=0 mem_mib=4 cpu_pct=[0-9]+\.[0-9]$$' \
 	    --expect '^\(d1\) reply from d6: seq=10 time_us=[0-9]+\.[0-9]{3}$$' \
-	    --expect '^\(d1\) ping d6 n=10 lost=0 min_us=[0-9.]+ avg_us=[0-9]{1,3}\.[0-9]+ p50_us=[0-9.]+ p99_us=[0-9.]+ max_us=[0-9.]+ mdev_us=[0-9.]+$$' \
+	    --expect '^\(d1\) ping d6 n=10 lost=0 min_us=[0-9.]+ avg_us=[0-9]{1,3}\.[0-9]+ p50_us=[0-9.]+ p99_us=[0-9.]+ max_us=[0-9.]+ mdev_us=[0-9.]+ late=[0-9]+$$' \
 	    --expect '^\(d1\) ping d5 n=20 lost=0 ' \
 	    --expect '^\(d1\) lat d5v0 n=[1-9][0-9]* min_us=[0-9.]+ avg_us=[0-9.]+ p50_us=[0-9.]+ p90_us=[0-9.]+ p99_us=[0-9.]+ p999_us=[0-9.]+ max_us=[0-9.]+ mdev_us=[0-9.]+$$' \
 	    --expect '^\(d1\) +[0-9]+-[0-9]+ +us #+ +[1-9]' \

@@ -17,7 +17,9 @@ VMX_BOCHS2 := -- --emu bochs --cpus 2 --timeout 150
 VMX_END := --expect '^sliver: run complete: PASS' --expect '^sliver: exit 0$$' --reject 'PANIC'
 
 # Two spinners, idle (2 vCPUs), echo, a guest that enters long mode and one that turns on
-# 32-bit PAE paging, on 2 pCPUs: prefixes, rates, ping replies, 64-bit hypercalls.
+# 32-bit PAE paging, on 2 pCPUs: prefixes, rates, ping replies, 64-bit hypercalls. The ping
+# source shares pCPU 0 with guests that print over the polled UART: those stalls make pings
+# late and lost (scheduled-time accounting, core/ping.c), so lost= is not bounded here.
 e2e-vmx-mix: $(BUILD)/vmx-mix-bios.iso
 	tools/e2e.sh $@ $(VMX_END) --reject 'crashed|refused' \
 	    --expect '^sliver: d4 echo: 32-bit ELF' \
@@ -28,7 +30,7 @@ e2e-vmx-mix: $(BUILD)/vmx-mix-bios.iso
 	    --expect '^\(d5\) lm64: hello from 64-bit mode$$' --expect '^sliver: d5 shutdown code=64$$' \
 	    --expect '^\(d6\) lm64: PAE paging on .*still printing$$' \
 	    --expect '^sliver: d6 shutdown code=32$$' \
-	    --expect '^ping d4 n=[0-9]{3,} lost=[0-9] min_us=[0-9.]+ avg_us=[0-9.]+ p50_us=[0-9.]+ p90_us=[0-9.]+ p99_us=[0-9.]+ p999_us=[0-9.]+ max_us=[0-9.]+ mdev_us=[0-9.]+$$' \
+	    --expect '^ping d4 n=[0-9]{3,} lost=[0-9]+ min_us=[0-9.]+ avg_us=[0-9.]+ p50_us=[0-9.]+ p90_us=[0-9.]+ p99_us=[0-9.]+ p999_us=[0-9.]+ max_us=[0-9.]+ mdev_us=[0-9.]+ late=[0-9]+$$' \
 	    --expect '^stat d3 name=idle state=running .* io_other=0 .*wakes=0' \
 	    --expect '^exits d3( [0-9]+:[0-9]+)* 12:1 .*30:[0-9]+' \
 	    $(VMX_BOCHS2) $<

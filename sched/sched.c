@@ -259,3 +259,13 @@ void sched_dump_counters(sched_print_fn pr, void *arg, const char *what, unsigne
 	   (unsigned long long)c->migrations, (unsigned long long)c->switches,
 	   (unsigned long long)c->preempts, (unsigned long long)c->yields);
 }
+
+/* Both policies keep `since` at the start of a RUNNING vCPU's uncharged interval: set when
+ * it is picked, moved to `now` at every charge (credit.c charge(), rr.c rr_charge()). */
+uint64_t sched_run_ns(const struct sched_vcpu *v, uint64_t now)
+{
+	uint64_t ns = v->c.run_ns;
+	if (v->state == SCHED_VS_RUNNING && now > v->since)
+		ns += now - v->since;
+	return ns;
+}

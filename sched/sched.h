@@ -282,6 +282,12 @@ void sched_apply_profile(struct sched_params *p, unsigned profile);
 unsigned sched_trace_read(const struct sched *s, unsigned pcpu, struct sched_trace_rec *out,
 			  unsigned max);
 const char *sched_ev_name(unsigned ev);
+/* v's CPU time up to `now`: c.run_ns plus, while it is RUNNING, the interval not yet
+ * charged. The policies charge only when they are called (pick_next, wake, sleep, yield,
+ * set_params), so c.run_ns of a vCPU that runs alone with no calls stands still; counters
+ * read through this are exact at any time. It only reads (nothing is charged, no vtime,
+ * credit or cap moves), under the same lock as the other calls. */
+uint64_t sched_run_ns(const struct sched_vcpu *v, uint64_t now);
 /* Kicks left by set_params, set_affinity or a run-time parameter change; call after them.
  * (pick_next, wake and sleep already include pending kicks in what they return.) */
 static inline sched_cpumask_t sched_take_kicks(struct sched *s)

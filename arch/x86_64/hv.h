@@ -62,6 +62,9 @@ struct hv_exit {
 	uint8_t insn_len; /* length of the exiting instruction, where defined */
 	bool injected;	  /* the vector passed to hv_vcpu_run was delivered at entry */
 	uint64_t qual;	  /* raw exit qualification */
+	/* TSC read right before VMLAUNCH/VMRESUME, after the VMCS load, INVEPT/INVVPID and
+	 * the FPU restore (0: no entry was tried): core's wake-to-run sample ends here. */
+	uint64_t entry_tsc;
 	union {
 		struct {
 			uint8_t dr, gpr;

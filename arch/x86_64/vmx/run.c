@@ -125,6 +125,7 @@ void hv_vcpu_run(struct hv_vcpu *v, uint64_t deadline_tsc, int inject_vector, st
 		e->fail.why = "a VMREAD/VMWRITE failed (fail.error = VMCS field)";
 		return;
 	}
+	e->entry_tsc = rdtsc(); /* the last instant before entry (core's wake-to-run) */
 	if (vmx_enter(&v->g, v->launched)) {
 		uint64_t err = 0;
 		vmread_checked(VMCS_VM_INSTRUCTION_ERROR, &err);
