@@ -149,6 +149,11 @@ bool conin_init(void)
 {
 	conin_register_key('h', "this help", key_help);
 	irq_register(VEC_CONSOLE_RX, uart_irq);
+	if (CONSOLE_ISA_IRQ >= 16) { /* no UART (conport said so), or a PCI/MMIO one */
+		if (conport_uart_on)
+			printk("console: the UART has no ISA IRQ: console input is off\n");
+		return false;
+	}
 	if (!conin_route(this_cpu()->id)) {
 		printk("console: no IOAPIC: console input is off\n");
 		return false;

@@ -16,11 +16,11 @@
  * of vanishing with the ping that was never sent on time. One ping is outstanding at a
  * time: a ping not answered when the next one is due is counted lost (the last one too,
  * against the time its successor would have had); a ping whose successor is already due
- * when the pCPU gets to send it is counted sent, late and lost, and not raised (it could not be answered in time; raising them all at once would only
- * flood the echo domain). A ping is *late* when it left more than PING_LATE_NS after its
- * scheduled time (well above the timer's own lateness, docs/BENCHMARKS.md "Platform").
- * The summary line has ping's fields (lib/hist.h) and the late count:
- *   ping d<id> n= lost= min_us= avg_us= p50_us= p90_us= p99_us= p999_us= max_us= mdev_us=
+ * when the pCPU gets to send it is counted sent, late and lost, and not raised (it could not be
+ * answered in time; raising them all at once would only flood the echo domain). A ping is *late*
+ * when it left more than PING_LATE_NS after its scheduled time (well above the timer's own
+ * lateness, docs/BENCHMARKS.md "Platform"). The summary line has ping's fields (lib/hist.h) and the
+ * late count: ping d<id> n= lost= min_us= avg_us= p50_us= p90_us= p99_us= p999_us= max_us= mdev_us=
  *   late=
  * n answered + lost = pings scheduled so far (= ping.count once all were due).
  * The service domain's `ping` command (core/service.c) is the interactive twin. */

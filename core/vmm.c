@@ -133,6 +133,10 @@ static void finish_run(const char *why)
 {
 	ping_stop();
 	vmm_run_end_ns = now_ns(); /* counters settle up to here, not through the report */
+	/* The report is the run's result: what is queued goes out first, then this pCPU writes
+	 * the report synchronously, whole (a 64-domain report is more than the rings hold, and
+	 * latency no longer matters). Lines other pCPUs queue from here on stay queued. */
+	console_drain(ns_to_tsc_deadline(vmm_run_end_ns + 6000000000ull));
 	printk("sliver: %s after %lu ms\n", why, (unsigned long)(now_ns() / 1000000));
 	for (unsigned id = 1; id < SLIVER_MAX_DOMS; id++) {
 		if (!domains[id])

@@ -249,13 +249,16 @@ static void cmd_ping(int argc, char **argv)
 {
 	uint32_t dom;
 	uint64_t count = 10, interval_us = 200000;
+	bool quiet = false;
 	if (argc < 2 || !parse_dom(argv[1], &dom)) {
-		rt_printf("error: usage: ping <dom> [-c count] [-i interval_us]\n");
+		rt_printf("error: usage: ping <dom> [-c count] [-i interval_us] [-q]\n");
 		return;
 	}
 	for (int i = 2; i < argc; i++) {
 		bool ok = i + 1 < argc;
-		if (ok && !strcmp(argv[i], "-c"))
+		if (!strcmp(argv[i], "-q"))
+			ok = quiet = true; /* the summary only, as ping -q */
+		else if (ok && !strcmp(argv[i], "-c"))
 			ok = parse_u64(argv[++i], &count) && count >= 1 && count <= MAX_PINGS;
 		else if (ok && !strcmp(argv[i], "-i"))
 			ok = parse_u64(argv[++i], &interval_us) && interval_us >= 100;
@@ -293,12 +296,16 @@ static void cmd_ping(int argc, char **argv)
 	}
 	for (uint64_t seq = 1; seq <= count; seq++) {
 		if (rtt[seq - 1] == PING_LOST) {
-			rt_printf("no reply from d%u: seq=%llu\n", dom, (unsigned long long)seq);
+			if (!quiet)
+				rt_printf("no reply from d%u: seq=%llu\n", dom,
+					  (unsigned long long)seq);
 			continue;
 		}
-		rt_printf("reply from d%u: seq=%llu", dom, (unsigned long long)seq);
-		print_us("time_us", rtt[seq - 1]);
-		rt_printf("\n");
+		if (!quiet) {
+			rt_printf("reply from d%u: seq=%llu", dom, (unsigned long long)seq);
+			print_us("time_us", rtt[seq - 1]);
+			rt_printf("\n");
+		}
 		rtt[got++] = rtt[seq - 1]; /* compacted for the order statistics */
 	}
 	/* Summary: exact order statistics over the samples (sorted in place). */
@@ -533,7 +540,8 @@ static const struct command {
 	{"list", "domains and vCPUs: state, weight, cap, pCPU, CPU% since the last list", cmd_list},
 	{"sched", "[dom [weight=N] [cap=N]] | global key=value..: read or set parameters",
 	 cmd_sched},
-	{"ping", "<dom> [-c count] [-i interval_us]: round trips through the hypervisor", cmd_ping},
+	{"ping", "<dom> [-c count] [-i interval_us] [-q]: round trips through the hypervisor",
+	 cmd_ping},
 	{"lat", "[dom] [-h]: wake-to-run latency per vCPU (-h: histogram)", cmd_lat},
 	{"top", "[seconds]: CPU% per domain every second", cmd_top},
 	{"perf", "[dom]: vCPU, exit and pCPU counters", cmd_perf},
