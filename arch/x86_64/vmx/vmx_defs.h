@@ -25,59 +25,7 @@
 #define MSR_IA32_VMX_TRUE_ENTRY_CTLS	 0x490
 #define VMX_BASIC_TRUE_CTLS		 (1ull << 55)
 
-#define MSR_IA32_TSC	       0x10
-#define MSR_IA32_TSC_ADJUST    0x3b
-#define MSR_IA32_SYSENTER_CS   0x174
-#define MSR_IA32_SYSENTER_ESP  0x175
-#define MSR_IA32_SYSENTER_EIP  0x176
-#define MSR_IA32_MISC_ENABLE   0x1a0
-#define MSR_IA32_PAT	       0x277
-#define MSR_IA32_MTRRCAP       0xfe
-#define MSR_IA32_MTRR_DEF_TYPE 0x2ff
-#define MSR_STAR	       0xc0000081
-#define MSR_LSTAR	       0xc0000082
-#define MSR_CSTAR	       0xc0000083
-#define MSR_SFMASK	       0xc0000084
-#define MSR_KERNEL_GS_BASE     0xc0000102
-#define EFER_SCE	       (1ull << 0)
-#define EFER_LME	       (1ull << 8)
-#define EFER_LMA	       (1ull << 10)
-#define EFER_NXE	       (1ull << 11)
-
-/* CR0 and CR4 bits (SDM Vol. 3A 2.5). */
-#define CR0_PE		  (1ull << 0)
-#define CR0_MP		  (1ull << 1)
-#define CR0_EM		  (1ull << 2)
-#define CR0_TS		  (1ull << 3)
-#define CR0_ET		  (1ull << 4)
-#define CR0_NE		  (1ull << 5)
-#define CR0_WP		  (1ull << 16)
-#define CR0_AM		  (1ull << 18)
-#define CR0_NW		  (1ull << 29)
-#define CR0_CD		  (1ull << 30)
-#define CR0_PG		  (1ull << 31)
-#define CR4_VME		  (1ull << 0)
-#define CR4_PVI		  (1ull << 1)
-#define CR4_TSD		  (1ull << 2)
-#define CR4_DE		  (1ull << 3)
-#define CR4_PSE		  (1ull << 4)
-#define CR4_PAE		  (1ull << 5)
-#define CR4_MCE		  (1ull << 6)
-#define CR4_PGE		  (1ull << 7)
-#define CR4_PCE		  (1ull << 8)
-#define CR4_OSFXSR	  (1ull << 9)
-#define CR4_OSXMMEXCPT	  (1ull << 10)
-#define CR4_VMXE	  (1ull << 13)
-#define CR4_FSGSBASE	  (1ull << 16)
-#define CR4_PCIDE	  (1ull << 17)
-#define CR4_OSXSAVE	  (1ull << 18)
-#define CR4_SMEP	  (1ull << 20)
-#define CR4_SMAP	  (1ull << 21)
-#define SEG_AR_L	  (1u << 13) /* CS access rights: 64-bit code segment */
-#define CPUID_80000001_NX (1u << 20) /* EDX */
-#define CPUID_7_FSGSBASE  (1u << 0)  /* EBX */
-#define CPUID_7_SMEP	  (1u << 7)
-#define CPUID_7_SMAP	  (1u << 20)
+#include "arch/x86_64/x86_defs.h"
 
 /* Pin-based VM-execution controls (SDM 24.6.1). */
 #define PIN_EXTERNAL_INTERRUPT_EXITING (1u << 0)
