@@ -3,6 +3,7 @@
  * Every size is untrusted: each tag must lie inside the total size, which must lie inside
  * the buffer, and the arithmetic is done in size_t so that no size can wrap an offset. */
 #include "core/bootinfo.h"
+#include "lib/le.h"
 #include "lib/string.h"
 
 enum {
@@ -20,13 +21,6 @@ enum {
 #define TAG_HEADER    8
 #define MODULE_HEADER 16 /* type, size, mod_start, mod_end */
 
-static uint32_t rd32(const uint8_t *p)
-{
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return v;
-}
-
 /* Copies a string that should end with a NUL inside [src, src + n); a string without one
  * ends at the tag's end, and one longer than the destination is cut. */
 static void copy_str(char *dst, size_t max, const uint8_t *src, size_t n)
@@ -43,7 +37,7 @@ static const char *parse_module(struct boot_info *bi, const uint8_t *t, size_t s
 {
 	if (size < MODULE_HEADER)
 		return "malformed module tag";
-	uint32_t start = rd32(t + 8), end = rd32(t + 12);
+	uint32_t start = le32(t + 8), end = le32(t + 12);
 	if (end < start)
 		return "module tag ends before it starts";
 	if (bi->nr_modules == BOOT_MAX_MODULES) {
@@ -76,7 +70,7 @@ const char *bootinfo_parse(struct boot_info *bi, const uint8_t *mbi, size_t len,
 	memset(bi, 0, sizeof(*bi));
 	if (len < 8)
 		return "multiboot2 information is truncated";
-	size_t total = rd32(mbi);
+	size_t total = le32(mbi);
 	if (total < 16 || total > (1u << 20))
 		return "multiboot2 information has an implausible size";
 	if (total > len)
@@ -87,8 +81,8 @@ const char *bootinfo_parse(struct boot_info *bi, const uint8_t *mbi, size_t len,
 	size_t mmap_size = 0, efi_mmap_size = 0;
 	for (size_t off = 8; total - off >= TAG_HEADER;) {
 		const uint8_t *t = mbi + off;
-		uint32_t type = rd32(t);
-		size_t size = rd32(t + 4);
+		uint32_t type = le32(t);
+		size_t size = le32(t + 4);
 		if (size < TAG_HEADER || size > total - off)
 			return "malformed multiboot2 tag";
 		const char *err = NULL;

@@ -1,4 +1,5 @@
 #include "core/memmap.h"
+#include "lib/le.h"
 #include <stddef.h>
 
 #define PAGE 4096ull
@@ -81,16 +82,6 @@ struct efi_desc {
 	uint64_t phys, virt, pages, attr;
 };
 
-static uint32_t rd32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t rd64(const uint8_t *p)
-{
-	return rd32(p) | (uint64_t)rd32(p + 4) << 32;
-}
-
 static uint64_t end_of(uint64_t base, uint64_t len)
 {
 	return len > UINT64_MAX - base ? UINT64_MAX : base + len;
@@ -105,8 +96,8 @@ static size_t check_tag(const uint8_t *tag, size_t len, size_t min_entry, uint32
 {
 	if (len < MMAP_HEADER)
 		return 0;
-	size_t size = rd32(tag + 4);
-	*esize = rd32(tag + 8);
+	size_t size = le32(tag + 4);
+	*esize = le32(tag + 8);
 	if (size < MMAP_HEADER || size > len || *esize < min_entry)
 		return 0;
 	return size;
@@ -124,8 +115,8 @@ bool memmap_parse_mb2(struct memmap *m, const uint8_t *tag, size_t len)
 	for (int pass = 0; pass < 2; pass++) {
 		for (size_t off = MMAP_HEADER; size - off >= esize; off += esize) {
 			const uint8_t *e = tag + off;
-			uint64_t base = rd64(e), bytes = rd64(e + 8);
-			bool usable = rd32(e + 16) == MB2_MEMORY_AVAILABLE;
+			uint64_t base = le64(e), bytes = le64(e + 8);
+			bool usable = le32(e + 16) == MB2_MEMORY_AVAILABLE;
 			if (pass == 0 && usable)
 				memmap_add(m, base, end_of(base, bytes));
 			else if (pass == 1 && !usable)
@@ -144,9 +135,9 @@ bool memmap_parse_efi(struct memmap *m, const uint8_t *tag, size_t len)
 	for (int pass = 0; pass < 2; pass++) {
 		for (size_t off = MMAP_HEADER; size - off >= dsize; off += dsize) {
 			const uint8_t *d = tag + off;
-			uint64_t base = rd64(d + 8), pages = rd64(d + 24);
+			uint64_t base = le64(d + 8), pages = le64(d + 24);
 			uint64_t bytes = pages > (UINT64_MAX >> 12) ? UINT64_MAX : pages << 12;
-			bool usable = rd32(d) == EFI_CONVENTIONAL_MEMORY;
+			bool usable = le32(d) == EFI_CONVENTIONAL_MEMORY;
 			if (pass == 0 && usable)
 				memmap_add(m, base, end_of(base, bytes));
 			else if (pass == 1 && !usable)

@@ -1,28 +1,8 @@
 /* ACPI table parsing: see acpi_tables.h. Every multi-byte field is read with memcpy (ACPI
  * tables are byte-packed), after checking that it lies inside the table's length. */
 #include "drivers/acpi_tables.h"
+#include "lib/le.h"
 #include "lib/string.h"
-
-static uint16_t rd16(const uint8_t *p)
-{
-	uint16_t v;
-	memcpy(&v, p, 2);
-	return v;
-}
-
-static uint32_t rd32(const uint8_t *p)
-{
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static uint64_t rd64(const uint8_t *p)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-	return v;
-}
 
 static bool sums_to_zero(const uint8_t *p, size_t n)
 {
@@ -38,13 +18,13 @@ bool acpi_parse_rsdp(const uint8_t *p, size_t len, uint64_t *root, bool *xsdt)
 	    !sums_to_zero(p, ACPI_RSDP_V1_LEN))
 		return false;
 	uint8_t revision = p[15];
-	uint64_t x = len >= ACPI_RSDP_V2_LEN ? rd64(p + 24) : 0;
+	uint64_t x = len >= ACPI_RSDP_V2_LEN ? le64(p + 24) : 0;
 	if (revision >= 2 && x && sums_to_zero(p, ACPI_RSDP_V2_LEN)) {
 		*root = x;
 		*xsdt = true;
 		return true;
 	}
-	*root = rd32(p + 16);
+	*root = le32(p + 16);
 	*xsdt = false;
 	return *root != 0;
 }
@@ -63,7 +43,7 @@ uint32_t acpi_table_length(const uint8_t *p, size_t len)
 {
 	if (len < ACPI_HEADER_LEN)
 		return 0;
-	uint32_t n = rd32(p + 4);
+	uint32_t n = le32(p + 4);
 	return n >= ACPI_HEADER_LEN && n <= ACPI_TABLE_MAX ? n : 0;
 }
 
@@ -86,7 +66,7 @@ uint64_t acpi_root_entry(const uint8_t *p, size_t len, bool xsdt, unsigned i)
 	if (i >= acpi_root_count(p, len, xsdt))
 		return 0;
 	const uint8_t *e = p + ACPI_HEADER_LEN;
-	return xsdt ? rd64(e + 8 * (size_t)i) : rd32(e + 4 * (size_t)i);
+	return xsdt ? le64(e + 8 * (size_t)i) : le32(e + 4 * (size_t)i);
 }
 
 /* MADT entry types and the length of the layout each is read with (5.2.12.2-5.2.12.12). */
@@ -134,7 +114,7 @@ bool acpi_parse_madt(struct acpi_info *ai, const uint8_t *p, size_t len)
 		return false;
 	for (unsigned i = 0; i < 16; i++)
 		ai->isa_gsi[i] = i; /* identity unless overridden */
-	ai->lapic_base = rd32(p + 36);
+	ai->lapic_base = le32(p + 36);
 	for (size_t off = ACPI_MADT_ENTRIES; n - off >= 2;) {
 		const uint8_t *e = p + off;
 		uint8_t type = e[0], elen = e[1];
@@ -144,16 +124,16 @@ bool acpi_parse_madt(struct acpi_info *ai, const uint8_t *p, size_t len)
 		if (elen < madt_entry_min(type))
 			continue;
 		if (type == MADT_LAPIC)
-			add_cpu(ai, e[3], rd32(e + 4));
+			add_cpu(ai, e[3], le32(e + 4));
 		else if (type == MADT_X2APIC)
-			add_cpu(ai, rd32(e + 4), rd32(e + 8));
+			add_cpu(ai, le32(e + 4), le32(e + 8));
 		else if (type == MADT_LAPIC_OVERRIDE)
-			ai->lapic_base = rd64(e + 4);
-		else if (type == MADT_IOAPIC && rd32(e + 8) == 0) /* the IOAPIC with GSI base 0 */
-			ai->ioapic_base = rd32(e + 4);
+			ai->lapic_base = le64(e + 4);
+		else if (type == MADT_IOAPIC && le32(e + 8) == 0) /* the IOAPIC with GSI base 0 */
+			ai->ioapic_base = le32(e + 4);
 		else if (type == MADT_ISO && e[2] == 0 && e[3] < 16) { /* bus 0 is ISA */
-			ai->isa_gsi[e[3]] = rd32(e + 4);
-			ai->isa_flags[e[3]] = rd16(e + 8);
+			ai->isa_gsi[e[3]] = le32(e + 4);
+			ai->isa_flags[e[3]] = le16(e + 8);
 		}
 	}
 	return true;
@@ -164,13 +144,13 @@ bool acpi_parse_fadt(struct acpi_power *pw, const uint8_t *p, size_t len)
 	uint32_t n = acpi_table_length(p, len);
 	if (n < ACPI_FADT_MIN_LEN || n > len)
 		return false;
-	pw->smi_cmd = rd32(p + 48);
+	pw->smi_cmd = le32(p + 48);
 	pw->acpi_enable = p[52];
-	pw->pm1a_cnt = (uint16_t)rd32(p + 64);
-	pw->pm1b_cnt = (uint16_t)rd32(p + 68);
-	pw->dsdt = rd32(p + 40);
-	if (n >= 148 && rd64(p + 140)) /* X_DSDT (ACPI 2.0+) */
-		pw->dsdt = rd64(p + 140);
+	pw->pm1a_cnt = (uint16_t)le32(p + 64);
+	pw->pm1b_cnt = (uint16_t)le32(p + 68);
+	pw->dsdt = le32(p + 40);
+	if (n >= 148 && le64(p + 140)) /* X_DSDT (ACPI 2.0+) */
+		pw->dsdt = le64(p + 140);
 	return true;
 }
 

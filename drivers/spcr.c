@@ -1,4 +1,5 @@
 #include "drivers/spcr.h"
+#include "lib/le.h"
 #include "lib/string.h"
 
 /* Offsets in the table (SPCR specification, table 1). */
@@ -20,20 +21,6 @@ enum {
 #define GAS_SYSTEM_MEMORY 0
 #define GAS_SYSTEM_IO	  1
 
-static uint32_t rd32(const uint8_t *p)
-{
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static uint16_t rd16(const uint8_t *p)
-{
-	uint16_t v;
-	memcpy(&v, p, 2);
-	return v;
-}
-
 /* Baud rate codes: 3 9600, 4 19200, 6 57600, 7 115200; 0 "as is". */
 static bool decode_baud(uint8_t code, uint32_t *baud)
 {
@@ -50,7 +37,7 @@ const char *spcr_parse(const uint8_t *t, size_t len, struct spcr_info *out)
 		return "shorter than an SPCR table";
 	if (memcmp(t, "SPCR", 4))
 		return "not an SPCR table";
-	uint32_t tlen = rd32(t + OFF_LENGTH);
+	uint32_t tlen = le32(t + OFF_LENGTH);
 	if (tlen < SPCR_MIN_LENGTH || tlen > len)
 		return "bad table length";
 	uint8_t sum = 0;
@@ -86,7 +73,7 @@ const char *spcr_parse(const uint8_t *t, size_t len, struct spcr_info *out)
 	s.pc_irq = (t[OFF_INTERRUPT_TYPE] & 1) && t[OFF_IRQ] < 16 ? t[OFF_IRQ] : -1;
 	if (!decode_baud(t[OFF_BAUD], &s.baud))
 		return "unknown baud rate code";
-	uint16_t dev_id = rd16(t + OFF_PCI_DEVICE), vendor = rd16(t + OFF_PCI_VENDOR);
+	uint16_t dev_id = le16(t + OFF_PCI_DEVICE), vendor = le16(t + OFF_PCI_VENDOR);
 	s.pci = dev_id != 0xffff && vendor != 0xffff;
 	s.pci_bus = t[OFF_PCI_BUS];
 	s.pci_dev = t[OFF_PCI_DEV];
