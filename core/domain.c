@@ -541,37 +541,6 @@ int domain_unpause(struct domain *d)
 	return 0;
 }
 
-/* CPU time of d's vCPUs up to now, the running ones' uncharged interval included: a vCPU
- * that runs alone makes no scheduler call, and its c.run_ns would lag (sched_run_ns). */
-static uint64_t dom_run_ns(const struct domain *d)
-{
-	uint64_t ns = 0;
-	spin_lock(&vmm_lock);
-	uint64_t now = now_ns();
-	if (vmm_run_end_ns && vmm_run_end_ns < now)
-		now = vmm_run_end_ns; /* the report's own printing is nobody's CPU time */
-	for (unsigned i = 0; i < d->nr_vcpus; i++)
-		ns += d->vcpu[i] ? sched_run_ns(&d->vcpu[i]->sv, now) : 0;
-	spin_unlock(&vmm_lock);
-	return ns;
-}
-
-void domain_fill_counters(const struct domain *d, struct sliver_dom_counters *c)
-{
-	memset(c, 0, sizeof *c);
-	c->dom_id = d->id;
-	c->nr_vcpus = d->nr_vcpus;
-	c->run_ns = dom_run_ns(d);
-	for (unsigned r = 0; r < HV_NR_EXIT_REASONS; r++)
-		c->exits += d->exits[r];
-	c->hypercalls = d->hypercalls;
-	c->io_exits = d->io_exits;
-	c->wakes = d->wakes;
-	c->events_sent = d->events_sent;
-	c->events_received = d->events_received;
-	c->events_denied = d->events_denied;
-}
-
 void domain_destroy(struct domain *d, unsigned by)
 {
 	if (d->dying)
@@ -579,45 +548,4 @@ void domain_destroy(struct domain *d, unsigned by)
 	dcon_flush(d);
 	printk("sliver: d%u destroyed by d%u\n", d->id, by);
 	domain_end(d, SLIVER_DOM_SHUTDOWN);
-}
-
-void domain_fill_info(const struct domain *d, struct sliver_dom_info *in)
-{
-	memset(in, 0, sizeof *in);
-	in->dom_id = d->id;
-	in->state = d->state;
-	in->role = d->role;
-	in->nr_vcpus = d->nr_vcpus;
-	in->weight = d->sd.weight;
-	in->cap = d->sd.cap;
-	in->mem_bytes = d->mem_bytes;
-	in->run_ns = dom_run_ns(d);
-	memcpy(in->name, d->name, sizeof in->name);
-}
-
-void domain_print_stats(const struct domain *d)
-{
-	static const char *const states[] = {"running", "blocked", "paused", "crashed", "shutdown"};
-	uint64_t total = 0, run_ns = dom_run_ns(d), guest_tsc = 0;
-	for (unsigned i = 0; i < d->nr_vcpus; i++)
-		guest_tsc += d->vcpu[i] ? d->vcpu[i]->guest_tsc : 0;
-	for (unsigned r = 0; r < HV_NR_EXIT_REASONS; r++)
-		total += d->exits[r];
-	printk("stat d%u name=%s state=%s guest_ms=%lu sched_ms=%lu exits=%lu hypercalls=%lu "
-	       "io=%lu "
-	       "io_other=%lu events=%lu wakes=%lu\n",
-	       d->id, d->name, d->state < 5 ? states[d->state] : "?",
-	       (unsigned long)(tsc_to_ns(guest_tsc) / 1000000), (unsigned long)(run_ns / 1000000),
-	       (unsigned long)total, (unsigned long)d->hypercalls, (unsigned long)d->io_exits,
-	       (unsigned long)d->io_other, (unsigned long)d->events_received,
-	       (unsigned long)d->wakes);
-	if (d->events_denied)
-		printk("stat d%u events_denied=%lu\n", d->id, (unsigned long)d->events_denied);
-	char line[400];
-	int n = fmt_snprintf(line, sizeof line, "exits d%u", d->id);
-	for (unsigned r = 0; r < HV_NR_EXIT_REASONS && n < (int)sizeof line - 40; r++)
-		if (d->exits[r])
-			n += fmt_snprintf(line + n, sizeof line - (size_t)n, " %u:%lu", r,
-					  (unsigned long)d->exits[r]);
-	printk("%s\n", line);
 }

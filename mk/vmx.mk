@@ -8,7 +8,7 @@ UNIT_SRCS_cpulist := test/unit/test_cpulist.c core/cpulist.c
 HV_SRCS += arch/x86_64/vmx/vmx.c arch/x86_64/vmx/vmcs.c arch/x86_64/vmx/ept.c \
 	arch/x86_64/vmx/exits.c arch/x86_64/vmx/regs.c arch/x86_64/vmx/run.c \
 	arch/x86_64/vmx/entry.S \
-	core/vmm.c core/domain.c core/vcpu.c core/loader.c core/cpulist.c core/event.c core/evpolicy.c core/hypercall.c \
+	core/vmm.c core/domain.c core/domain_stats.c core/vcpu.c core/loader.c core/cpulist.c core/event.c core/evpolicy.c core/hypercall.c \
 	core/dcon.c core/ping.c core/exit.c core/exit_cpuid_msr.c core/exit_io.c \
 	core/exit_hlt.c core/exit_cr.c core/exit_fault.c
 
