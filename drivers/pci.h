@@ -11,7 +11,7 @@ struct pci_addr {
 
 struct pci_bar {
 	bool io;       /* I/O space; otherwise memory */
-	uint64_t base; /* 0: not implemented or not assigned */
+	uint64_t base; /* 0: the device has no such BAR, or firmware left it unassigned */
 };
 
 uint32_t pci_cfg_read32(struct pci_addr a, unsigned off);
