@@ -38,17 +38,23 @@ void rt_exit(int code)
 	hc_shutdown((uint32_t)code);
 }
 
-int rt_printf(const char *fmt, ...)
+int rt_vprintf(const char *fmt, va_list ap)
 {
 	char buf[256];
-	va_list ap;
-	va_start(ap, fmt);
 	int n = fmt_vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
 	if (n > (int)sizeof buf - 1)
 		n = sizeof buf - 1;
 	if (n > 0)
 		hc_console_write(buf, (uint32_t)n);
+	return n;
+}
+
+int rt_printf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = rt_vprintf(fmt, ap);
+	va_end(ap);
 	return n;
 }
 

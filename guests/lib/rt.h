@@ -5,6 +5,7 @@
  * down with the returned code. Vectors below RT_VEC_FIRST_FREE belong to the runtime. */
 #ifndef GUESTS_LIB_RT_H
 #define GUESTS_LIB_RT_H
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -57,6 +58,7 @@ static inline void rt_wait_irq(void)
 }
 
 /* Console (through HC_CONSOLE_WRITE; the hypervisor adds the "(d<id>) " prefix). */
+int rt_vprintf(const char *fmt, va_list ap);
 int rt_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void rt_puts(const char *s);
 /* The same through the virtual hardware: a 16550 polled on COM1 (wait for LSR.THRE, write
