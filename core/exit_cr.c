@@ -14,7 +14,7 @@ enum exit_action exit_cr(struct vcpu *v, struct hv_exit *e)
 	struct hv_vcpu *h = v->hv;
 	bool ok = true;
 	switch (e->cr.type) {
-	case 0: { /* MOV to CR */
+	case HV_CR_WRITE: { /* MOV to CR */
 		uint64_t val = hv_gpr_get(h, e->cr.gpr);
 		if (!hv_guest_long_mode(h))
 			val = (uint32_t)val;
@@ -27,13 +27,13 @@ enum exit_action exit_cr(struct vcpu *v, struct hv_exit *e)
 		ok = hv_write_cr(h, e->cr.cr, val);
 		break;
 	}
-	case 1: /* MOV from CR: only CR3 (never: no CR3-store exiting) and CR8 exit */
+	case HV_CR_READ: /* MOV from CR: only CR3 (never: no CR3-store exiting) and CR8 exit */
 		hv_gpr_set(h, e->cr.gpr, e->cr.cr == 8 ? v->tpr : hv_read_cr(h, e->cr.cr));
 		break;
-	case 2: /* CLTS */
+	case HV_CR_CLTS:
 		ok = hv_write_cr(h, 0, hv_read_cr(h, 0) & ~(uint64_t)CR0_TS);
 		break;
-	case 3: /* LMSW: loads PE, MP, EM, TS; cannot clear PE */
+	case HV_CR_LMSW: /* loads PE, MP, EM, TS; cannot clear PE */
 		ok = hv_write_cr(h, 0, (hv_read_cr(h, 0) & ~0xeull) | (e->cr.lmsw & 0xfu));
 		break;
 	}

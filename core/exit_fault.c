@@ -1,14 +1,13 @@
-/* Exits that end the domain: EPT violations (an access outside its memory), triple
+/* Exits that end the domain: EPT violations / NPT faults (an access outside its memory
+ * and the backend's word for it, hv_fault_name), triple
  * faults, failed VM entries and every exit sliver does not handle. One line with the
  * reason, then the register dump (domain_crash). */
 #include "core/vmm.h"
 
 enum exit_action exit_ept(struct vcpu *v, struct hv_exit *e)
 {
-	domain_crash(v->dom, v,
-		     "EPT violation: %s%s%s at guest-physical 0x%lx%s (memory is "
-		     "[0, 0x%lx))",
-		     e->ept.read ? "read" : "", e->ept.write ? "write" : "",
+	domain_crash(v->dom, v, "%s: %s%s%s at guest-physical 0x%lx%s (memory is [0, 0x%lx))",
+		     hv_fault_name(), e->ept.read ? "read" : "", e->ept.write ? "write" : "",
 		     e->ept.fetch ? "fetch" : "", e->ept.gpa,
 		     e->ept.gla_valid ? " (linear address valid)" : "", v->dom->mem_bytes);
 	return ACT_DEAD;
@@ -21,13 +20,13 @@ enum exit_action exit_fatal(struct vcpu *v, struct hv_exit *e)
 		domain_crash(v->dom, v, "triple fault");
 		break;
 	case HV_EXIT_ENTRY_FAIL:
-		domain_crash(v->dom, v, "VM entry failed: %s (error %u) qual=0x%lx",
-			     e->fail.why ? e->fail.why : "?", e->fail.error, e->qual);
+		domain_crash(v->dom, v, "VM entry failed: %s (error %u) detail=0x%lx",
+			     e->fail.why ? e->fail.why : "?", e->fail.error, e->fail.detail);
 		break;
 	default:
-		domain_crash(v->dom, v, "unhandled exit: %s (reason %u, kind %s) qual=0x%lx",
+		domain_crash(v->dom, v, "unhandled exit: %s (reason %u, kind %s) detail=0x%lx",
 			     hv_exit_reason_name(e->reason), e->reason, hv_exit_kind_name(e->kind),
-			     e->qual);
+			     e->fail.detail);
 		break;
 	}
 	return ACT_DEAD;

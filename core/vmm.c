@@ -182,8 +182,8 @@ void vmm_boot(void)
 	hv_set_frame_ops(&frames);
 	const char *why = "?";
 	if (!hv_detect(&why)) {
-		printk("sliver: VMX not available on this CPU: use Bochs, or QEMU with "
-		       "-enable-kvm -cpu host,+vmx on an Intel host\n");
+		printk("sliver: neither VMX nor SVM is available on this CPU: use Bochs, QEMU "
+		       "with -cpu qemu64,+svm,+npt, or KVM with nested virtualization\n");
 		printk("sliver: (%s)\n", why);
 		hv_exit(EXIT_NO_VMX);
 	}
@@ -207,8 +207,8 @@ void vmm_boot(void)
 	}
 	apply_sched_args(boot_info.cmdline);
 	dcon_init(boot_info.cmdline);
-	printk("sliver: VMX on, scheduler %s, %u pCPU(s), %u module(s)\n", vmm_sched.ops->name,
-	       cpu_count(), boot_info.nr_modules);
+	printk("sliver: %s on, scheduler %s, %u pCPU(s), %u module(s)\n", hv_backend_name(),
+	       vmm_sched.ops->name, cpu_count(), boot_info.nr_modules);
 	if (vmm_sched.nr_pcpus < cpu_count())
 		printk("sliver: guests on pCPU 0-%u only (vmm.sched_pcpus)\n",
 		       vmm_sched.nr_pcpus - 1);

@@ -5,7 +5,7 @@ UNIT_SRCS_loader := test/unit/test_loader.c core/loader.c lib/fmt.c
 UNIT_SRCS_mulshift := test/unit/test_mulshift.c lib/clockconv.c
 UNIT_SRCS_cpulist := test/unit/test_cpulist.c core/cpulist.c
 
-HV_SRCS += arch/x86_64/vmx/vmx.c arch/x86_64/vmx/vmcs.c arch/x86_64/vmx/ept.c \
+HV_SRCS += arch/x86_64/hv.c arch/x86_64/vmx/vmx.c arch/x86_64/vmx/vmcs.c arch/x86_64/vmx/ept.c \
 	arch/x86_64/vmx/exits.c arch/x86_64/vmx/regs.c arch/x86_64/vmx/run.c \
 	arch/x86_64/vmx/entry.S \
 	core/vmm.c core/domain.c core/domain_stats.c core/vcpu.c core/loader.c core/cpulist.c core/event.c core/evpolicy.c core/hypercall.c \
@@ -131,7 +131,7 @@ e2e-vmx-service: $(BUILD)/vmx-service-bios.iso
 # QEMU TCG has no VMX: one clear line and exit status 3, never a fault.
 e2e-vmx-novmx-qemu: $(BUILD)/vmx-one.iso
 	tools/e2e.sh $@ --status 3 --reject 'PANIC' \
-	    --expect '^sliver: VMX not available on this CPU: use Bochs, or QEMU with -enable-kvm -cpu host,\+vmx on an Intel host$$' \
+	    --expect '^sliver: neither VMX nor SVM is available on this CPU: use Bochs, QEMU with -cpu qemu64,\+svm,\+npt, or KVM with nested virtualization$$' \
 	    -- --emu qemu --icount --cpus 2 --timeout 60 $<
 
 TEST_TARGETS += e2e-vmx-mix e2e-vmx-duty-1cpu e2e-vmx-nmi e2e-vmx-hostile e2e-vmx-service \

@@ -1,5 +1,6 @@
-/* The hardware-virtualization backend interface that core/ uses (VMX here; an SVM
- * backend provides the same functions). core/ never sees a VMCS: it gets a normalized
+/* The hardware-virtualization interface that core/ uses, vendor-neutral: hv.c dispatches
+ * each function to the backend hv_detect chose from CPUID (vmx/ on Intel, svm/ on AMD;
+ * the table is hv_backend.h). core/ never sees a VMCS or a VMCB: it gets a normalized
  * exit record from hv_vcpu_run() and decides what it means. Nothing here calls core/
  * (the backend gets its memory through hv_set_frame_ops()). */
 #ifndef ARCH_X86_64_HV_H
@@ -7,11 +8,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define HV_NR_EXIT_REASONS 66 /* raw reasons counted per domain (the last: unknown) */
+/* Raw exit reasons are counted per domain by a dense index < HV_NR_EXIT_REASONS that the
+ * backend assigns (VMX: the basic exit reason; SVM: its own map of EXITCODE); the last
+ * index counts reasons outside the backend's table. hv_exit_reason_name names them. */
+#define HV_NR_EXIT_REASONS 96
 
 /* Guest general registers, indexed as the SDM encodes them in exit qualifications
  * (0 = RAX, 1 = RCX, 2 = RDX, 3 = RBX, 4 = RSP, 5 = RBP, 6 = RSI, 7 = RDI, 8..15 = R8..R15).
- * RSP lives in the VMCS: use hv_gpr_get/hv_gpr_set, not gpr[4]. */
+ * RSP lives in the VMCS / VMCB: use hv_gpr_get/hv_gpr_set. */
 enum {
 	HV_RAX,
 	HV_RCX,
@@ -31,13 +35,16 @@ enum {
 	HV_R15
 };
 
+/* What a CR exit did (struct hv_exit.cr.type). */
+enum hv_cr_access { HV_CR_WRITE, HV_CR_READ, HV_CR_CLTS, HV_CR_LMSW };
+
 enum hv_exit_kind {
 	HV_EXIT_NONE = 0,
 	HV_EXIT_EXTINT,	   /* a host interrupt arrived (taken at the drain) */
-	HV_EXIT_PREEMPT,   /* the VMX-preemption timer (deadline backstop) */
+	HV_EXIT_PREEMPT,   /* the deadline backstop (VMX-preemption timer) */
 	HV_EXIT_NMI,	   /* a host NMI (already handled by the backend) */
 	HV_EXIT_INTWIN,	   /* the guest can take an interrupt now */
-	HV_EXIT_HYPERCALL, /* VMCALL */
+	HV_EXIT_HYPERCALL, /* the vendor's hypercall instruction (VMCALL, VMMCALL) */
 	HV_EXIT_CPUID,
 	HV_EXIT_RDMSR, /* msr.index */
 	HV_EXIT_WRMSR, /* msr.index, msr.value */
@@ -49,10 +56,10 @@ enum hv_exit_kind {
 	HV_EXIT_UD,  /* an instruction guests may not use (VMX, MONITOR...): #UD */
 	HV_EXIT_GP,  /* an instruction that gives #GP(0) here (RDPMC: no counters) */
 	HV_EXIT_NOP, /* completes with no effect a guest can see (INVD, WBINVD) */
-	HV_EXIT_EPT, /* ept.*: access outside the guest's memory */
+	HV_EXIT_EPT, /* ept.*: access outside the guest's memory (EPT violation, NPT fault) */
 	HV_EXIT_TRIPLE_FAULT,
 	HV_EXIT_ENTRY_FAIL, /* VM entry failed: fail.* */
-	HV_EXIT_UNHANDLED,  /* a reason sliver does not handle: crash the domain */
+	HV_EXIT_UNHANDLED,  /* a reason sliver does not handle (fail.*): crash the domain */
 	HV_EXIT_NR_KINDS
 };
 
@@ -61,9 +68,9 @@ struct hv_exit {
 	uint8_t kind;	  /* enum hv_exit_kind */
 	uint8_t insn_len; /* length of the exiting instruction, where defined */
 	bool injected;	  /* the vector passed to hv_vcpu_run was delivered at entry */
-	uint64_t qual;	  /* raw exit qualification */
-	/* TSC read right before VMLAUNCH/VMRESUME, after the VMCS load, INVEPT/INVVPID and
-	 * the FPU restore (0: no entry was tried): core's wake-to-run sample ends here. */
+	/* TSC read right before VM entry (VMLAUNCH/VMRESUME, VMRUN), after the VMCS load,
+	 * TLB flushes and the FPU restore (0: no entry was tried): core's wake-to-run sample
+	 * ends here. */
 	uint64_t entry_tsc;
 	union {
 		struct {
@@ -80,22 +87,23 @@ struct hv_exit {
 			uint64_t value;
 		} msr;
 		struct {
-			uint8_t cr, type, gpr;
-			uint16_t lmsw;
-		} cr; /* type: 0 mov to, 1 mov from,
-			  2 clts, 3 lmsw */
+			uint8_t cr, type, gpr; /* type: enum hv_cr_access */
+			uint16_t lmsw;	       /* the LMSW source operand */
+		} cr;
 		struct {
 			uint64_t gpa, gla;
 			bool read, write, fetch, gla_valid;
 		} ept;
 		struct {
-			uint32_t error;
-			const char *why;
-		} fail;
+			uint32_t error;	 /* backend's code (VM-instruction error, reason) */
+			const char *why; /* its text */
+			uint64_t detail; /* raw backend detail for the dump (exit
+					    qualification, EXITINFO1) */
+		} fail;			 /* ENTRY_FAIL and UNHANDLED */
 	};
 };
 
-struct hv_space; /* a guest-physical address space (EPT) */
+struct hv_space; /* a guest-physical address space (EPT or nested page tables) */
 struct hv_vcpu;	 /* backend state of one vCPU */
 
 /* Per-pCPU state a dump shows (hv_read_state). */
@@ -107,16 +115,23 @@ struct hv_state {
 	uint64_t idt_vectoring;
 };
 
-/* Once on the BSP: false (with a reason) when this CPU cannot run guests. */
-/* The backend takes its VMXON regions, VMCSs, bitmaps and EPT tables (zeroed 4 KiB
- * frames) from the allocator core/ hands it here, before hv_detect. */
+/* The backend takes its VMXON regions / host save areas, VMCSs / VMCBs, bitmaps and
+ * nested page tables (zeroed 4 KiB frames) from the allocator core/ hands it here, before
+ * hv_detect. */
 struct hv_frame_ops {
 	uint64_t (*alloc)(void); /* a zeroed frame, 0 when none is left */
 	void (*free)(uint64_t pa);
 };
 void hv_set_frame_ops(const struct hv_frame_ops *ops);
+/* Once on the BSP: chooses the backend from CPUID. false (with a reason naming what each
+ * backend lacks) when this CPU cannot run guests. */
 bool hv_detect(const char **why);
-/* On every pCPU before it runs guests: VMXON. 0, or -1 with a reason. */
+/* The chosen backend ("vmx", "svm"), "none" before hv_detect succeeds. */
+const char *hv_backend_name(void);
+/* What the backend calls a guest access outside its memory ("EPT violation", "NPT
+ * fault"): core's crash line starts with it. */
+const char *hv_fault_name(void);
+/* On every pCPU before it runs guests: VMXON / EFER.SVME. 0, or -1 with a reason. */
 int hv_cpu_init(const char **why);
 
 /* Maps guest-physical [0, size) onto host [hpa, hpa + size), write-back, 2 MiB pages
@@ -127,19 +142,20 @@ void hv_space_destroy(struct hv_space *s);
 void *hv_space_ptr(struct hv_space *s, uint64_t gpa, uint64_t len);
 
 /* A vCPU in 32-bit protected mode, flat, paging off, at rip with eax/ebx set.
- * vpid 1..65535, unique per vCPU. NULL on failure (why set). */
-struct hv_vcpu *hv_vcpu_create(struct hv_space *s, uint16_t vpid, uint64_t rip, uint32_t eax,
+ * asid 1..65535, unique per vCPU (the VPID, or the SVM ASID). NULL on failure (why set). */
+struct hv_vcpu *hv_vcpu_create(struct hv_space *s, uint16_t asid, uint64_t rip, uint32_t eax,
 			       uint32_t ebx, const char **why);
-/* The vCPU must not be running; frees its VMCS and state. Any pCPU. */
+/* The vCPU must not be running; frees its VMCS / VMCB and state. Any pCPU. */
 void hv_vcpu_destroy(struct hv_vcpu *v);
-/* Releases v from the pCPU it last ran on (VMCLEAR), so it can run on another one. Call on
+/* Releases v from the pCPU it last ran on (VMCLEAR; SVM: saves what VMRUN does not
+ * switch), so it can run on another one. Call on
  * that pCPU when switching away from v. */
 void hv_vcpu_put(struct hv_vcpu *v);
-/* The pCPU whose current VMCS v is (before hv_vcpu_put), or -1. Any pCPU may ask. */
+/* The pCPU v is loaded on (before hv_vcpu_put), or -1. Any pCPU may ask. */
 int hv_vcpu_loaded_on(struct hv_vcpu *v);
 
 /* Enters the guest until the next exit; interrupts must be disabled. deadline_tsc arms
- * the VMX-preemption timer (UINT64_MAX: none). inject_vector >= 0 is an external
+ * the backend's deadline backstop (UINT64_MAX: none). inject_vector >= 0 is an external
  * interrupt to deliver if the guest can take it now (e->injected says whether it was;
  * otherwise an interrupt window is requested). Pending exceptions (hv_inject_exception)
  * go first. Host interrupts that caused the exit are still pending on return: the caller
@@ -174,7 +190,7 @@ void hv_read_state(struct hv_vcpu *v, struct hv_state *st);
 uint64_t hv_dr_get(struct hv_vcpu *v, unsigned dr);
 void hv_dr_set(struct hv_vcpu *v, unsigned dr, uint64_t val);
 /* Test hook: makes the guest state invalid (RFLAGS bit 1 clear, SDM 26.3.1.4) so that the
- * next entry fails, to exercise the entry-failure path. The VMCS must be current. */
+ * next entry fails, to exercise the entry-failure path. v must be loaded here. */
 void hv_test_break_guest_state(struct hv_vcpu *v);
 /* Counters per raw reason (bounds-checked, "?" outside). */
 const char *hv_exit_reason_name(unsigned reason);

@@ -8,6 +8,7 @@
  * hv_space_ptr is generic. Only hv.c and the backends include this file. */
 #ifndef ARCH_X86_64_HV_BACKEND_H
 #define ARCH_X86_64_HV_BACKEND_H
+#include <stddef.h>
 #include "arch/x86_64/hv.h"
 
 struct hv_space {
@@ -16,7 +17,8 @@ struct hv_space {
 };
 
 struct hv_backend {
-	const char *name; /* "vmx", "svm" */
+	const char *name;	/* "vmx", "svm" */
+	const char *fault_name; /* a guest access outside its memory: "EPT violation" */
 	/* Called on the BSP in turn until one says yes; false with a reason otherwise. */
 	bool (*detect)(const char **why);
 	int (*cpu_init)(const char **why);
@@ -53,7 +55,9 @@ struct hv_backend {
 	void (*test_break_guest_state)(struct hv_vcpu *v);
 
 	/* Raw exit reasons are counted per domain by a dense index < HV_NR_EXIT_REASONS that
-	 * the backend assigns (VMX: the basic exit reason; SVM: its own dense map of EXITCODE). */
+	 * the backend assigns (VMX: the basic exit reason; SVM: its own dense map of EXITCODE);
+	 * index HV_NR_EXIT_REASONS - 1 is "outside the table". hv.c bounds-checks reason
+	 * (< HV_NR_EXIT_REASONS - 1) before it calls; NULL: "unknown". */
 	const char *(*exit_reason_name)(unsigned reason);
 	const char *(*insn_error_name)(uint32_t err);
 };

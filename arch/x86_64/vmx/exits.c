@@ -4,7 +4,7 @@
  * decode as HV_EXIT_UNHANDLED: core/ crashes the domain, it never skips them. */
 #include "arch/x86_64/vmx/vmx.h"
 
-typedef void (*decode_fn)(struct hv_vcpu *v, struct hv_exit *e);
+typedef void (*decode_fn)(struct vmx_vcpu *v, uint64_t qual, struct hv_exit *e);
 
 struct exit_desc {
 	const char *name;
@@ -12,8 +12,9 @@ struct exit_desc {
 	decode_fn decode;
 };
 
-static void dec_exception(struct hv_vcpu *v, struct hv_exit *e)
+static void dec_exception(struct vmx_vcpu *v, uint64_t qual, struct hv_exit *e)
 {
+	(void)qual;
 	uint32_t info = (uint32_t)vmcs_read(v, VMCS_EXIT_INTERRUPTION_INFO);
 	if ((info & INTR_INFO_VALID) && (info & INTR_TYPE_MASK) == INTR_TYPE_NMI)
 		e->kind = HV_EXIT_NMI;
@@ -22,60 +23,65 @@ static void dec_exception(struct hv_vcpu *v, struct hv_exit *e)
 }
 
 /* Table 27-3. */
-static void dec_cr(struct hv_vcpu *v, struct hv_exit *e)
+static void dec_cr(struct vmx_vcpu *v, uint64_t qual, struct hv_exit *e)
 {
 	(void)v;
-	e->cr.cr = e->qual & 0xf;
-	e->cr.type = (e->qual >> 4) & 3;
-	e->cr.gpr = (e->qual >> 8) & 0xf;
-	e->cr.lmsw = (uint16_t)(e->qual >> 16);
+	static const uint8_t access[4] = {HV_CR_WRITE, HV_CR_READ, HV_CR_CLTS, HV_CR_LMSW};
+	e->cr.cr = qual & 0xf;
+	e->cr.type = access[(qual >> 4) & 3];
+	e->cr.gpr = (qual >> 8) & 0xf;
+	e->cr.lmsw = (uint16_t)(qual >> 16);
 }
 
 /* Table 27-4. */
-static void dec_dr(struct hv_vcpu *v, struct hv_exit *e)
+static void dec_dr(struct vmx_vcpu *v, uint64_t qual, struct hv_exit *e)
 {
 	(void)v;
-	e->dr.dr = e->qual & 7;
-	e->dr.read = e->qual & (1u << 4);
-	e->dr.gpr = (e->qual >> 8) & 0xf;
+	e->dr.dr = qual & 7;
+	e->dr.read = qual & (1u << 4);
+	e->dr.gpr = (qual >> 8) & 0xf;
 }
 
 /* Table 27-5. */
-static void dec_io(struct hv_vcpu *v, struct hv_exit *e)
+static void dec_io(struct vmx_vcpu *v, uint64_t qual, struct hv_exit *e)
 {
 	(void)v;
-	e->io.size = (e->qual & 7) + 1;
-	e->io.in = e->qual & (1u << 3);
-	e->io.string = e->qual & (1u << 4);
-	e->io.rep = e->qual & (1u << 5);
-	e->io.port = (uint16_t)(e->qual >> 16);
+	e->io.size = (qual & 7) + 1;
+	e->io.in = qual & (1u << 3);
+	e->io.string = qual & (1u << 4);
+	e->io.rep = qual & (1u << 5);
+	e->io.port = (uint16_t)(qual >> 16);
 }
 
-static void dec_rdmsr(struct hv_vcpu *v, struct hv_exit *e)
+static void dec_rdmsr(struct vmx_vcpu *v, uint64_t qual, struct hv_exit *e)
 {
+	(void)qual;
 	e->msr.index = (uint32_t)v->g.r[HV_RCX];
 }
 
-static void dec_wrmsr(struct hv_vcpu *v, struct hv_exit *e)
+static void dec_wrmsr(struct vmx_vcpu *v, uint64_t qual, struct hv_exit *e)
 {
+	(void)qual;
 	e->msr.index = (uint32_t)v->g.r[HV_RCX];
 	e->msr.value = (v->g.r[HV_RDX] << 32) | (uint32_t)v->g.r[HV_RAX];
 }
 
 /* Table 27-7. */
-static void dec_ept(struct hv_vcpu *v, struct hv_exit *e)
+static void dec_ept(struct vmx_vcpu *v, uint64_t qual, struct hv_exit *e)
 {
 	e->ept.gpa = vmcs_read(v, VMCS_GUEST_PHYSICAL_ADDRESS);
-	e->ept.read = e->qual & 1;
-	e->ept.write = e->qual & 2;
-	e->ept.fetch = e->qual & 4;
-	e->ept.gla_valid = e->qual & (1u << 7);
+	e->ept.read = qual & 1;
+	e->ept.write = qual & 2;
+	e->ept.fetch = qual & 4;
+	e->ept.gla_valid = qual & (1u << 7);
 	e->ept.gla = e->ept.gla_valid ? vmcs_read(v, VMCS_GUEST_LINEAR_ADDRESS) : 0;
 }
 
-static void dec_misconfig(struct hv_vcpu *v, struct hv_exit *e)
+/* UNHANDLED: the dump shows the faulting guest-physical address as fail.detail. */
+static void dec_misconfig(struct vmx_vcpu *v, uint64_t qual, struct hv_exit *e)
 {
-	e->ept.gpa = vmcs_read(v, VMCS_GUEST_PHYSICAL_ADDRESS);
+	(void)qual;
+	e->fail.detail = vmcs_read(v, VMCS_GUEST_PHYSICAL_ADDRESS);
 }
 
 /* The kinds follow what hardware does with the controls sliver runs with (docs/vmx.md,
@@ -152,42 +158,12 @@ static const struct exit_desc exit_table[VMX_NR_EXIT_REASONS] = {
 	X(XRSTORS, "XRSTORS", UD, 0),
 };
 #undef X
-_Static_assert(VMX_NR_EXIT_REASONS + 1 == HV_NR_EXIT_REASONS, "exit reason count");
+/* The dense index core counts by is the basic exit reason itself. */
+_Static_assert(VMX_NR_EXIT_REASONS < HV_NR_EXIT_REASONS, "exit reasons fit core's counters");
 
-const char *hv_exit_reason_name(unsigned reason)
+const char *vmx_exit_reason_name(unsigned reason)
 {
-	if (reason >= VMX_NR_EXIT_REASONS || !exit_table[reason].name)
-		return "unknown";
-	return exit_table[reason].name;
-}
-
-static const char *const kind_names[HV_EXIT_NR_KINDS] = {
-	[HV_EXIT_NONE] = "none",
-	[HV_EXIT_EXTINT] = "interrupt",
-	[HV_EXIT_PREEMPT] = "preempt",
-	[HV_EXIT_NMI] = "nmi",
-	[HV_EXIT_INTWIN] = "intwin",
-	[HV_EXIT_HYPERCALL] = "hypercall",
-	[HV_EXIT_CPUID] = "cpuid",
-	[HV_EXIT_RDMSR] = "rdmsr",
-	[HV_EXIT_WRMSR] = "wrmsr",
-	[HV_EXIT_IO] = "io",
-	[HV_EXIT_HLT] = "hlt",
-	[HV_EXIT_PAUSE] = "pause",
-	[HV_EXIT_CR] = "cr",
-	[HV_EXIT_DR] = "dr",
-	[HV_EXIT_UD] = "ud",
-	[HV_EXIT_GP] = "gp",
-	[HV_EXIT_NOP] = "nop",
-	[HV_EXIT_EPT] = "ept",
-	[HV_EXIT_TRIPLE_FAULT] = "triple-fault",
-	[HV_EXIT_ENTRY_FAIL] = "entry-fail",
-	[HV_EXIT_UNHANDLED] = "unhandled",
-};
-
-const char *hv_exit_kind_name(unsigned kind)
-{
-	return kind < HV_EXIT_NR_KINDS && kind_names[kind] ? kind_names[kind] : "?";
+	return reason < VMX_NR_EXIT_REASONS ? exit_table[reason].name : NULL;
 }
 
 /* SDM 30.4, table 30-1. */
@@ -219,34 +195,38 @@ static const char *const insn_errors[] = {
 	[28] = "Invalid operand to INVEPT/INVVPID",
 };
 
-const char *hv_insn_error_name(uint32_t err)
+const char *vmx_insn_error_name(uint32_t err)
 {
 	if (err < sizeof insn_errors / sizeof insn_errors[0] && insn_errors[err])
 		return insn_errors[err];
 	return "unknown VM-instruction error";
 }
 
-void vmx_decode_exit(struct hv_vcpu *v, uint32_t raw, struct hv_exit *e);
-void vmx_decode_exit(struct hv_vcpu *v, uint32_t raw, struct hv_exit *e)
+void vmx_decode_exit(struct vmx_vcpu *v, uint32_t raw, struct hv_exit *e)
 {
 	unsigned reason = raw & 0xffff;
-	e->qual = vmcs_read(v, VMCS_EXIT_QUALIFICATION);
+	uint64_t qual = vmcs_read(v, VMCS_EXIT_QUALIFICATION);
 	e->insn_len = (uint8_t)vmcs_read(v, VMCS_EXIT_INSTRUCTION_LENGTH);
 	if (reason >= VMX_NR_EXIT_REASONS || !exit_table[reason].name) {
 		e->reason = HV_NR_EXIT_REASONS - 1; /* counted, and named "unknown" below */
 		e->kind = HV_EXIT_UNHANDLED;
 		e->fail.error = reason;
 		e->fail.why = "exit reason outside the table";
+		e->fail.detail = qual;
 		return;
 	}
 	e->reason = (uint16_t)reason;
 	e->kind = exit_table[reason].kind;
-	if (raw & EXIT_REASON_FAILED_VMENTRY) {
-		e->kind = HV_EXIT_ENTRY_FAIL;
+	if ((raw & EXIT_REASON_FAILED_VMENTRY) || e->kind == HV_EXIT_UNHANDLED ||
+	    e->kind == HV_EXIT_ENTRY_FAIL) {
+		if (raw & EXIT_REASON_FAILED_VMENTRY)
+			e->kind = HV_EXIT_ENTRY_FAIL;
 		e->fail.error = reason;
 		e->fail.why = exit_table[reason].name;
-		return;
+		e->fail.detail = qual; /* 27.8: which MSR-load entry, or guest-state check */
+		if (e->kind == HV_EXIT_ENTRY_FAIL || !exit_table[reason].decode)
+			return;
 	}
 	if (exit_table[reason].decode)
-		exit_table[reason].decode(v, e);
+		exit_table[reason].decode(v, qual, e);
 }

@@ -5,23 +5,26 @@
  * EFER.LME (SDM Vol. 3A 9.8.5). */
 #include "arch/x86_64/vmx/vmx.h"
 
-uint64_t hv_gpr_get(struct hv_vcpu *v, unsigned idx)
+uint64_t vmx_gpr_get(struct hv_vcpu *hv, unsigned idx)
 {
+	struct vmx_vcpu *v = to_vmx(hv);
 	if (idx == HV_RSP)
 		return vmcs_read(v, VMCS_GUEST_RSP);
 	return idx < 16 ? v->g.r[idx] : 0;
 }
 
-void hv_gpr_set(struct hv_vcpu *v, unsigned idx, uint64_t val)
+void vmx_gpr_set(struct hv_vcpu *hv, unsigned idx, uint64_t val)
 {
+	struct vmx_vcpu *v = to_vmx(hv);
 	if (idx == HV_RSP)
 		vmcs_write(v, VMCS_GUEST_RSP, val);
 	else if (idx < 16)
 		v->g.r[idx] = val;
 }
 
-void hv_skip_insn(struct hv_vcpu *v, unsigned len)
+void vmx_skip_insn(struct hv_vcpu *hv, unsigned len)
 {
+	struct vmx_vcpu *v = to_vmx(hv);
 	vmcs_write(v, VMCS_GUEST_RIP, vmcs_read(v, VMCS_GUEST_RIP) + len);
 	uint64_t intr = vmcs_read(v, VMCS_GUEST_INTERRUPTIBILITY);
 	if (intr & (INTR_BLOCKING_BY_STI | INTR_BLOCKING_BY_MOV_SS))
@@ -29,8 +32,9 @@ void hv_skip_insn(struct hv_vcpu *v, unsigned len)
 			   intr & ~(uint64_t)(INTR_BLOCKING_BY_STI | INTR_BLOCKING_BY_MOV_SS));
 }
 
-void hv_inject_exception(struct hv_vcpu *v, uint8_t vector, bool has_error, uint32_t error)
+void vmx_inject_exception(struct hv_vcpu *hv, uint8_t vector, bool has_error, uint32_t error)
 {
+	struct vmx_vcpu *v = to_vmx(hv);
 	v->pending_exc = true;
 	v->exc_info = INTR_INFO_VALID | INTR_TYPE_HW_EXCEPTION | vector |
 		      (has_error ? INTR_INFO_DELIVER_ERROR_CODE : 0);
@@ -38,22 +42,25 @@ void hv_inject_exception(struct hv_vcpu *v, uint8_t vector, bool has_error, uint
 	v->exc_len = 0;
 }
 
-bool hv_guest_long_mode(struct hv_vcpu *v)
+bool vmx_guest_long_mode(struct hv_vcpu *hv)
 {
+	struct vmx_vcpu *v = to_vmx(hv);
 	return v->efer & EFER_LMA;
 }
 
-unsigned hv_guest_cpl(struct hv_vcpu *v)
+unsigned vmx_guest_cpl(struct hv_vcpu *hv)
 {
+	struct vmx_vcpu *v = to_vmx(hv);
 	return (vmcs_read(v, VMCS_GUEST_SS_AR) >> 5) & 3;
 }
 
-bool hv_guest_if(struct hv_vcpu *v)
+bool vmx_guest_if(struct hv_vcpu *hv)
 {
+	struct vmx_vcpu *v = to_vmx(hv);
 	return vmcs_read(v, VMCS_GUEST_RFLAGS) & RFLAGS_IF;
 }
 
-static void update_long_mode(struct hv_vcpu *v)
+static void update_long_mode(struct vmx_vcpu *v)
 {
 	bool lma = (v->cr0 & CR0_PG) && (v->efer & EFER_LME);
 	v->efer = lma ? v->efer | EFER_LMA : v->efer & ~EFER_LMA;
@@ -70,7 +77,7 @@ static void update_long_mode(struct hv_vcpu *v)
 /* PAE paging outside long mode takes its four PDPTEs from the VMCS at VM entry (SDM
  * 26.3.2.4): after an emulated CR0/CR4 write turns it on, load them from guest memory
  * (CR3 writes do not exit: the CPU loads them itself then). Reserved bits set: false. */
-static bool load_pdptes(struct hv_vcpu *v)
+static bool load_pdptes(struct vmx_vcpu *v)
 {
 	if (!(v->cr0 & CR0_PG) || !(v->cr4 & CR4_PAE) || (v->efer & EFER_LMA))
 		return true;
@@ -87,14 +94,14 @@ static bool load_pdptes(struct hv_vcpu *v)
 }
 
 /* 64-bit mode proper (IA-32e with CS.L=1), not compatibility mode. */
-static bool in_64bit_code(struct hv_vcpu *v)
+static bool in_64bit_code(struct vmx_vcpu *v)
 {
 	return (v->efer & EFER_LMA) && (vmcs_read(v, VMCS_GUEST_CS_AR) & SEG_AR_L);
 }
 
 /* MOV to CR0 (also CLTS, LMSW): the #GP(0) cases of SDM Vol. 2 "MOV to/from Control
  * Registers" and Vol. 3A 2.5, 9.8.5. Reserved bits 31:0 are ignored like hardware does. */
-static bool cr0_write_ok(struct hv_vcpu *v, uint64_t val)
+static bool cr0_write_ok(struct vmx_vcpu *v, uint64_t val)
 {
 	if (val >> 32)
 		return false; /* reserved bits 63:32 */
@@ -109,7 +116,7 @@ static bool cr0_write_ok(struct hv_vcpu *v, uint64_t val)
 	return true;
 }
 
-static bool cr4_write_ok(struct hv_vcpu *v, uint64_t val)
+static bool cr4_write_ok(struct vmx_vcpu *v, uint64_t val)
 {
 	if (val & ~vmx_caps.guest_cr4_valid)
 		return false; /* reserved, or a feature CPUID hides (VMXE, PCIDE, OSXSAVE...) */
@@ -126,8 +133,9 @@ static bool cr4_write_ok(struct hv_vcpu *v, uint64_t val)
 	(CR0_PE | CR0_MP | CR0_EM | CR0_TS | CR0_ET | CR0_NE | CR0_WP | CR0_AM | CR0_NW | CR0_CD | \
 	 CR0_PG)
 
-bool hv_write_cr(struct hv_vcpu *v, unsigned cr, uint64_t val)
+bool vmx_write_cr(struct hv_vcpu *hv, unsigned cr, uint64_t val)
 {
+	struct vmx_vcpu *v = to_vmx(hv);
 	const struct vmx_caps *c = &vmx_caps;
 	if (cr == 0) {
 		if (!cr0_write_ok(v, val))
@@ -164,8 +172,9 @@ bool hv_write_cr(struct hv_vcpu *v, unsigned cr, uint64_t val)
 	return false;
 }
 
-uint64_t hv_read_cr(struct hv_vcpu *v, unsigned cr)
+uint64_t vmx_read_cr(struct hv_vcpu *hv, unsigned cr)
 {
+	struct vmx_vcpu *v = to_vmx(hv);
 	switch (cr) {
 	case 0:
 		return v->cr0;
@@ -178,8 +187,9 @@ uint64_t hv_read_cr(struct hv_vcpu *v, unsigned cr)
 	}
 }
 
-bool hv_write_efer(struct hv_vcpu *v, uint64_t val)
+bool vmx_write_efer(struct hv_vcpu *hv, uint64_t val)
 {
+	struct vmx_vcpu *v = to_vmx(hv);
 	if (val & ~vmx_caps.guest_efer_valid)
 		return false; /* reserved, or NXE while CPUID hides NX */
 	if ((v->cr0 & CR0_PG) && ((val ^ v->efer) & EFER_LME))
@@ -189,15 +199,17 @@ bool hv_write_efer(struct hv_vcpu *v, uint64_t val)
 	return true;
 }
 
-uint64_t hv_read_efer(struct hv_vcpu *v)
+uint64_t vmx_read_efer(struct hv_vcpu *hv)
 {
+	struct vmx_vcpu *v = to_vmx(hv);
 	return v->efer;
 }
 
-void hv_read_state(struct hv_vcpu *v, struct hv_state *st)
+void vmx_read_state(struct hv_vcpu *hv, struct hv_state *st)
 {
+	struct vmx_vcpu *v = to_vmx(hv);
 	for (unsigned i = 0; i < 16; i++)
-		st->gpr[i] = hv_gpr_get(v, i);
+		st->gpr[i] = vmx_gpr_get(hv, i);
 	st->rip = vmcs_read(v, VMCS_GUEST_RIP);
 	st->rflags = vmcs_read(v, VMCS_GUEST_RFLAGS);
 	st->cr0 = vmcs_read(v, VMCS_GUEST_CR0);
@@ -214,18 +226,21 @@ void hv_read_state(struct hv_vcpu *v, struct hv_state *st)
 	st->idt_vectoring = vmcs_read(v, VMCS_IDT_VECTORING_INFO);
 }
 
-void hv_test_break_guest_state(struct hv_vcpu *v)
+void vmx_test_break_guest_state(struct hv_vcpu *hv)
 {
+	struct vmx_vcpu *v = to_vmx(hv);
 	vmcs_write(v, VMCS_GUEST_RFLAGS, vmcs_read(v, VMCS_GUEST_RFLAGS) & ~2ull);
 }
 
-uint64_t hv_dr_get(struct hv_vcpu *v, unsigned dr)
+uint64_t vmx_dr_get(struct hv_vcpu *hv, unsigned dr)
 {
+	struct vmx_vcpu *v = to_vmx(hv);
 	return dr < 8 ? v->dr[dr] : 0;
 }
 
-void hv_dr_set(struct hv_vcpu *v, unsigned dr, uint64_t val)
+void vmx_dr_set(struct hv_vcpu *hv, unsigned dr, uint64_t val)
 {
+	struct vmx_vcpu *v = to_vmx(hv);
 	if (dr < 8)
 		v->dr[dr] = val;
 }
@@ -236,8 +251,9 @@ static bool canonical(uint64_t a)
 	return (uint64_t)((int64_t)(a << 16) >> 16) == a;
 }
 
-int hv_msr_write(struct hv_vcpu *v, uint32_t msr, uint64_t val)
+int vmx_msr_write(struct hv_vcpu *hv, uint32_t msr, uint64_t val)
 {
+	struct vmx_vcpu *v = to_vmx(hv);
 	unsigned i = 0;
 	while (i < VMX_NR_LAZY_MSRS && vmx_lazy_msrs[i] != msr)
 		i++;

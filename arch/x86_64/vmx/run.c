@@ -8,16 +8,14 @@
 #include "arch/x86_64/panic.h"
 #include "arch/x86_64/vmx/vmx.h"
 
-void vmx_decode_exit(struct hv_vcpu *v, uint32_t raw, struct hv_exit *e);
-
-static bool load_here(struct hv_vcpu *v, struct hv_exit *e)
+static bool load_here(struct vmx_vcpu *v, struct hv_exit *e)
 {
 	unsigned cpu = this_cpu()->id;
 	struct vmx_cpu *vc = &vmx_cpu[cpu];
 	if (vc->current == v)
 		return true;
 	if (vc->current)
-		hv_vcpu_put(vc->current);
+		vmx_vcpu_put(to_hv(vc->current));
 	if (v->cpu >= 0) {
 		e->kind = HV_EXIT_ENTRY_FAIL;
 		e->fail.why = "vCPU is still current on another pCPU (missing hv_vcpu_put)";
@@ -54,7 +52,7 @@ static bool load_here(struct hv_vcpu *v, struct hv_exit *e)
 	return true;
 }
 
-static void inject(struct hv_vcpu *v, int vector, struct hv_exit *e)
+static void inject(struct vmx_vcpu *v, int vector, struct hv_exit *e)
 {
 	bool want_window = false;
 	if (v->pending_exc) {
@@ -83,7 +81,7 @@ static void inject(struct hv_vcpu *v, int vector, struct hv_exit *e)
 	}
 }
 
-static void arm_preemption_timer(struct hv_vcpu *v, uint64_t deadline_tsc)
+static void arm_preemption_timer(struct vmx_vcpu *v, uint64_t deadline_tsc)
 {
 	uint64_t ticks = 0xffffffffull;
 	if (deadline_tsc != UINT64_MAX) {
@@ -97,7 +95,7 @@ static void arm_preemption_timer(struct hv_vcpu *v, uint64_t deadline_tsc)
 
 /* An event whose delivery the exit interrupted (27.2.4) is delivered again at the next
  * entry, before anything new. */
-static void requeue_vectoring(struct hv_vcpu *v)
+static void requeue_vectoring(struct vmx_vcpu *v)
 {
 	uint32_t info = (uint32_t)vmcs_read(v, VMCS_IDT_VECTORING_INFO);
 	if (!(info & INTR_INFO_VALID))
@@ -112,8 +110,9 @@ static void requeue_vectoring(struct hv_vcpu *v)
 			     : 0;
 }
 
-void hv_vcpu_run(struct hv_vcpu *v, uint64_t deadline_tsc, int inject_vector, struct hv_exit *e)
+void vmx_vcpu_run(struct hv_vcpu *hv, uint64_t deadline_tsc, int inject_vector, struct hv_exit *e)
 {
+	struct vmx_vcpu *v = to_vmx(hv);
 	*e = (struct hv_exit){.kind = HV_EXIT_NONE};
 	if (!load_here(v, e))
 		return;
@@ -132,7 +131,7 @@ void hv_vcpu_run(struct hv_vcpu *v, uint64_t deadline_tsc, int inject_vector, st
 		e->kind = HV_EXIT_ENTRY_FAIL;
 		e->injected = false;
 		e->fail.error = (uint32_t)err;
-		e->fail.why = hv_insn_error_name((uint32_t)err);
+		e->fail.why = vmx_insn_error_name((uint32_t)err);
 		return;
 	}
 	v->launched = true;

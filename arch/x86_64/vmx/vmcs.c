@@ -11,7 +11,7 @@ struct desc_ptr {
 	uint64_t base;
 } __attribute__((packed));
 
-void vmcs_write_host_percpu(struct hv_vcpu *v)
+void vmcs_write_host_percpu(struct vmx_vcpu *v)
 {
 	struct percpu *p = this_cpu();
 	struct desc_ptr idtr;
@@ -23,7 +23,7 @@ void vmcs_write_host_percpu(struct hv_vcpu *v)
 	vmcs_write(v, VMCS_HOST_FS_BASE, rdmsr(MSR_FS_BASE));
 }
 
-static void host_state(struct hv_vcpu *v)
+static void host_state(struct vmx_vcpu *v)
 {
 	uint16_t cs, ss, ds, es, tr;
 	__asm__ volatile("mov %%cs, %0; mov %%ss, %1; mov %%ds, %2; mov %%es, %3; str %4"
@@ -46,7 +46,7 @@ static void host_state(struct hv_vcpu *v)
 	vmcs_write_host_percpu(v);
 }
 
-static void segment(struct hv_vcpu *v, uint32_t sel_f, uint16_t sel, uint64_t base, uint32_t limit,
+static void segment(struct vmx_vcpu *v, uint32_t sel_f, uint16_t sel, uint64_t base, uint32_t limit,
 		    uint32_t ar)
 {
 	/* Selector, base, limit and access-rights fields are laid out in parallel. */
@@ -56,7 +56,7 @@ static void segment(struct hv_vcpu *v, uint32_t sel_f, uint16_t sel, uint64_t ba
 	vmcs_write(v, VMCS_GUEST_ES_AR + (sel_f - VMCS_GUEST_ES_SELECTOR), ar);
 }
 
-static void guest_state(struct hv_vcpu *v, uint64_t rip, uint32_t eax, uint32_t ebx)
+static void guest_state(struct vmx_vcpu *v, uint64_t rip, uint32_t eax, uint32_t ebx)
 {
 	/* 24.4.1: AR = type | S<<4 | DPL<<5 | P<<7 | D/B<<14 | G<<15; bit 16 = unusable. */
 	segment(v, VMCS_GUEST_CS_SELECTOR, 0x08, 0, 0xffffffff, 0xc09b);
@@ -74,8 +74,8 @@ static void guest_state(struct hv_vcpu *v, uint64_t rip, uint32_t eax, uint32_t 
 	v->cr0 = CR0_PE | CR0_ET;
 	v->cr4 = 0;
 	v->efer = 0;
-	hv_write_cr(v, 0, v->cr0);
-	hv_write_cr(v, 4, v->cr4);
+	vmx_write_cr(to_hv(v), 0, v->cr0);
+	vmx_write_cr(to_hv(v), 4, v->cr4);
 	vmcs_write(v, VMCS_GUEST_CR3, 0);
 	vmcs_write(v, VMCS_GUEST_IA32_EFER, 0);
 	vmcs_write(v, VMCS_GUEST_DR7, 0x400);
@@ -94,7 +94,7 @@ static void guest_state(struct hv_vcpu *v, uint64_t rip, uint32_t eax, uint32_t 
 	v->g.r[3] = ebx;
 }
 
-bool vmcs_setup(struct hv_vcpu *v, uint64_t rip, uint32_t eax, uint32_t ebx, const char **why)
+bool vmcs_setup(struct vmx_vcpu *v, uint64_t rip, uint32_t eax, uint32_t ebx, const char **why)
 {
 	const struct vmx_caps *c = &vmx_caps;
 	v->cpu_ctls = c->cpu;
@@ -128,10 +128,10 @@ bool vmcs_setup(struct hv_vcpu *v, uint64_t rip, uint32_t eax, uint32_t ebx, con
 	return true;
 }
 
-struct hv_vcpu *hv_vcpu_create(struct hv_space *s, uint16_t vpid, uint64_t rip, uint32_t eax,
-			       uint32_t ebx, const char **why)
+struct hv_vcpu *vmx_vcpu_create(struct hv_space *s, uint16_t vpid, uint64_t rip, uint32_t eax,
+				uint32_t ebx, const char **why)
 {
-	_Static_assert(sizeof(struct hv_vcpu) <= PAGE_SIZE, "hv_vcpu fits a frame");
+	_Static_assert(sizeof(struct vmx_vcpu) <= PAGE_SIZE, "vmx_vcpu fits a frame");
 	uint64_t vpa = frame_alloc(), vmcs = frame_alloc();
 	if (!vpa || !vmcs) {
 		if (vpa)
@@ -141,7 +141,7 @@ struct hv_vcpu *hv_vcpu_create(struct hv_space *s, uint16_t vpid, uint64_t rip, 
 		*why = "out of memory for the VMCS";
 		return NULL;
 	}
-	struct hv_vcpu *v = phys_to_virt(vpa);
+	struct vmx_vcpu *v = phys_to_virt(vpa);
 	v->vmcs_pa = vmcs;
 	v->space = s;
 	v->dr[6] = 0xffff0ff0; /* architectural reset values */
@@ -155,7 +155,7 @@ struct hv_vcpu *hv_vcpu_create(struct hv_space *s, uint16_t vpid, uint64_t rip, 
 	*(uint32_t *)phys_to_virt(vmcs) = vmx_caps.revision;
 	struct vmx_cpu *vc = &vmx_cpu[this_cpu()->id];
 	if (vc->current)
-		hv_vcpu_put(vc->current);
+		vmx_vcpu_put(to_hv(vc->current));
 	bool ok = vmclear(vmcs) && vmptrld(vmcs);
 	if (!ok)
 		*why = "VMCLEAR/VMPTRLD of a new VMCS failed";
@@ -170,11 +170,12 @@ struct hv_vcpu *hv_vcpu_create(struct hv_space *s, uint16_t vpid, uint64_t rip, 
 		frame_free(vpa);
 		return NULL;
 	}
-	return v;
+	return to_hv(v);
 }
 
-void hv_vcpu_put(struct hv_vcpu *v)
+void vmx_vcpu_put(struct hv_vcpu *hv)
 {
+	struct vmx_vcpu *v = to_vmx(hv);
 	if (v->cpu < 0)
 		return;
 	struct vmx_cpu *vc = &vmx_cpu[v->cpu];
@@ -197,17 +198,19 @@ void hv_vcpu_put(struct hv_vcpu *v)
 	__atomic_store_n(&v->cpu, -1, __ATOMIC_RELEASE);
 }
 
-int hv_vcpu_loaded_on(struct hv_vcpu *v)
+int vmx_vcpu_loaded_on(struct hv_vcpu *hv)
 {
+	struct vmx_vcpu *v = to_vmx(hv);
 	return __atomic_load_n(&v->cpu, __ATOMIC_ACQUIRE);
 }
 
-void hv_vcpu_destroy(struct hv_vcpu *v)
+void vmx_vcpu_destroy(struct hv_vcpu *hv)
 {
+	struct vmx_vcpu *v = to_vmx(hv);
 	if (!v)
 		return;
 	if (v->cpu >= 0)
-		hv_vcpu_put(v);
+		vmx_vcpu_put(hv);
 	memset(phys_to_virt(v->vmcs_pa), 0, PAGE_SIZE);
 	frame_free(v->vmcs_pa);
 	frame_free(virt_to_phys(v));

@@ -4,12 +4,6 @@
 #include "lib/string.h"
 
 struct vmx_caps vmx_caps;
-struct hv_frame_ops hv_frames;
-
-void hv_set_frame_ops(const struct hv_frame_ops *ops)
-{
-	hv_frames = *ops;
-}
 struct vmx_cpu vmx_cpu[MAX_CPUS];
 
 /* The MSRs a 64-bit guest kernel uses without an exit: SWAPGS exchanges GS.base with
@@ -42,7 +36,7 @@ static void msr_bitmap_pass(uint8_t *bm, uint32_t msr, bool read, bool write)
 		bm[2048 + base + bit / 8] &= (uint8_t) ~(1u << (bit % 8));
 }
 
-bool hv_detect(const char **why)
+static bool vmx_detect(const char **why)
 {
 	struct vmx_caps *c = &vmx_caps;
 	if (!(cpuid(1, 0).ecx & (1u << 5))) {
@@ -158,12 +152,12 @@ bool hv_detect(const char **why)
 	return true;
 }
 
-uint64_t hv_guest_cr4_valid(void)
+static uint64_t vmx_guest_cr4_valid(void)
 {
 	return vmx_caps.guest_cr4_valid;
 }
 
-int hv_cpu_init(const char **why)
+static int vmx_cpu_init(const char **why)
 {
 	struct vmx_cpu *vc = &vmx_cpu[this_cpu()->id];
 	if (vc->on)
@@ -203,7 +197,7 @@ int hv_cpu_init(const char **why)
 	return 0;
 }
 
-uint64_t vmcs_read(struct hv_vcpu *v, uint32_t field)
+uint64_t vmcs_read(struct vmx_vcpu *v, uint32_t field)
 {
 	uint64_t val = 0;
 	if (!vmread_checked(field, &val) && !v->vmx_error) {
@@ -213,10 +207,45 @@ uint64_t vmcs_read(struct hv_vcpu *v, uint32_t field)
 	return val;
 }
 
-void vmcs_write(struct hv_vcpu *v, uint32_t field, uint64_t val)
+void vmcs_write(struct vmx_vcpu *v, uint32_t field, uint64_t val)
 {
 	if (!vmwrite_checked(field, val) && !v->vmx_error) {
 		v->vmx_error = true;
 		v->vmx_error_field = field;
 	}
 }
+
+/* What hv.c calls (hv_backend.h); each member has the contract of the hv.h function of
+ * the same name. The functions take struct hv_vcpu and cast it to struct vmx_vcpu. */
+const struct hv_backend vmx_backend = {
+	.name = "vmx",
+	.fault_name = "EPT violation",
+	.detect = vmx_detect,
+	.cpu_init = vmx_cpu_init,
+	.space_map = vmx_space_map,
+	.space_unmap = vmx_space_unmap,
+	.vcpu_create = vmx_vcpu_create,
+	.vcpu_destroy = vmx_vcpu_destroy,
+	.vcpu_put = vmx_vcpu_put,
+	.vcpu_loaded_on = vmx_vcpu_loaded_on,
+	.vcpu_run = vmx_vcpu_run,
+	.gpr_get = vmx_gpr_get,
+	.gpr_set = vmx_gpr_set,
+	.skip_insn = vmx_skip_insn,
+	.inject_exception = vmx_inject_exception,
+	.guest_long_mode = vmx_guest_long_mode,
+	.guest_cpl = vmx_guest_cpl,
+	.guest_if = vmx_guest_if,
+	.write_cr = vmx_write_cr,
+	.read_cr = vmx_read_cr,
+	.write_efer = vmx_write_efer,
+	.read_efer = vmx_read_efer,
+	.guest_cr4_valid = vmx_guest_cr4_valid,
+	.msr_write = vmx_msr_write,
+	.read_state = vmx_read_state,
+	.dr_get = vmx_dr_get,
+	.dr_set = vmx_dr_set,
+	.test_break_guest_state = vmx_test_break_guest_state,
+	.exit_reason_name = vmx_exit_reason_name,
+	.insn_error_name = vmx_insn_error_name,
+};

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/memory.h"
-#include "arch/x86_64/hv.h"
+#include "arch/x86_64/hv_backend.h"
 #include "arch/x86_64/vmx/vmx_defs.h"
 #include "arch/x86_64/vmx/vmx_ops.h"
 
@@ -22,8 +22,7 @@ struct vmx_caps {
 };
 extern struct vmx_caps vmx_caps;
 
-/* Frames from core/'s allocator (hv_set_frame_ops). */
-extern struct hv_frame_ops hv_frames;
+/* Frames from core/'s allocator (hv_set_frame_ops, hv.c). */
 static inline uint64_t frame_alloc(void)
 {
 	return hv_frames.alloc();
@@ -33,15 +32,15 @@ static inline void frame_free(uint64_t pa)
 	hv_frames.free(pa);
 }
 
-struct hv_gprs {
+struct vmx_gprs {
 	uint64_t r[16];
 };
 
 #define VMX_NR_LAZY_MSRS 5
 extern const uint32_t vmx_lazy_msrs[VMX_NR_LAZY_MSRS];
 
-struct hv_vcpu {
-	struct hv_gprs g;			       /* first: entry.S addresses it directly */
+struct vmx_vcpu {
+	struct vmx_gprs g;			       /* first: entry.S addresses it directly */
 	uint8_t fpu[512] __attribute__((aligned(64))); /* FXSAVE image: x87/SSE state */
 	uint64_t vmcs_pa;
 	uint64_t dr[8]; /* the guest's view of DR0-DR7 (never loaded: MOV DR exits) */
@@ -67,10 +66,20 @@ struct hv_vcpu {
 	uint32_t vmx_error_field;
 };
 
+/* The table boundary (hv_backend.h): core's opaque struct hv_vcpu is a struct vmx_vcpu. */
+static inline struct vmx_vcpu *to_vmx(struct hv_vcpu *h)
+{
+	return (struct vmx_vcpu *)h;
+}
+static inline struct hv_vcpu *to_hv(struct vmx_vcpu *v)
+{
+	return (struct hv_vcpu *)v;
+}
+
 /* Per-pCPU: its VMXON region and the vCPU whose VMCS is current. */
 struct vmx_cpu {
 	uint64_t vmxon_pa;
-	struct hv_vcpu *current;
+	struct vmx_vcpu *current;
 	bool on;
 	uint64_t hw_lazy[VMX_NR_LAZY_MSRS]; /* what this pCPU's lazy MSRs hold now */
 };
@@ -78,14 +87,45 @@ extern struct vmx_cpu vmx_cpu[MAX_CPUS];
 
 /* VMREAD/VMWRITE of the current VMCS; a failure sets v->vmx_error (checked before the
  * next entry, which is then refused as a crash of that vCPU's domain). */
-uint64_t vmcs_read(struct hv_vcpu *v, uint32_t field);
-void vmcs_write(struct hv_vcpu *v, uint32_t field, uint64_t val);
+uint64_t vmcs_read(struct vmx_vcpu *v, uint32_t field);
+void vmcs_write(struct vmx_vcpu *v, uint32_t field, uint64_t val);
 /* Writes the host-state fields that differ per pCPU (TR, GDTR, IDTR, GS bases). */
-void vmcs_write_host_percpu(struct hv_vcpu *v);
-bool vmcs_setup(struct hv_vcpu *v, uint64_t rip, uint32_t eax, uint32_t ebx, const char **why);
+void vmcs_write_host_percpu(struct vmx_vcpu *v);
+bool vmcs_setup(struct vmx_vcpu *v, uint64_t rip, uint32_t eax, uint32_t ebx, const char **why);
 uint64_t ept_pointer(struct hv_space *s);
 
+/* The members of vmx_backend (vmx.c), one file each: ept.c, vmcs.c, run.c, regs.c,
+ * exits.c. Contracts: hv.h, the function of the same name with the hv_ prefix. */
+bool vmx_space_map(struct hv_space *s);
+void vmx_space_unmap(struct hv_space *s);
+struct hv_vcpu *vmx_vcpu_create(struct hv_space *s, uint16_t vpid, uint64_t rip, uint32_t eax,
+				uint32_t ebx, const char **why);
+void vmx_vcpu_destroy(struct hv_vcpu *hv);
+void vmx_vcpu_put(struct hv_vcpu *hv);
+int vmx_vcpu_loaded_on(struct hv_vcpu *hv);
+void vmx_vcpu_run(struct hv_vcpu *hv, uint64_t deadline_tsc, int inject_vector, struct hv_exit *e);
+uint64_t vmx_gpr_get(struct hv_vcpu *hv, unsigned idx);
+void vmx_gpr_set(struct hv_vcpu *hv, unsigned idx, uint64_t val);
+void vmx_skip_insn(struct hv_vcpu *hv, unsigned len);
+void vmx_inject_exception(struct hv_vcpu *hv, uint8_t vector, bool has_error, uint32_t error);
+bool vmx_guest_long_mode(struct hv_vcpu *hv);
+unsigned vmx_guest_cpl(struct hv_vcpu *hv);
+bool vmx_guest_if(struct hv_vcpu *hv);
+bool vmx_write_cr(struct hv_vcpu *hv, unsigned cr, uint64_t val);
+uint64_t vmx_read_cr(struct hv_vcpu *hv, unsigned cr);
+bool vmx_write_efer(struct hv_vcpu *hv, uint64_t val);
+uint64_t vmx_read_efer(struct hv_vcpu *hv);
+int vmx_msr_write(struct hv_vcpu *hv, uint32_t msr, uint64_t val);
+void vmx_read_state(struct hv_vcpu *hv, struct hv_state *st);
+uint64_t vmx_dr_get(struct hv_vcpu *hv, unsigned dr);
+void vmx_dr_set(struct hv_vcpu *hv, unsigned dr, uint64_t val);
+void vmx_test_break_guest_state(struct hv_vcpu *hv);
+const char *vmx_exit_reason_name(unsigned reason);
+const char *vmx_insn_error_name(uint32_t err);
+/* exits.c: the exit record from the VMCS (raw = the exit-reason field). */
+void vmx_decode_exit(struct vmx_vcpu *v, uint32_t raw, struct hv_exit *e);
+
 /* entry.S: 0 after a VM exit, 1 when VMLAUNCH/VMRESUME failed. */
-int vmx_enter(struct hv_gprs *g, int launched);
+int vmx_enter(struct vmx_gprs *g, int launched);
 
 #endif

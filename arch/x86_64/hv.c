@@ -1,0 +1,276 @@
+/* The vendor-neutral half of hv.h: hv_detect picks the backend from the CPUID vendor
+ * string (Intel SDM Vol. 2A CPUID leaf 0; AMD APM Vol. 3 CPUID Fn0000_0000) and every
+ * hv_* function calls through its table (hv_backend.h). Guest address spaces are generic
+ * here: one frame holds struct hv_space, the backend builds its tables (EPT or NPT) under
+ * root_pa, and hv_space_ptr needs no tables at all (guest memory is one host range). */
+#include "arch/x86_64/hv_backend.h"
+#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/memory.h"
+#include "lib/string.h"
+
+/* Weak until the svm branch (arch/x86_64/svm/) is merged: its address is NULL while no
+ * object defines it, and hv_detect skips it. The lead removes `weak` at the merge. */
+extern const struct hv_backend svm_backend __attribute__((weak));
+
+struct hv_frame_ops hv_frames;
+static const struct hv_backend *be;
+
+void hv_set_frame_ops(const struct hv_frame_ops *ops)
+{
+	hv_frames = *ops;
+}
+
+/* Vendor string in EBX, EDX, ECX order. */
+static bool vendor_is(const char *id)
+{
+	struct cpuid_regs r = cpuid(0, 0);
+	char v[12];
+	memcpy(v, &r.ebx, 4);
+	memcpy(v + 4, &r.edx, 4);
+	memcpy(v + 8, &r.ecx, 4);
+	return memcmp(v, id, 12) == 0;
+}
+
+/* The reasons both backends gave, for the line core prints before it gives up. */
+static char why_both[192];
+
+static void append(char *buf, size_t cap, const char *s)
+{
+	size_t n = strlen(buf);
+	while (*s && n + 1 < cap)
+		buf[n++] = *s++;
+	buf[n] = 0;
+}
+
+bool hv_detect(const char **why)
+{
+	/* The vendor's own backend first (GenuineIntel: VMX, AuthenticAMD: SVM), then the
+	 * other, so an unknown vendor (Hygon, an emulator) gets both and a CPU with neither
+	 * gets both reasons. Each detect checks its own CPUID feature bit before it touches
+	 * an MSR, so asking the other vendor's backend is harmless. */
+	const struct hv_backend *order[2] = {&vmx_backend, &svm_backend};
+	if (vendor_is("AuthenticAMD")) {
+		order[0] = &svm_backend;
+		order[1] = &vmx_backend;
+	}
+	why_both[0] = 0;
+	for (unsigned i = 0; i < 2; i++) {
+		const struct hv_backend *b = order[i];
+		if (!b)
+			continue;
+		const char *w = "?";
+		if (b->detect(&w)) {
+			be = b;
+			return true;
+		}
+		if (why_both[0])
+			append(why_both, sizeof why_both, "; ");
+		append(why_both, sizeof why_both, b->name);
+		append(why_both, sizeof why_both, ": ");
+		append(why_both, sizeof why_both, w);
+	}
+	*why = why_both[0] ? why_both : "no virtualization backend for this CPU";
+	return false;
+}
+
+const char *hv_backend_name(void)
+{
+	return be ? be->name : "none";
+}
+
+const char *hv_fault_name(void)
+{
+	return be ? be->fault_name : "guest-physical fault";
+}
+
+int hv_cpu_init(const char **why)
+{
+	return be->cpu_init(why);
+}
+
+struct hv_space *hv_space_create(uint64_t hpa, uint64_t size)
+{
+	_Static_assert(sizeof(struct hv_space) <= PAGE_SIZE, "hv_space fits a frame");
+	uint64_t spa = hv_frames.alloc();
+	if (!spa)
+		return NULL;
+	struct hv_space *s = phys_to_virt(spa);
+	s->root_pa = 0;
+	s->hpa = hpa;
+	s->size = size;
+	if (!be->space_map(s)) {
+		hv_space_destroy(s);
+		return NULL;
+	}
+	return s;
+}
+
+void hv_space_destroy(struct hv_space *s)
+{
+	if (!s)
+		return;
+	be->space_unmap(s);
+	hv_frames.free(virt_to_phys(s));
+}
+
+void *hv_space_ptr(struct hv_space *s, uint64_t gpa, uint64_t len)
+{
+	if (gpa > s->size || len > s->size - gpa)
+		return NULL;
+	return phys_to_virt(s->hpa + gpa);
+}
+
+struct hv_vcpu *hv_vcpu_create(struct hv_space *s, uint16_t asid, uint64_t rip, uint32_t eax,
+			       uint32_t ebx, const char **why)
+{
+	return be->vcpu_create(s, asid, rip, eax, ebx, why);
+}
+
+void hv_vcpu_destroy(struct hv_vcpu *v)
+{
+	if (v)
+		be->vcpu_destroy(v);
+}
+
+void hv_vcpu_put(struct hv_vcpu *v)
+{
+	be->vcpu_put(v);
+}
+
+int hv_vcpu_loaded_on(struct hv_vcpu *v)
+{
+	return be->vcpu_loaded_on(v);
+}
+
+void hv_vcpu_run(struct hv_vcpu *v, uint64_t deadline_tsc, int inject_vector, struct hv_exit *e)
+{
+	be->vcpu_run(v, deadline_tsc, inject_vector, e);
+}
+
+uint64_t hv_gpr_get(struct hv_vcpu *v, unsigned idx)
+{
+	return be->gpr_get(v, idx);
+}
+
+void hv_gpr_set(struct hv_vcpu *v, unsigned idx, uint64_t val)
+{
+	be->gpr_set(v, idx, val);
+}
+
+void hv_skip_insn(struct hv_vcpu *v, unsigned len)
+{
+	be->skip_insn(v, len);
+}
+
+void hv_inject_exception(struct hv_vcpu *v, uint8_t vector, bool has_error, uint32_t error)
+{
+	be->inject_exception(v, vector, has_error, error);
+}
+
+bool hv_guest_long_mode(struct hv_vcpu *v)
+{
+	return be->guest_long_mode(v);
+}
+
+unsigned hv_guest_cpl(struct hv_vcpu *v)
+{
+	return be->guest_cpl(v);
+}
+
+bool hv_guest_if(struct hv_vcpu *v)
+{
+	return be->guest_if(v);
+}
+
+bool hv_write_cr(struct hv_vcpu *v, unsigned cr, uint64_t val)
+{
+	return be->write_cr(v, cr, val);
+}
+
+uint64_t hv_read_cr(struct hv_vcpu *v, unsigned cr)
+{
+	return be->read_cr(v, cr);
+}
+
+bool hv_write_efer(struct hv_vcpu *v, uint64_t val)
+{
+	return be->write_efer(v, val);
+}
+
+uint64_t hv_read_efer(struct hv_vcpu *v)
+{
+	return be->read_efer(v);
+}
+
+uint64_t hv_guest_cr4_valid(void)
+{
+	return be->guest_cr4_valid();
+}
+
+int hv_msr_write(struct hv_vcpu *v, uint32_t msr, uint64_t val)
+{
+	return be->msr_write(v, msr, val);
+}
+
+void hv_read_state(struct hv_vcpu *v, struct hv_state *st)
+{
+	memset(st, 0, sizeof *st);
+	be->read_state(v, st);
+}
+
+uint64_t hv_dr_get(struct hv_vcpu *v, unsigned dr)
+{
+	return be->dr_get(v, dr);
+}
+
+void hv_dr_set(struct hv_vcpu *v, unsigned dr, uint64_t val)
+{
+	be->dr_set(v, dr, val);
+}
+
+void hv_test_break_guest_state(struct hv_vcpu *v)
+{
+	be->test_break_guest_state(v);
+}
+
+const char *hv_exit_reason_name(unsigned reason)
+{
+	const char *n = NULL;
+	if (be && reason < HV_NR_EXIT_REASONS - 1)
+		n = be->exit_reason_name(reason);
+	return n ? n : "unknown";
+}
+
+const char *hv_insn_error_name(uint32_t err)
+{
+	return be ? be->insn_error_name(err) : "?";
+}
+
+static const char *const kind_names[HV_EXIT_NR_KINDS] = {
+	[HV_EXIT_NONE] = "none",
+	[HV_EXIT_EXTINT] = "interrupt",
+	[HV_EXIT_PREEMPT] = "preempt",
+	[HV_EXIT_NMI] = "nmi",
+	[HV_EXIT_INTWIN] = "intwin",
+	[HV_EXIT_HYPERCALL] = "hypercall",
+	[HV_EXIT_CPUID] = "cpuid",
+	[HV_EXIT_RDMSR] = "rdmsr",
+	[HV_EXIT_WRMSR] = "wrmsr",
+	[HV_EXIT_IO] = "io",
+	[HV_EXIT_HLT] = "hlt",
+	[HV_EXIT_PAUSE] = "pause",
+	[HV_EXIT_CR] = "cr",
+	[HV_EXIT_DR] = "dr",
+	[HV_EXIT_UD] = "ud",
+	[HV_EXIT_GP] = "gp",
+	[HV_EXIT_NOP] = "nop",
+	[HV_EXIT_EPT] = "ept",
+	[HV_EXIT_TRIPLE_FAULT] = "triple-fault",
+	[HV_EXIT_ENTRY_FAIL] = "entry-fail",
+	[HV_EXIT_UNHANDLED] = "unhandled",
+};
+
+const char *hv_exit_kind_name(unsigned kind)
+{
+	return kind < HV_EXIT_NR_KINDS && kind_names[kind] ? kind_names[kind] : "?";
+}
