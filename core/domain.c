@@ -290,7 +290,7 @@ struct domain *domain_create(unsigned id, const struct boot_module *m)
 	}
 	d->space = hv_space_create(d->mem_hpa, d->mem_bytes);
 	if (!d->space) {
-		refuse_q(id, m, "out of memory for its EPT");
+		refuse_q(id, m, "out of memory for its guest-physical map");
 		goto fail;
 	}
 	for (unsigned i = 0; i < d->nr_vcpus; i++) {

@@ -10,7 +10,8 @@
  * them (hv_write_efer, hv_msr_write), PAT and MTRR_DEF_TYPE are checked per-vCPU values, MTRRCAP
  * and MISC_ENABLE constants, and everything else is #GP(0) and counted per domain (`msr` line of a
  * run's end), writes to IA32_TSC included (emulators.md, Bochs bug 3). */
-#include "arch/x86_64/x86_defs.h"
+#include "arch/x86_64/cr.h"
+#include "arch/x86_64/msr.h"
 #include "core/vmm.h"
 #include "drivers/console.h"
 

@@ -4,10 +4,8 @@
  * #GP(0). CR8 exits (load and store exiting): the guest's TPR is virtual (vcpu->tpr),
  * honoured by interrupt injection (vcpu_deliverable_irq), and never reaches the host's
  * LAPIC, whose TPR must stay 0 for the scheduler's timer. */
+#include "arch/x86_64/cr.h"
 #include "core/vmm.h"
-
-#define CR0_TS 8u
-#define CR4_DE 8u
 
 enum exit_action exit_cr(struct vcpu *v, struct hv_exit *e)
 {

@@ -185,7 +185,7 @@ void vmm_boot(void)
 		printk("sliver: neither VMX nor SVM is available on this CPU: use Bochs, QEMU "
 		       "with -cpu qemu64,+svm,+npt, or KVM with nested virtualization\n");
 		printk("sliver: (%s)\n", why);
-		hv_exit(EXIT_NO_VMX);
+		hv_exit(EXIT_NO_HV);
 	}
 	for (unsigned c = 0; c < cpu_count(); c++)
 		percpu[c].vmm = &vmm_cpus[c];

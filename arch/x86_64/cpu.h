@@ -3,29 +3,9 @@
 #define ARCH_X86_64_CPU_H
 #include <stdbool.h>
 #include <stdint.h>
+#include "arch/x86_64/msr.h" /* the MSR numbers rdmsr/wrmsr take */
 
 #define MAX_CPUS 64
-
-#define MSR_IA32_APIC_BASE    0x1b
-#define MSR_IA32_TSC_DEADLINE 0x6e0
-#define MSR_IA32_EFER	      0xc0000080
-#define MSR_FS_BASE	      0xc0000100
-#define MSR_GS_BASE	      0xc0000101
-/* Architectural MSRs (SDM Vol. 4) the hypervisor and the guests' MSR emulation use. */
-#define MSR_IA32_TSC	       0x10
-#define MSR_IA32_TSC_ADJUST    0x3b
-#define MSR_IA32_SYSENTER_CS   0x174
-#define MSR_IA32_SYSENTER_ESP  0x175
-#define MSR_IA32_SYSENTER_EIP  0x176
-#define MSR_IA32_MISC_ENABLE   0x1a0
-#define MSR_IA32_PAT	       0x277
-#define MSR_IA32_MTRRCAP       0xfe
-#define MSR_IA32_MTRR_DEF_TYPE 0x2ff
-#define MSR_STAR	       0xc0000081
-#define MSR_LSTAR	       0xc0000082
-#define MSR_CSTAR	       0xc0000083
-#define MSR_SFMASK	       0xc0000084
-#define MSR_KERNEL_GS_BASE     0xc0000102
 
 #define RFLAGS_IF (1ul << 9)
 

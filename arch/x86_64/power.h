@@ -4,10 +4,10 @@
 #define ARCH_X86_64_POWER_H
 #include <stdnoreturn.h>
 
-#define EXIT_PASS   0
-#define EXIT_FAIL   1 /* a test or check failed */
-#define EXIT_PANIC  2 /* hypervisor bug or CPU exception */
-#define EXIT_NO_VMX 3 /* this CPU cannot run guests */
+#define EXIT_PASS  0
+#define EXIT_FAIL  1 /* a test or check failed */
+#define EXIT_PANIC 2 /* hypervisor bug or CPU exception */
+#define EXIT_NO_HV 3 /* this CPU cannot run guests */
 
 /* Powers off through, in order: QEMU's isa-debug-exit (port 0xf4, exit code status*2+1),
  * Bochs' debugger port 0x8900 (exit 0 for status 0, else 1), ACPI S5. Halts if all fail. */

@@ -25,7 +25,11 @@
 #define MSR_IA32_VMX_TRUE_ENTRY_CTLS	 0x490
 #define VMX_BASIC_TRUE_CTLS		 (1ull << 55)
 
-#include "arch/x86_64/x86_defs.h"
+#include "arch/x86_64/cr.h"
+#include "arch/x86_64/msr.h"
+
+/* Segment access rights in the VMCS format (SDM 24.4.1, table 24-2). */
+#define SEG_AR_L (1u << 13) /* CS: 64-bit code segment */
 
 /* Pin-based VM-execution controls (SDM 24.6.1). */
 #define PIN_EXTERNAL_INTERRUPT_EXITING (1u << 0)

@@ -1,0 +1,50 @@
+/* Control-register and EFER bits (Intel SDM Vol. 3A 2.5, AMD APM Vol. 2 3.1), and the
+ * CPUID feature bits that say whether a guest may set one of them (SDM Vol. 2A CPUID,
+ * APM Vol. 3 appendix E). Shared by both backends and core/. Not for the boot assembly
+ * (boot/boot.h has its own, without C suffixes): a C file includes one or the other. */
+#ifndef ARCH_X86_64_CR_H
+#define ARCH_X86_64_CR_H
+
+#define CR0_PE (1ull << 0)
+#define CR0_MP (1ull << 1)
+#define CR0_EM (1ull << 2)
+#define CR0_TS (1ull << 3)
+#define CR0_ET (1ull << 4)
+#define CR0_NE (1ull << 5)
+#define CR0_WP (1ull << 16)
+#define CR0_AM (1ull << 18)
+#define CR0_NW (1ull << 29)
+#define CR0_CD (1ull << 30)
+#define CR0_PG (1ull << 31)
+
+#define CR4_VME	       (1ull << 0)
+#define CR4_PVI	       (1ull << 1)
+#define CR4_TSD	       (1ull << 2)
+#define CR4_DE	       (1ull << 3)
+#define CR4_PSE	       (1ull << 4)
+#define CR4_PAE	       (1ull << 5)
+#define CR4_MCE	       (1ull << 6)
+#define CR4_PGE	       (1ull << 7)
+#define CR4_PCE	       (1ull << 8)
+#define CR4_OSFXSR     (1ull << 9)
+#define CR4_OSXMMEXCPT (1ull << 10)
+#define CR4_VMXE       (1ull << 13)
+#define CR4_FSGSBASE   (1ull << 16)
+#define CR4_PCIDE      (1ull << 17)
+#define CR4_OSXSAVE    (1ull << 18)
+#define CR4_SMEP       (1ull << 20)
+#define CR4_SMAP       (1ull << 21)
+
+/* EFER (MSR_IA32_EFER; APM Vol. 2 3.1.7). SVME enables SVM (APM 15.4). */
+#define EFER_SCE  (1ull << 0)
+#define EFER_LME  (1ull << 8)
+#define EFER_LMA  (1ull << 10)
+#define EFER_NXE  (1ull << 11)
+#define EFER_SVME (1ull << 12)
+
+#define CPUID_80000001_NX (1u << 20) /* EDX */
+#define CPUID_7_FSGSBASE  (1u << 0)  /* EBX */
+#define CPUID_7_SMEP	  (1u << 7)
+#define CPUID_7_SMAP	  (1u << 20)
+
+#endif
