@@ -30,8 +30,10 @@ UNIT_TESTS :=
 GUEST_ELFS :=
 TEST_TARGETS :=
 
-include mk/platform.mk
-include $(filter-out mk/platform.mk,$(sort $(wildcard mk/*.mk)))
+# platform.mk first; e2e.mk (the e2e_twin macro) before the fragments that call it. A
+# backend's fragment (mk/vmx.mk, mk/svm.mk) is picked up by the wildcard when it exists.
+include mk/platform.mk mk/e2e.mk
+include $(filter-out mk/platform.mk mk/e2e.mk,$(sort $(wildcard mk/*.mk)))
 
 HV_OBJS := $(patsubst %,$(BUILD)/hv/%.o,$(basename $(HV_SRCS)))
 
