@@ -15,7 +15,7 @@ e2e-service-shell_EXPECT = --expect '^sliver: run complete: PASS' --reject 'cras
 	    --expect '^\(d1\) ping d6 n=10 lost=0 min_us=[0-9.]+ avg_us=[0-9]{1,3}\.[0-9]+ p50_us=[0-9.]+ p99_us=[0-9.]+ max_us=[0-9.]+ mdev_us=[0-9.]+ late=[0-9]+$$' \
 	    --expect '^\(d1\) ping d5 n=20 lost=0 ' \
 	    --expect '^\(d1\) lat d5v0 n=[1-9][0-9]* min_us=[0-9.]+ avg_us=[0-9.]+ p50_us=[0-9.]+ p90_us=[0-9.]+ p99_us=[0-9.]+ p999_us=[0-9.]+ max_us=[0-9.]+ mdev_us=[0-9.]+$$' \
-	    --expect '^\(d1\) +[0-9]+-[0-9]+ +us #+ +[1-9]' \
+	    --expect '^\(d1\) +[0-9]+-[0-9]+ +us \#+ +[1-9]' \
 	    --expect '^\(d1\) sched d2 weight=512 cap=30$$' \
 	    --expect '^\(d1\) sched: credit.tslice_us=500 ok$$' \
 	    --expect '^\(d1\) sched=credit credit.profile=sliver credit.tslice_us=500 ' \

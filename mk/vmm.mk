@@ -44,11 +44,11 @@ e2e-vmx-hostile_EXPECT = $(E2E_END) --reject ' BAD|still alive|unexpected fault'
 	--expect '^\(d2\) hostile: summary ok=[0-9]+ bad=0$$' \
 	--expect '^\(d5\) hostile: summary ok=[0-9]+ bad=0$$' \
 	--expect '^\(d1\) hostile: privileged hypercall 38: got -1 ok' \
-	--expect '^\(d1\) hostile: wrmsr IA32_TSC: got #GP ok' \
-	--expect '^\(d1\) hostile: vmxon: got #UD ok' \
-	--expect "^\(d1\) hostile: other vendor's hypercall instruction: got #UD ok" \
+	--expect '^\(d1\) hostile: wrmsr IA32_TSC: got \#GP ok' \
+	--expect '^\(d1\) hostile: vmxon: got \#UD ok' \
+	--expect "^\(d1\) hostile: other vendor's hypercall instruction: got \#UD ok" \
 	--expect '^\(d1\) hostile: xmm3 kept across 40 yields: got same ok' \
-	--expect '^\(d1\) hostile: DR0/DR7 execute breakpoint: got no #DB, DR7 reads 401 ok' \
+	--expect '^\(d1\) hostile: DR0/DR7 execute breakpoint: got no \#DB, DR7 reads 401 ok' \
 	--expect '^\(d1\) hostile: HC_CLOCK within the TSC clock: got [0-9<=]+ ok' \
 	--expect '^\(d1\) hostile: two events to self coalesce: got 16 count=2 last=1 senders=2 ok' \
 	--expect '^\(d1\) hostile: signal a port of another domain without permission: got -1 ok' \
@@ -69,28 +69,28 @@ e2e-vmx-hostile_EXPECT = $(E2E_END) --reject ' BAD|still alive|unexpected fault'
 	--expect '^stat d6 name=spin state=running guest_ms=[0-9]{4} ' --expect '^stat d7 name=echo state=running' \
 	--expect '^\(d1\) hostile: mov \$$15 to CR8, read back: got 15 ok' \
 	--expect '^\(d1\) hostile: timer vector 0x20 with TPR 15/2/1: got 0/0/1 ticks ok' \
-	--expect '^\(d1\) hostile: mov \$$16 to CR8 \(reserved bits\): got #GP ok' \
+	--expect '^\(d1\) hostile: mov \$$16 to CR8 \(reserved bits\): got \#GP ok' \
 	--expect '^\(d1\) hostile: syscall lands at LSTAR: got rcx right, r11=602 rflags=2 cs=18 ok' \
 	--expect '^\(d1\) hostile: sysretq to ring 3: got cs=3b ok' \
 	--expect '^\(d1\) hostile: swapgs sees own KERNEL_GS_BASE across yields: got 0 of 200 rounds wrong ok' \
-	--expect '^\(d1\) hostile: clear CR0.PG in 64-bit code: got #GP ok' \
-	--expect '^\(d1\) hostile: clear EFER.LME with paging on: got #GP ok' \
-	--expect '^\(d1\) hostile: set CR4.PCIDE outside long mode: got #GP ok' \
-	--expect '^\(d1\) hostile: set CR4.OSXSAVE \(XSAVE hidden\): got #GP ok' \
-	--expect '^\(d1\) hostile: mov to DR4 with CR4.DE=1: got #UD ok' \
+	--expect '^\(d1\) hostile: clear CR0.PG in 64-bit code: got \#GP ok' \
+	--expect '^\(d1\) hostile: clear EFER.LME with paging on: got \#GP ok' \
+	--expect '^\(d1\) hostile: set CR4.PCIDE outside long mode: got \#GP ok' \
+	--expect '^\(d1\) hostile: set CR4.OSXSAVE \(XSAVE hidden\): got \#GP ok' \
+	--expect '^\(d1\) hostile: mov to DR4 with CR4.DE=1: got \#UD ok' \
 	--expect '^\(d1\) hostile: mov DR4 with CR4.DE=0 \(DR6 alias\): got DR6 reads ffff0ff1 ok' \
-	--expect '^\(d1\) hostile: xsetbv: got #UD ok' \
-	--expect '^\(d1\) hostile: wrmsr LSTAR non-canonical: got #GP ok' \
+	--expect '^\(d1\) hostile: xsetbv: got \#UD ok' \
+	--expect '^\(d1\) hostile: wrmsr LSTAR non-canonical: got \#GP ok' \
 	--expect '^\(d1\) hostile: wrmsr/rdmsr KERNEL_GS_BASE: got no fault/no fault ffff8000deadb000 ok' \
 	--expect '^\(d1\) hostile: random CR4/CR0/EFER writes \(seed [0-9a-f]+\): got 64/64/64 of 64 as CPUID says ok' \
-	--expect '^\(d1\) hostile: wrmsr EFER bit 9 \(reserved\): got #GP ok' \
+	--expect '^\(d1\) hostile: wrmsr EFER bit 9 \(reserved\): got \#GP ok' \
 	--expect '^\(d1\) hostile: wrmsr EFER.NXE agrees with CPUID: got NX shown, no fault ok' \
 	--expect '^\(d1\) hostile: wbinvd \(a no-op here\): got no fault ok' \
 	--expect '^\(d1\) hostile: invd \(a no-op here\): got no fault ok' \
-	--expect '^\(d1\) hostile: rdtscp: got #UD ok' --expect '^\(d1\) hostile: rdpmc 0 \(no counters\): got #GP ok' \
-	--expect '^\(d1\) hostile: cpuid PDCM / IA32_PERF_CAPABILITIES: got hidden, #GP ok' \
+	--expect '^\(d1\) hostile: rdtscp: got \#UD ok' --expect '^\(d1\) hostile: rdpmc 0 \(no counters\): got \#GP ok' \
+	--expect '^\(d1\) hostile: cpuid PDCM / IA32_PERF_CAPABILITIES: got hidden, \#GP ok' \
 	--expect '^\(d1\) hostile: cpuid PAT: IA32_PAT read/write: got no fault/no fault 7010600070106 ok' \
-	--expect '^sliver: d1 rdmsr 0xc0de: MSR not offered, #GP$$' --expect '^msr d1 unknown=1[0-9] last=0x' \
+	--expect '^sliver: d1 rdmsr 0xc0de: MSR not offered, \#GP$$' --expect '^msr d1 unknown=1[0-9] last=0x' \
 	--expect '^\(d12\) hostile: summary ok=[0-9]+ bad=0$$' \
 	--expect '^stat d12 name=h-cr8 state=running'
 $(eval $(call e2e_twin,e2e-vmx-hostile,$(BUILD)/hostile-bios.iso,$(VMM_RUN2)))
