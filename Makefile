@@ -3,6 +3,8 @@
 #   UNIT_TESTS    names; UNIT_SRCS_<name> lists the host sources of build/unit/<name>
 #   GUEST_ELFS    guest images copied to /guests/ on every ISO
 #   TEST_TARGETS  make targets run by `make test`; a target passes when it exits 0
+#   SVM_TESTS     the QEMU/SVM twins of the guest e2e tests (mk/e2e.mk); in TEST_TARGETS
+#                 only with SVM_E2E=1
 CROSS    ?=
 CC       := $(CROSS)gcc
 LD       := $(CROSS)ld
