@@ -2,7 +2,9 @@
 # (core/), the dispatch to the backend chosen at boot (arch/x86_64/hv.c), their unit tests
 # and the guest e2e scenarios, each a twin (mk/e2e.mk): Bochs/VMX and QEMU/SVM. The
 # backends add their own sources and expectations: mk/vmx.mk, mk/svm.mk.
-UNIT_TESTS += loader mulshift cpulist
+UNIT_TESTS += loader mulshift cpulist hv
+UNIT_SRCS_hv := test/unit/test_hv.c
+$(BUILD)/unit/hv: arch/x86_64/hv.c arch/x86_64/hv.h arch/x86_64/hv_backend.h # (included)
 UNIT_SRCS_loader := test/unit/test_loader.c core/loader.c lib/fmt.c
 UNIT_SRCS_mulshift := test/unit/test_mulshift.c lib/clockconv.c
 UNIT_SRCS_cpulist := test/unit/test_cpulist.c core/cpulist.c
