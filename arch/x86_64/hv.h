@@ -146,7 +146,8 @@ void hv_space_destroy(struct hv_space *s);
 void *hv_space_ptr(struct hv_space *s, uint64_t gpa, uint64_t len);
 
 /* A vCPU in 32-bit protected mode, flat, paging off, at rip with eax/ebx set.
- * asid 1..65535, unique per vCPU (the VPID, or the SVM ASID). NULL on failure (why set). */
+ * asid 1..65535 tags the vCPU's TLB entries (VMX: the VPID; SVM: the backend maps it to
+ * the CPU's ASIDs); core reuses tags after 65535 creations. NULL on failure (why set). */
 struct hv_vcpu *hv_vcpu_create(struct hv_space *s, uint16_t asid, uint64_t rip, uint32_t eax,
 			       uint32_t ebx, const char **why);
 /* The vCPU must not be running; frees its VMCS / VMCB and state. Any pCPU. */
