@@ -73,15 +73,22 @@ static void lock_round(unsigned v)
 	else
 		ticket_lock();
 	uint64_t t1 = rt_clock_ns();
-	rt_spin_until(t1 + cs_ns);
-	if (++shared.total >= count && count)
-		shared.stop = 1;
+	/* Waiters queued behind the last acquisition find `stop` and leave: exactly `count`
+	 * acquisitions are counted. */
+	bool counted = !shared.stop;
+	if (counted) {
+		rt_spin_until(t1 + cs_ns);
+		if (++shared.total == count)
+			shared.stop = 1;
+	}
 	if (use_tas)
 		tas_unlock();
 	else
 		ticket_unlock();
-	pc[v].spin_ns += t1 - t0;
-	pc[v].acq++;
+	if (counted) {
+		pc[v].spin_ns += t1 - t0;
+		pc[v].acq++;
+	}
 }
 
 int rt_main_ap(const struct sliver_boot_info *bi)
