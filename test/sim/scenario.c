@@ -338,7 +338,7 @@ int scenario_load(struct sim_cfg *c, const char *path, int noverrides, char **ov
 	if (get_u64(h, what, "sim.inv_us", 0, 1000000, &v))
 		return -1;
 	c->inv_ns = v * 1000;
-	v = 5000;
+	v = 10000;
 	if (get_u64(h, what, "sim.inv_margin_us", 0, 1000000000, &v))
 		return -1;
 	c->inv_margin_ns = v * 1000;

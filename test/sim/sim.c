@@ -27,7 +27,7 @@ static struct {
 	struct sched *s;
 	struct ev *h;
 	size_t hn, hcap;
-	uint64_t seq, rng, events, switches, inv_samples;
+	uint64_t seq, rng, events, switches, inv_samples, inv_idle;
 	double *ahead; /* per domain: service minus its ideal, ns, decaying with inv_tau */
 	double *held, *prev_held;
 	struct pcpu_sim pc[SCHED_MAX_PCPUS];
@@ -390,11 +390,13 @@ static void on_sleep_end(struct sim_vcpu *v, uint64_t now)
 		vcpu_wake(v, now, WAKE_TIMER);
 }
 
-/* The balancing invariant, seen from outside (README.md, "Invariants"): a migratable vCPU
- * waiting in a queue while a pCPU of its affinity idles, or runs a non-boosted vCPU of a
- * domain more than inv_margin further ahead of its ideal than the waiting vCPU's domain
- * (service minus ideal, each sample's difference decaying with time constant inv_tau, so
- * the comparison is about the recent past, not the whole run), counts one sample. */
+/* The balancing invariant, seen from outside (README.md, "Invariants"). A migratable vCPU
+ * that waits in a queue, or runs on a pCPU whose queue holds a waiter, counts one sample
+ * when another pCPU of its affinity idles or runs a non-boosted vCPU of a domain more than
+ * inv_margin further ahead of its ideal than the waiter's domain (the waiter: itself, or
+ * the neediest vCPU queued where it runs, which it keeps out). "Ahead" is service minus
+ * the ideal, each sample's difference decaying with time constant inv_tau, so the
+ * comparison is about the recent past, not the whole run. */
 static void inv_sample(uint64_t now)
 {
 	struct sim_cfg *c = G.c;
@@ -414,22 +416,37 @@ static void inv_sample(uint64_t now)
 		G.ahead[i] = G.ahead[i] * decay + got - c->doms[i].entitled * dt;
 	}
 	sched_cpumask_t all = c->pcpus >= 64 ? ~0ull : (1ull << c->pcpus) - 1;
-	double margin = (double)c->inv_margin_ns;
+	double margin = (double)c->inv_margin_ns, waiter[SCHED_MAX_PCPUS];
+	for (unsigned p = 0; p < c->pcpus; p++)
+		waiter[p] = HUGE_VAL;
+	for (unsigned i = 0; i < G.nv; i++) {
+		const struct sim_vcpu *v = &G.v[i];
+		double a = G.ahead[v->d->id - 1];
+		if (v->sv.state == SCHED_VS_RUNNABLE && a < waiter[v->sv.pcpu])
+			waiter[v->sv.pcpu] = a;
+	}
 	for (unsigned i = 0; i < G.nv; i++) {
 		struct sim_vcpu *v = &G.v[i];
-		if (v->sv.state != SCHED_VS_RUNNABLE)
-			continue;
 		sched_cpumask_t m = (v->sv.affinity ? v->sv.affinity : all) & all;
+		if (!(m & (m - 1)))
+			continue; /* pinned to one pCPU: nowhere else to go */
+		double ref;
+		if (v->sv.state == SCHED_VS_RUNNABLE)
+			ref = G.ahead[v->d->id - 1]; /* it waits */
+		else if (v->running_on >= 0 && waiter[v->running_on] != HUGE_VAL)
+			ref = waiter[v->running_on]; /* it keeps the neediest waiter there out */
+		else
+			continue;
 		m &= ~SCHED_CPU(v->sv.pcpu);
-		double mine = G.ahead[v->d->id - 1];
 		for (unsigned q = 0; m; q++) {
 			if (!(m & SCHED_CPU(q)))
 				continue;
 			m &= ~SCHED_CPU(q);
 			const struct sim_vcpu *u = G.pc[q].cur;
 			if (!u || (u->sv.prio != SCHED_PRI_BOOST &&
-				   G.ahead[u->d->id - 1] > mine + margin)) {
+				   G.ahead[u->d->id - 1] > ref + margin)) {
 				v->stuck++;
+				G.inv_idle += !u;
 				break;
 			}
 		}
@@ -576,6 +593,7 @@ int sim_run(struct sim_cfg *c, struct sched *s, struct sim_result *res)
 	res->events = G.events;
 	res->switches = G.switches;
 	res->inv_samples = G.inv_samples;
+	res->inv_idle = G.inv_idle;
 	free(G.ahead);
 	free(G.held);
 	free(G.prev_held);

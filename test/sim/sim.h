@@ -119,7 +119,7 @@ int entitlement(struct sim_cfg *c); /* fills demand, entitled, bound; -1 on fail
 
 /* sim.c */
 struct sim_result {
-	uint64_t events, switches, inv_samples;
+	uint64_t events, switches, inv_samples, inv_idle;
 	double wall_s;
 };
 int sim_run(struct sim_cfg *c, struct sched *s, struct sim_result *res);
