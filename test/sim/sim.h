@@ -8,8 +8,7 @@
 
 #include "sched/sched.h"
 
-#define SIM_MAX_DOMS  64
-#define SIM_MAX_VCPUS 2048
+#define SIM_MAX_DOMS  1024
 #define SIM_LINE      4096
 
 enum guest_kind { G_SPINNER, G_ECHO, G_IDLE, G_SERVICE, G_HOSTILE };
