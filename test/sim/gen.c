@@ -4,8 +4,9 @@
  * kinds, a bursty pinger), writes it as a scenario file with its expect.* bounds, runs it
  * against the real scheduler in a child process (so every run starts from fresh state),
  * and, when a bound fails, shrinks it (drops domains, vCPUs, pCPUs and affinities while it
- * still fails) and prints the minimal scenario file. Exit: 0 all passed, 1 a seed failed,
- * 2 bad arguments or a scenario the simulator refused (a generator bug). */
+ * still fails a bound of the same kind; at most --gen-shrink-max seeds, 3, each for at most
+ * --gen-shrink-s seconds, 120) and prints the minimal scenario file. Exit: 0 all passed, 1 a seed
+ * failed, 2 bad arguments or a scenario the simulator refused (a generator bug). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -318,14 +319,43 @@ static int run_file(struct runner *R, const char *cfg, const char *out)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 3;
 }
 
-static int try_scn(struct runner *R, const struct gscn *g, const char *tag)
+/* Which kinds of bound a run's output says failed: shrinking keeps a candidate only if it
+ * still fails one of the kinds the original failed, so it does not wander off to another
+ * failure. */
+enum { F_SHARE = 1, F_LAT = 2, F_STUCK = 4, F_PING = 8, F_OTHER = 16 };
+
+static unsigned fail_kinds(const char *out)
+{
+	FILE *f = fopen(out, "r");
+	if (!f)
+		return 0;
+	char line[SIM_LINE];
+	unsigned k = 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "FAIL ", 5))
+			continue;
+		k |= !strncmp(line + 5, "share", 5)  ? F_SHARE
+		     : !strncmp(line + 5, "lat", 3)  ? F_LAT
+		     : strstr(line, "needlessly")    ? F_STUCK
+		     : !strncmp(line + 5, "ping", 4) ? F_PING
+						     : F_OTHER;
+	}
+	fclose(f);
+	return k;
+}
+
+/* Runs g; *kinds gets the failed kinds when it fails. */
+static int try_scn(struct runner *R, const struct gscn *g, const char *tag, unsigned *kinds)
 {
 	char cfg[512], out[512];
 	snprintf(cfg, sizeof(cfg), "%s/%s-%llu.cfg", R->dir, tag, (unsigned long long)g->seed);
 	snprintf(out, sizeof(out), "%s/%s-%llu.out", R->dir, tag, (unsigned long long)g->seed);
 	if (write_cfg(g, cfg, tag))
 		return 2;
-	return run_file(R, cfg, out);
+	int rc = run_file(R, cfg, out);
+	if (kinds)
+		*kinds = rc == 1 ? fail_kinds(out) : 0;
+	return rc;
 }
 
 /* ---- shrinking -------------------------------------------------------------------------- */
@@ -351,10 +381,14 @@ static void drop_pcpus(struct gscn *g, unsigned pcpus)
 }
 
 /* Greedy: keep any simplification after which the scenario still fails (exit 1). */
-static void shrink(struct runner *R, struct gscn *g, unsigned budget_runs, time_t deadline)
+static void shrink(struct runner *R, struct gscn *g, unsigned want, unsigned budget_runs,
+		   time_t deadline)
 {
 	static struct gscn t;
-#define STILL_FAILS() (R->runs < budget_runs && time(NULL) < deadline && try_scn(R, &t, "try") == 1)
+	unsigned k;
+#define STILL_FAILS()                                                                              \
+	(R->runs < budget_runs && time(NULL) < deadline && try_scn(R, &t, "try", &k) == 1 &&       \
+	 (k & want))
 	bool progress = true;
 	while (progress && R->runs < budget_runs && time(NULL) < deadline) {
 		progress = false;
@@ -441,7 +475,8 @@ int gen_main(int argc, char **argv, int (*run)(int argc, char **argv))
 {
 	if (argc < 3) {
 		fprintf(stderr, "usage: sliver-sim --gen SEED [--gen-n N] [--gen-out DIR] "
-				"[--gen-size small|any] [--gen-shrink-s S] [key=value ...]\n");
+				"[--gen-size small|any] [--gen-shrink-s S] [--gen-shrink-max K] "
+				"[key=value ...]\n");
 		return 2;
 	}
 	char *end;
@@ -449,7 +484,7 @@ int gen_main(int argc, char **argv, int (*run)(int argc, char **argv))
 	if (*end)
 		return fprintf(stderr, "sliver-sim: --gen: bad seed '%s'\n", argv[2]), 2;
 	bool small = false;
-	unsigned shrink_s = 120;
+	unsigned shrink_s = 120, shrink_max = 3, shrunk = 0;
 	static struct runner R;
 	R.run = run;
 	R.dir = "build/sched-fuzz";
@@ -465,6 +500,8 @@ int gen_main(int argc, char **argv, int (*run)(int argc, char **argv))
 			small = !strcmp(argv[++i], "small");
 		} else if (!strcmp(argv[i], "--gen-shrink-s") && i + 1 < argc) {
 			shrink_s = (unsigned)strtoul(argv[++i], NULL, 0);
+		} else if (!strcmp(argv[i], "--gen-shrink-max") && i + 1 < argc) {
+			shrink_max = (unsigned)strtoul(argv[++i], NULL, 0);
 		} else if (strchr(argv[i], '=')) {
 			R.over[R.nover++] = argv[i];
 		} else {
@@ -485,7 +522,8 @@ int gen_main(int argc, char **argv, int (*run)(int argc, char **argv))
 			nv += g.d[i].nv;
 		struct timespec t0, t1;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		int rc = try_scn(&R, &g, "seed");
+		unsigned kinds = 0;
+		int rc = try_scn(&R, &g, "seed", &kinds);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
 			    (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
@@ -499,11 +537,11 @@ int gen_main(int argc, char **argv, int (*run)(int argc, char **argv))
 		if (rc == 1) {
 			failed++;
 			print_file(out, "    ", "FAIL");
-			if (!shrink_s)
+			if (!shrink_s || shrunk++ >= shrink_max)
 				continue;
 			R.runs = 0;
-			shrink(&R, &g, 400, time(NULL) + shrink_s);
-			rc = try_scn(&R, &g, "min");
+			shrink(&R, &g, kinds, 400, time(NULL) + shrink_s);
+			rc = try_scn(&R, &g, "min", NULL);
 			snprintf(min, sizeof(min), "%s/min-%llu.cfg", R.dir, (unsigned long long)s);
 			printf("    minimal scenario (%u runs, %s): %s\n", R.runs,
 			       rc == 1 ? "fails" : "does not fail: shrinking lost it", min);
