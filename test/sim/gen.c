@@ -49,7 +49,7 @@ struct gscn {
 #define GEN_MAX_VCPUS 16384
 /* Statistics start after this: a cap bucket starts full (one period of cap) and every
  * sleeper banks a period at start, constants that would dominate a 2 s window. */
-#define GEN_WARMUP_MS 500
+#define GEN_WARMUP_MS 500u
 /* The balancing invariant's bound (expect.stuck_pct): % of the run a migratable vCPU may
  * wait while a pCPU of its affinity idles or runs a domain well ahead of its ideal. */
 #define GEN_STUCK_PCT 2.0
