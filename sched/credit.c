@@ -36,7 +36,7 @@
 #define VCLOCK_BASE    ((uint64_t)1 << 62) /* keeps vtime - lag from wrapping below 0 */
 #define KEY_PRIO_SHIFT 60
 
-enum { HEAP_NONE = 0, HEAP_BOOST, HEAP_NORM, HEAP_SLEEP, HEAP_PARK };
+enum { HEAP_NONE = 0, HEAP_BOOST, HEAP_NORM, HEAP_SLEEP, HEAP_PARK, HEAP_PIN };
 enum { F_YIELD = 1, F_C1_ACTIVE = 2, F_MOVE = 4, F_C1_PARK = 8, F_MSLEEP = 16 };
 
 static bool c1_mode(const struct sched *s)
@@ -157,6 +157,22 @@ static void deactivate(struct sched *s, struct sched_pcpu *pc, struct sched_vcpu
 		rw_mark(s, v->dom);
 }
 
+/* Keeps pCPU p's bits of the idle and movable-work summaries true (credit_balance.c reads
+ * them instead of scanning every pCPU). */
+static void credit_note(struct sched *s, unsigned p)
+{
+	const struct sched_pcpu *pc = &s->pcpu[p];
+	sched_cpumask_t b = SCHED_CPU(p);
+	if (!pc->curr && !pc->nr_queued)
+		s->idle_mask |= b;
+	else
+		s->idle_mask &= ~b;
+	if (pc->rq_boost || pc->rq_norm)
+		s->move_mask |= b;
+	else
+		s->move_mask &= ~b;
+}
+
 static void heap_del(struct sched *s, struct sched_vcpu *v)
 {
 	struct sched_pcpu *pc = &s->pcpu[v->pcpu];
@@ -167,6 +183,10 @@ static void heap_del(struct sched *s, struct sched_vcpu *v)
 		break;
 	case HEAP_NORM:
 		hn_remove(&pc->rq_norm, &v->hn);
+		pc->nr_queued--;
+		break;
+	case HEAP_PIN:
+		hn_remove(&pc->rq_pin, &v->hn);
 		pc->nr_queued--;
 		break;
 	case HEAP_SLEEP:
@@ -181,6 +201,7 @@ static void heap_del(struct sched *s, struct sched_vcpu *v)
 		break;
 	}
 	v->heap = HEAP_NONE;
+	credit_note(s, v->pcpu);
 }
 
 /* Queues v (earning, not runnable) as a sleeper of its pCPU: it retires from w_active when
@@ -321,16 +342,29 @@ static void enqueue(struct sched *s, struct sched_vcpu *v)
 			v->key = v->vtime;
 			v->prio = vcredit(s, v) > 0 ? SCHED_PRI_UNDER : SCHED_PRI_OVER;
 		}
-		v->heap = HEAP_NORM;
-		hn_insert(&pc->rq_norm, &v->hn);
+		/* Pinned vCPUs (allowed only here) queue apart, so that the movable ones are
+		 * at a heap root where stealing and balancing see them at once, however many
+		 * pinned vCPUs are ahead of them in line. */
+		if (sched_affinity(s, v) == SCHED_CPU(v->pcpu)) {
+			v->heap = HEAP_PIN;
+			hn_insert(&pc->rq_pin, &v->hn);
+		} else {
+			v->heap = HEAP_NORM;
+			hn_insert(&pc->rq_norm, &v->hn);
+		}
 	}
 	pc->nr_queued++;
+	credit_note(s, v->pcpu);
 }
 
 static struct sched_vcpu *queue_head(struct sched_pcpu *pc)
 {
 	struct sched_vcpu *b = hn_min(pc->rq_boost);
-	return b ? b : hn_min(pc->rq_norm);
+	if (b)
+		return b;
+	if (!pc->rq_pin || (pc->rq_norm && hn_less(pc->rq_norm, pc->rq_pin)))
+		return hn_min(pc->rq_norm);
+	return hn_min(pc->rq_pin);
 }
 
 /* At most one bank of credit: raises vtime (and gvt with it) to vclock - bank. */
@@ -381,10 +415,8 @@ static void transfer(struct sched *s, struct sched_vcpu *v, unsigned to, uint64_
 /* An idle pCPU (no current vCPU, nothing queued) of `mask`, or -1. */
 static int find_idle(const struct sched *s, sched_cpumask_t mask)
 {
-	for (unsigned p = 0; p < s->nr_pcpus; p++)
-		if ((mask & SCHED_CPU(p)) && !s->pcpu[p].curr && !s->pcpu[p].nr_queued)
-			return (int)p;
-	return -1;
+	mask &= s->idle_mask & sched_all_pcpus(s);
+	return mask ? __builtin_ctzll(mask) : -1;
 }
 
 /* Decides whether v, just queued on its pCPU, must preempt what runs there. */
@@ -576,7 +608,7 @@ static void unboost(struct sched *s, struct sched_vcpu *v, uint64_t now)
 
 static void c1_requeue(struct sched *s, struct sched_vcpu *v)
 {
-	if (v->heap == HEAP_NORM || v->heap == HEAP_BOOST) {
+	if (v->heap == HEAP_NORM || v->heap == HEAP_PIN || v->heap == HEAP_BOOST) {
 		heap_del(s, v);
 		enqueue(s, v);
 	}
@@ -690,6 +722,8 @@ static void credit_init(struct sched *s)
 {
 	for (unsigned p = 0; p < SCHED_MAX_PCPUS; p++)
 		s->pcpu[p].vclock = VCLOCK_BASE;
+	s->idle_mask = sched_all_pcpus(s);
+	s->move_mask = 0;
 }
 
 static int credit_vcpu_insert(struct sched *s, struct sched_vcpu *v, uint64_t now)
@@ -744,6 +778,7 @@ static void credit_vcpu_remove(struct sched *s, struct sched_vcpu *v, uint64_t n
 		if (v->state == SCHED_VS_RUNNING)
 			charge(s, v, now);
 		pc->curr = NULL;
+		credit_note(s, v->pcpu);
 	}
 	heap_del(s, v);
 	deactivate(s, pc, v);
@@ -968,17 +1003,27 @@ static void credit_yield(struct sched *s, struct sched_vcpu *v, uint64_t now)
 /* An idle pCPU takes the best queued vCPU another pCPU is not running and it may run. */
 static struct sched_vcpu *steal(struct sched *s, unsigned p, uint64_t now)
 {
-	for (unsigned i = 1; i < s->nr_pcpus; i++) {
-		unsigned q = (p + i) % s->nr_pcpus;
+	/* Sources in the order p+1, p+2, ... (wrapping), only pCPUs with movable work. */
+	sched_cpumask_t src = s->move_mask & ~SCHED_CPU(p) & sched_all_pcpus(s);
+	sched_cpumask_t hi = src & ~(SCHED_CPU(p + 1 < 64 ? p + 1 : 63) - 1);
+	if (p == 63)
+		hi = 0;
+	while (src) {
+		sched_cpumask_t from = hi ? hi : src;
+		unsigned q = (unsigned)__builtin_ctzll(from);
+		hi &= ~SCHED_CPU(q);
+		src &= ~SCHED_CPU(q);
 		struct sched_pcpu *qc = &s->pcpu[q];
 		struct sched_hnode *roots[2] = {qc->rq_boost, qc->rq_norm};
 		for (int k = 0; k < 2; k++) {
-			/* The root, then its first children: the best few, not a full scan. */
+			/* The root, then its first children: the best few, not a full scan.
+			 * Pinned vCPUs are in rq_pin, so they never hide a movable one. */
 			struct sched_vcpu *v = NULL;
 			struct sched_hnode *n = roots[k];
 			if (n && sched_allowed(s, HN_VCPU(n), p))
 				v = HN_VCPU(n);
-			for (n = n ? n->child : NULL; !v && n && k < 64; n = n->next)
+			unsigned seen = 0;
+			for (n = n ? n->child : NULL; !v && n && seen < 64; n = n->next, seen++)
 				if (sched_allowed(s, HN_VCPU(n), p))
 					v = HN_VCPU(n);
 			if (!v)
@@ -1145,6 +1190,25 @@ static sched_cpumask_t balance_push(struct sched *s, unsigned p, struct sched_vc
 	return SCHED_CPU((unsigned)best);
 }
 
+/* `next`, just taken off p's queue, is movable and p has other work queued: if an idle pCPU
+ * of its affinity exists, send it there (queued, that pCPU kicked) instead of running it
+ * here, so that nothing runnable waits behind p's (pinned) queue while an allowed pCPU
+ * idles. Not a boost (10): it keeps its lag and priority. Sliver profile only. */
+static bool hand_to_idle(struct sched *s, unsigned p, struct sched_vcpu *next, uint64_t now,
+			 sched_cpumask_t *kick)
+{
+	if (c1_mode(s) || !s->pcpu[p].nr_queued || next->prio == SCHED_PRI_BOOST ||
+	    !(s->idle_mask & ~SCHED_CPU(p)))
+		return false;
+	int idle = find_idle(s, sched_affinity(s, next) & ~SCHED_CPU(p));
+	if (idle < 0)
+		return false;
+	transfer(s, next, (unsigned)idle, now);
+	enqueue(s, next);
+	*kick |= SCHED_CPU((unsigned)idle);
+	return true;
+}
+
 static struct sched_pick credit_pick_next(struct sched *s, unsigned p, uint64_t now)
 {
 	struct sched_pcpu *pc = &s->pcpu[p];
@@ -1177,10 +1241,15 @@ static struct sched_pick credit_pick_next(struct sched *s, unsigned p, uint64_t 
 				next = other;
 		}
 		yielder = NULL;
-		if (next)
+		if (next) {
 			heap_del(s, next);
-		else if (!(next = steal(s, p, now)))
+			if (hand_to_idle(s, p, next, now, &r.kick)) {
+				next = NULL;
+				continue;
+			}
+		} else if (!(next = steal(s, p, now))) {
 			break;
+		}
 		next->state = SCHED_VS_RUNNING;
 		if (!take_lease(s, next, now)) {
 			next->state = SCHED_VS_BLOCKED;
@@ -1192,6 +1261,7 @@ static struct sched_pick credit_pick_next(struct sched *s, unsigned p, uint64_t 
 		r.kick |= balance_push(s, p, next, requeued ? cur : NULL, now);
 
 	pc->curr = next;
+	credit_note(s, p);
 	if (!next) {
 		pc->curr_since = now;
 	} else {
@@ -1237,9 +1307,9 @@ static struct sched_pick credit_pick_next(struct sched *s, unsigned p, uint64_t 
 		r.run_until = now + 1;
 	pc->armed = r.run_until;
 	/* Work this pCPU cannot run now and an idle one could: kick that one to steal. */
-	struct sched_vcpu *h = queue_head(pc);
-	if (h) {
-		int idle = find_idle(s, sched_affinity(s, h) & ~SCHED_CPU(p));
+	struct sched_vcpu *h = hn_min(pc->rq_boost);
+	for (int k = 0; k < 2; k++, h = hn_min(pc->rq_norm)) {
+		int idle = h ? find_idle(s, sched_affinity(s, h) & ~SCHED_CPU(p)) : -1;
 		if (idle >= 0)
 			r.kick |= SCHED_CPU((unsigned)idle);
 	}
@@ -1288,8 +1358,17 @@ static sched_cpumask_t set_affinity_body(struct sched *s, struct sched_vcpu *v,
 					 sched_cpumask_t mask, uint64_t now)
 {
 	v->affinity = mask;
-	if (sched_allowed(s, v, v->pcpu))
-		return sched_take_kicks(s);
+	if (sched_allowed(s, v, v->pcpu)) {
+		bool pin = sched_affinity(s, v) == SCHED_CPU(v->pcpu);
+		if (v->heap != (pin ? HEAP_NORM : HEAP_PIN))
+			return sched_take_kicks(s);
+		/* Queued, and it became movable or pinned: requeue it in the right heap; an
+		 * idle pCPU it may now run on is kicked to steal it. */
+		heap_del(s, v);
+		enqueue(s, v);
+		int idle = pin ? -1 : find_idle(s, sched_affinity(s, v) & ~SCHED_CPU(v->pcpu));
+		return sched_take_kicks(s) | (idle >= 0 ? SCHED_CPU((unsigned)idle) : 0);
+	}
 	sched_cpumask_t aff = sched_affinity(s, v);
 	switch (v->state) {
 	case SCHED_VS_RUNNING:
@@ -1320,7 +1399,7 @@ static void credit_params_changed(struct sched *s, uint64_t now)
 		if (d->cap_tokens > cap_depth(s, d))
 			d->cap_tokens = cap_depth(s, d);
 		for (struct sched_vcpu *v = d->vcpus; v; v = v->next_in_dom) {
-			if (v->heap == HEAP_NORM || v->heap == HEAP_BOOST) {
+			if (v->heap == HEAP_NORM || v->heap == HEAP_PIN || v->heap == HEAP_BOOST) {
 				heap_del(s, v);
 				enqueue(s, v);
 			}

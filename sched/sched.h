@@ -179,6 +179,7 @@ struct sched_pcpu {
 	bool resched; /* a wake asked for preemption (tickle) */
 	/* Run queues (policy private). */
 	struct sched_hnode *rq_boost, *rq_norm, *sleepers, *parked;
+	struct sched_hnode *rq_pin; /* credit: queued vCPUs allowed only here (not movable) */
 	struct sched_vcpu *rr_head, *rr_tail;
 	uint32_t nr_queued;  /* RUNNABLE vCPUs queued here (not counting curr) */
 	uint32_t nr_vcpus;   /* vCPUs assigned here */
@@ -256,6 +257,8 @@ struct sched {
 	uint64_t next_acct; /* credit1 profile: next accounting */
 	uint32_t nr_vcpus;
 	sched_cpumask_t kick_pending; /* kicks from calls that return none (set_params...) */
+	sched_cpumask_t idle_mask;    /* credit: pCPUs with no current vCPU and nothing queued */
+	sched_cpumask_t move_mask;    /* credit: pCPUs with movable queued vCPUs (steal sources) */
 	struct sched_dom *doms;	      /* domains with vCPUs inserted */
 	struct sched_dom *rw_list;    /* domains whose weight split changed (policy private) */
 	struct sched_pcpu pcpu[SCHED_MAX_PCPUS];
