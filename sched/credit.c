@@ -112,6 +112,19 @@ static uint64_t bank_ns(const struct sched *s)
 	return s->p.period_ns;
 }
 
+/* The sleeper bank in virtual time: what pCPU's virtual clock advances in one period at its
+ * earning weight W (v counted), the same for every weight. In ns of CPU it is one period's
+ * entitlement, period * w_v / W: a heavier vCPU banks more, so two sleepers that both
+ * reach the bank stand at the same virtual time and the heavier one, whose vtime then
+ * advances more slowly, keeps its lead (a flat period of CPU for every weight put the
+ * lighter one always further back in virtual time). */
+static uint64_t bank_vt(const struct sched *s, const struct sched_vcpu *v)
+{
+	const struct sched_pcpu *pc = &s->pcpu[v->pcpu];
+	uint64_t w = pc->w_active + (v->w_acct ? 0 : ew_of(v));
+	return ns_to_vt(bank_ns(s), w ? w : ew_of(v));
+}
+
 /* Credit in ns: positive is UNDER (owed CPU), negative is OVER (in debt). */
 static int64_t vcredit(const struct sched *s, const struct sched_vcpu *v)
 {
@@ -211,7 +224,7 @@ static void heap_del(struct sched *s, struct sched_vcpu *v)
 static void sleeper_insert(struct sched *s, struct sched_vcpu *v)
 {
 	struct sched_pcpu *pc = &s->pcpu[v->pcpu];
-	v->key = v->vtime + ns_to_vt(bank_ns(s), ew_of(v));
+	v->key = v->vtime + bank_vt(s, v);
 	v->heap = HEAP_SLEEP;
 	if (v->dom->nr_vcpus > 1) {
 		v->flags |= F_MSLEEP;
@@ -370,7 +383,7 @@ static struct sched_vcpu *queue_head(struct sched_pcpu *pc)
 /* At most one bank of credit: raises vtime (and gvt with it) to vclock - bank. */
 static void clamp_bank(struct sched *s, struct sched_vcpu *v)
 {
-	uint64_t floor = s->pcpu[v->pcpu].vclock - ns_to_vt(bank_ns(s), ew_of(v));
+	uint64_t floor = s->pcpu[v->pcpu].vclock - bank_vt(s, v);
 	if ((int64_t)(v->vtime - floor) < 0) {
 		v->gvt += floor - v->vtime;
 		v->vtime = floor;
@@ -921,13 +934,12 @@ static sched_cpumask_t wake_body(struct sched *s, struct sched_vcpu *v, uint64_t
 	struct sched_pcpu *pc = &s->pcpu[target];
 	vclock_advance(s, target, now);
 	if (!c1_mode(s)) {
-		if (v->heap == HEAP_SLEEP) {
-			heap_del(s, v); /* still earning: keeps what it earned (< bank) */
-		} else if (!v->w_acct) {
-			/* Slept past the bank: at most one bank of credit, debt kept. */
-			clamp_bank(s, v);
-		}
+		if (v->heap == HEAP_SLEEP)
+			heap_del(s, v); /* still earning: keeps what it earned */
+		/* At most one bank of credit, debt kept. The bank in virtual time follows the
+		 * earning weight here now, which may have grown since v went to sleep. */
 		activate(s, pc, v);
+		clamp_bank(s, v);
 	}
 	sched_trace_ev(s, target, now, SCHED_EV_WAKE, v, flags);
 	bool b = may_boost(s, v, flags, now);
@@ -956,7 +968,7 @@ static void to_sleeper(struct sched *s, struct sched_vcpu *v)
 	struct sched_pcpu *pc = &s->pcpu[v->pcpu];
 	if (c1_mode(s))
 		return;
-	if (v->w_acct && vcredit(s, v) < (int64_t)bank_ns(s)) {
+	if (v->w_acct && (int64_t)(pc->vclock - v->vtime) < (int64_t)bank_vt(s, v)) {
 		v->seq = s->seq++;
 		sleeper_insert(s, v);
 	} else {
