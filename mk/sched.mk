@@ -25,6 +25,9 @@ UNIT_SRCS_sched_domain := test/unit/test_sched_domain.c $(SCHED_SRCS) $(SCHED_LI
 UNIT_TESTS += sched_boost
 UNIT_SRCS_sched_boost := test/unit/test_sched_boost.c $(SCHED_SRCS) $(SCHED_LIB)
 
+UNIT_TESTS += sched_beyond
+UNIT_SRCS_sched_beyond := test/unit/test_sched_beyond.c $(SCHED_SRCS) $(SCHED_LIB)
+
 $(BUILD)/sliver-bench-decision: test/sim/bench_decision.c $(SCHED_SRCS) $(SCHED_LIB) $(wildcard sched/*.h)
 	@mkdir -p $(dir $@)
 	$(HOSTCC) -std=gnu11 -O2 $(WARN) -Iinclude -I. -o $@ test/sim/bench_decision.c $(SCHED_SRCS) $(SCHED_LIB)

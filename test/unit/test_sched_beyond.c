@@ -1,0 +1,216 @@
+/* Unit tests of the rules added for issue 10 (docs/scheduler.md, invariants 3, 13 and 14):
+ * pinned vCPUs never hide a movable one (stealing and hand-off to an idle pCPU), the
+ * sleeper bank is the same virtual time for every weight, and the idle/movable pCPU
+ * summaries agree with the queues. Seeded random drivers, several seeds each. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "sched/sched.h"
+
+#define US 1000ull
+#define MS 1000000ull
+#define NV 40
+
+static struct sched S;
+static struct sched_dom D[NV];
+static struct sched_vcpu V[NV];
+static uint64_t T[SCHED_MAX_PCPUS]; /* next pick_next of each pCPU */
+static uint64_t Wt[NV];		    /* sleepers: wake time; runners: SCHED_NEVER */
+static uint64_t Rt[NV];		    /* duty vCPUs: when the current burst ends (run time) */
+static uint64_t rng_state;
+
+static uint64_t rnd(uint64_t n)
+{
+	rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
+	return (rng_state >> 33) % n;
+}
+
+/* No queued vCPU may run on a pCPU that idles (no current vCPU), and the summaries
+ * (idle_mask, move_mask) must agree with the queues. */
+static void check_no_idle_with_work(void)
+{
+	for (unsigned q = 0; q < S.nr_pcpus; q++) {
+		bool idle = !S.pcpu[q].curr && !S.pcpu[q].nr_queued;
+		assert_int_equal(!!(S.idle_mask & SCHED_CPU(q)), idle);
+		if (S.pcpu[q].curr)
+			continue;
+		for (unsigned i = 0; i < NV; i++) {
+			if (!V[i].dom || V[i].state != SCHED_VS_RUNNABLE)
+				continue;
+			sched_cpumask_t a = V[i].affinity ? V[i].affinity : ~(sched_cpumask_t)0;
+			if (a & SCHED_CPU(q))
+				fail_msg("pCPU %u idles while d%uv%u (runnable on pCPU %u) may run "
+					 "there",
+					 q, V[i].dom->id, V[i].id, V[i].pcpu);
+		}
+	}
+}
+
+static void kick(sched_cpumask_t m, uint64_t now)
+{
+	for (unsigned p = 0; p < S.nr_pcpus; p++)
+		if (m & SCHED_CPU(p))
+			T[p] = now;
+}
+
+/* Drives pCPUs and duty vCPUs (those with duty[i] != 0: run duty[i] us of CPU, sleep a
+ * random 1..2*duty[i] us) until `end`; after every instant, checks the rule above. */
+static void drive(uint64_t end, const unsigned *duty, unsigned n)
+{
+	uint64_t now = 0;
+	for (;;) {
+		uint64_t t = end;
+		for (unsigned p = 0; p < S.nr_pcpus; p++)
+			t = T[p] < t ? T[p] : t;
+		for (unsigned i = 0; i < n; i++) {
+			if (!duty[i])
+				continue;
+			t = Wt[i] < t ? Wt[i] : t;
+			if (V[i].state == SCHED_VS_RUNNING) {
+				uint64_t done =
+					now + (Rt[i] > V[i].c.run_ns ? Rt[i] - V[i].c.run_ns : 0);
+				t = done < t ? done : t;
+			}
+		}
+		if (t >= end)
+			break;
+		now = t;
+		for (unsigned i = 0; i < n; i++) {
+			if (!duty[i])
+				continue;
+			if (Wt[i] <= now && V[i].state == SCHED_VS_BLOCKED) {
+				Wt[i] = SCHED_NEVER;
+				Rt[i] = V[i].c.run_ns + duty[i] * US;
+				kick(sched_wake(&S, &V[i], now, WAKE_TIMER), now);
+			} else if (V[i].state == SCHED_VS_RUNNING &&
+				   sched_run_ns(&V[i], now) >= Rt[i]) {
+				unsigned p = V[i].pcpu;
+				kick(sched_sleep(&S, &V[i], now), now);
+				T[p] = now;
+				Wt[i] = now + (1 + rnd(2 * duty[i])) * US;
+			}
+		}
+		for (int round = 0; round < 8; round++) { /* kicks within the same instant */
+			bool any = false;
+			for (unsigned p = 0; p < S.nr_pcpus; p++) {
+				if (T[p] != now)
+					continue;
+				struct sched_pick pk = sched_pick_next(&S, p, now);
+				T[p] = pk.run_until;
+				kick(pk.kick & ~SCHED_CPU(p), now);
+				any = true;
+			}
+			if (!any)
+				break;
+		}
+		check_no_idle_with_work();
+	}
+}
+
+/* The issue's affinity trap, randomized: pCPU 0 carries `pinned` spinners pinned to it,
+ * a few movable spinners and duty vCPUs may run on 0-1 or anywhere, pCPU 1.. have duty
+ * vCPUs pinned to them that leave them idle at random times. A movable vCPU queued behind
+ * the pinned ones must be taken by any allowed pCPU that goes idle (the old code only
+ * looked at the queue root and its first children, and kept running a movable vCPU on a
+ * pCPU with a pinned queue while another allowed pCPU idled). */
+static void test_no_idle_pcpu_while_movable_work_waits(void **st)
+{
+	(void)st;
+	for (uint64_t seed = 1; seed <= 6; seed++) {
+		rng_state = seed;
+		unsigned pcpus = 2 + (unsigned)rnd(3), pinned = 8 + (unsigned)rnd(8), n = 0;
+		unsigned duty[NV] = {0};
+		assert_int_equal(sched_init(&S, pcpus), 0);
+		memset(D, 0, sizeof(D));
+		memset(V, 0, sizeof(V));
+		D[0].id = 1; /* the pinned domain */
+		for (unsigned k = 0; k < pinned; k++, n++) {
+			V[n].dom = &D[0];
+			V[n].id = k;
+			V[n].affinity = SCHED_CPU(0);
+		}
+		for (unsigned i = 0; i < 3; i++, n++) { /* movable: spinners, then a duty one */
+			D[n].id = n + 1;
+			V[n].dom = &D[n];
+			V[n].affinity = rnd(2) ? SCHED_CPU(0) | SCHED_CPU(1) : 0;
+			duty[n] = i == 2 ? 300 + (unsigned)rnd(3000) : 0;
+		}
+		for (unsigned p = 1; p < pcpus; p++, n++) { /* pinned duty vCPUs on 1.. */
+			D[n].id = n + 1;
+			V[n].dom = &D[n];
+			V[n].affinity = SCHED_CPU(p);
+			duty[n] = 200 + (unsigned)rnd(4000);
+		}
+		for (unsigned i = 0; i < n; i++) {
+			assert_int_equal(sched_vcpu_insert(&S, &V[i], 0), 0);
+			Wt[i] = SCHED_NEVER;
+		}
+		/* Everyone starts on pCPU 0's queue: the movable ones behind the pinned ones. */
+		for (unsigned i = 0; i < n; i++) {
+			kick(sched_wake(&S, &V[i], 0, WAKE_NEW), 0);
+			Rt[i] = duty[i] * US;
+		}
+		for (unsigned p = 0; p < pcpus; p++)
+			T[p] = 0;
+		drive(300 * MS, duty, n);
+		/* And the movable vCPUs were moved at all (they all started on pCPU 0). */
+		uint64_t moves = 0;
+		for (unsigned i = pinned; i < pinned + 3; i++)
+			moves += V[i].c.migrations;
+		assert_true(moves > 0);
+	}
+}
+
+/* Invariant 3: the bank is one period of the pCPU's virtual clock, the same virtual time
+ * for every weight: in ns of CPU, period * w / W (W the earning weight with the sleeper
+ * counted, at its wake). Two sleepers of weight 512 and 256 beside a spinner, asleep long
+ * past the bank: the heavy one wakes first (W = 768), the light one then (W = 1024); the
+ * heavy one is not behind the light one in virtual time, so it runs first. The old bank,
+ * one period of CPU for every weight, gave both 50 ms and put the light one twice as far
+ * back in virtual time. */
+static void test_bank_same_virtual_time_for_every_weight(void **st)
+{
+	(void)st;
+	assert_int_equal(sched_init(&S, 1), 0);
+	memset(D, 0, sizeof(D));
+	memset(V, 0, sizeof(V));
+	uint32_t w[3] = {256, 512, 256};
+	for (unsigned i = 0; i < 3; i++) {
+		D[i].id = i + 1;
+		D[i].weight = w[i];
+		V[i].dom = &D[i];
+		V[i].affinity = SCHED_CPU(0);
+		assert_int_equal(sched_vcpu_insert(&S, &V[i], 0), 0);
+		sched_wake(&S, &V[i], 0, WAKE_NEW);
+	}
+	sched_pick_next(&S, 0, 0);
+	for (unsigned i = 1; i < 3; i++)
+		sched_sleep(&S, &V[i], 0);
+	uint64_t t = 2000 * MS;
+	sched_pick_next(&S, 0, t);
+	int64_t c[3], want[3] = {0, (int64_t)(S.p.period_ns * 512 / 768),
+				 (int64_t)(S.p.period_ns * 256 / 1024)};
+	for (unsigned i = 1; i < 3; i++) {
+		sched_wake(&S, &V[i], t, WAKE_NEW);
+		int64_t lag = (int64_t)(S.pcpu[0].vclock - V[i].vtime);
+		c[i] = (int64_t)(((unsigned __int128)lag * V[i].w_acct) >> 32);
+		assert_true(c[i] > want[i] - (int64_t)US && c[i] <= want[i] + (int64_t)US);
+	}
+	assert_true(S.pcpu[0].vclock - V[1].vtime > S.pcpu[0].vclock - V[2].vtime);
+	struct sched_pick pk = sched_pick_next(&S, 0, t + 1);
+	assert_ptr_equal(pk.vcpu, &V[1]);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_no_idle_pcpu_while_movable_work_waits),
+		cmocka_unit_test(test_bank_same_virtual_time_for_every_weight),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
