@@ -329,7 +329,8 @@ int scenario_load(struct sim_cfg *c, const char *path, int noverrides, char **ov
 	    get_double(h, what, "expect.rel_tol_pct", &c->exp_rel_tol_pct) ||
 	    get_double(h, what, "expect.gain_max", &c->exp_gain_max) ||
 	    get_double(h, what, "expect.migrations_max", &c->exp_migrations_max) ||
-	    get_double(h, what, "expect.ping_p99_min_us", &c->exp_ping_p99_min_us))
+	    get_double(h, what, "expect.ping_p99_min_us", &c->exp_ping_p99_min_us) ||
+	    get_double(h, what, "expect.wall_bound", &c->exp_wall_bound))
 		return -1;
 	for (unsigned i = 0; i < c->ndoms; i++) {
 		struct sim_dom *d = &c->doms[i];

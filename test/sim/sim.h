@@ -41,8 +41,9 @@ struct sim_dom {
 	uint64_t atk_period_ns, atk_lead_ns, atk_after_ns; /* asleep [kP-lead, kP+after) */
 	struct sched_dom sd;
 	struct samples ping;
-	double demand; /* CPU (fraction of one pCPU) it would use if never delayed */
-	double entitled;
+	double demand;	 /* CPU (fraction of one pCPU) it would use if never delayed */
+	double entitled; /* the ideal (ideal.c), in pCPUs */
+	double bound;	 /* lowest share accepted with expect.wall_bound (README.md) */
 };
 
 struct sim_vcpu {
@@ -93,6 +94,7 @@ struct sim_cfg {
 		exp_rel_tol_pct, exp_gain_max, exp_lat_p99_us;
 	double exp_migrations_max;  /* per vCPU over the run (no ping-pong) */
 	double exp_ping_p99_min_us; /* lower bound (the credit1 reproduction check) */
+	double exp_wall_bound;	    /* != 0: wall-clock duty shares checked against `bound` */
 };
 
 /* scenario.c */
@@ -105,7 +107,8 @@ struct stat_summary {
 	double min, avg, p50, p99, p999, max, mdev; /* microseconds */
 };
 void samples_summary(struct samples *s, struct stat_summary *out);
-void entitlement(struct sim_cfg *c);
+double sim_vcpu_demand(const struct sim_cfg *c, const struct sim_dom *d, unsigned idx);
+int entitlement(struct sim_cfg *c); /* fills demand, entitled, bound; -1 on failure */
 
 /* sim.c */
 struct sim_result {
