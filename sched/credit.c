@@ -1168,15 +1168,21 @@ static sched_cpumask_t balance_push(struct sched *s, unsigned p, struct sched_vc
 				    struct sched_vcpu *prev, uint64_t now)
 {
 	struct sched_pcpu *pc = &s->pcpu[p];
-	if (c1_mode(s) || !s->p.balance_gap_ns || s->nr_pcpus < 2 ||
-	    next->prio == SCHED_PRI_BOOST || !pc->rq_norm)
+	if (c1_mode(s) || !s->p.balance_gap_ns || s->nr_pcpus < 2 || !pc->rq_norm)
 		return 0;
 	struct sched_vcpu *c = hn_min(pc->rq_norm);
 	if (prev && prev->heap == HEAP_NORM && prev->pcpu == p &&
 	    (now < c->bal_hold || (int64_t)(prev->gvt - c->gvt) > 0))
 		c = prev;
-	if (now < c->bal_hold)
+	if (now < c->bal_hold || now < pc->bal_next)
 		return 0;
+	/* One pass over the pCPUs at most every quarter of the gap: a gap builds up over
+	 * gap / (share difference) ns, so this only delays a move by a fraction of that,
+	 * and keeps the scan off the per-decision cost at any number of pCPUs. */
+	pc->bal_next = now + s->p.balance_gap_ns / 4;
+	/* A boosted `next` is no measure of p's service: compare with the candidate. */
+	if (next->prio == SCHED_PRI_BOOST)
+		next = c;
 	sched_cpumask_t aff = sched_affinity(s, c) & ~SCHED_CPU(p);
 	uint64_t gap = ns_to_vt(s->p.balance_gap_ns, ew_of(next));
 	int best = -1;

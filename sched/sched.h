@@ -189,6 +189,7 @@ struct sched_pcpu {
 	uint64_t vclock_last;
 	uint64_t w_active; /* sum of w_acct of the vCPUs earning credit on this pCPU */
 	uint64_t armed;	   /* run_until returned by its last pick_next */
+	uint64_t bal_next; /* credit: no balancing scan from here before this time */
 	uint64_t idle_ns;
 	uint64_t picks;
 	struct sched_trace trace;
