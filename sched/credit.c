@@ -35,6 +35,7 @@
 #define VT_CHUNK       ((uint64_t)1 << 36) /* ns per step of the exact divisions */
 #define VCLOCK_BASE    ((uint64_t)1 << 62) /* keeps vtime - lag from wrapping below 0 */
 #define KEY_PRIO_SHIFT 60
+#define BAL_WINDOW     8 /* pCPUs one balancing look examines */
 
 enum { HEAP_NONE = 0, HEAP_BOOST, HEAP_NORM, HEAP_SLEEP, HEAP_PARK, HEAP_PIN };
 enum { F_YIELD = 1, F_C1_ACTIVE = 2, F_MOVE = 4, F_C1_PARK = 8, F_MSLEEP = 16 };
@@ -121,8 +122,8 @@ static uint64_t bank_ns(const struct sched *s)
 static uint64_t bank_vt(const struct sched *s, const struct sched_vcpu *v)
 {
 	const struct sched_pcpu *pc = &s->pcpu[v->pcpu];
-	uint64_t w = pc->w_active + (v->w_acct ? 0 : ew_of(v));
-	return ns_to_vt(bank_ns(s), w ? w : ew_of(v));
+	uint64_t w = pc->w_active + (v->w_acct ? 0 : ew_of(v)), rem = 0;
+	return vt_add(0, bank_ns(s), w ? w : ew_of(v), &rem); /* W may exceed 2^32 */
 }
 
 /* Credit in ns: positive is UNDER (owed CPU), negative is OVER (in debt). */
@@ -1176,17 +1177,26 @@ static sched_cpumask_t balance_push(struct sched *s, unsigned p, struct sched_vc
 		c = prev;
 	if (now < c->bal_hold || now < pc->bal_next)
 		return 0;
-	/* One pass over the pCPUs at most every quarter of the gap: a gap builds up over
-	 * gap / (share difference) ns, so this only delays a move by a fraction of that,
-	 * and keeps the scan off the per-decision cost at any number of pCPUs. */
-	pc->bal_next = now + s->p.balance_gap_ns / 4;
+	/* Each look covers BAL_WINDOW pCPUs (beyond that many, the next ones, rotating) and
+	 * looks are spaced so that a whole sweep takes half of the gap: a gap builds
+	 * up over gap / (share difference) ns, so a move is delayed by a fraction of that,
+	 * and a decision never costs more than BAL_WINDOW pCPUs' worth, at any number. */
+	unsigned first = 0, span = s->nr_pcpus;
+	unsigned sweeps = (span + BAL_WINDOW - 1) / BAL_WINDOW;
+	pc->bal_next = now + s->p.balance_gap_ns / 2 / sweeps;
+	if (span > BAL_WINDOW) {
+		first = pc->bal_cursor % span;
+		pc->bal_cursor = (uint8_t)((first + BAL_WINDOW) % span);
+		span = BAL_WINDOW;
+	}
 	/* A boosted `next` is no measure of p's service: compare with the candidate. */
 	if (next->prio == SCHED_PRI_BOOST)
 		next = c;
 	sched_cpumask_t aff = sched_affinity(s, c) & ~SCHED_CPU(p);
 	uint64_t gap = ns_to_vt(s->p.balance_gap_ns, ew_of(next));
 	int best = -1;
-	for (unsigned q = 0; aff && q < s->nr_pcpus; q++) {
+	for (unsigned i = 0; aff && i < span; i++) {
+		unsigned q = (first + i) % s->nr_pcpus;
 		struct sched_pcpu *qc = &s->pcpu[q];
 		struct sched_vcpu *t = qc->curr;
 		if (!(aff & SCHED_CPU(q)) || !t || t->state != SCHED_VS_RUNNING)

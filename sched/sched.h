@@ -187,9 +187,10 @@ struct sched_pcpu {
 	uint64_t vclock;     /* credit: virtual clock, weighted ns */
 	uint64_t vclock_rem; /* remainder of its division */
 	uint64_t vclock_last;
-	uint64_t w_active; /* sum of w_acct of the vCPUs earning credit on this pCPU */
-	uint64_t armed;	   /* run_until returned by its last pick_next */
-	uint64_t bal_next; /* credit: no balancing scan from here before this time */
+	uint64_t w_active;  /* sum of w_acct of the vCPUs earning credit on this pCPU */
+	uint64_t armed;	    /* run_until returned by its last pick_next */
+	uint64_t bal_next;  /* credit: no balancing look from here before this time */
+	uint8_t bal_cursor; /* credit: first pCPU of the next balancing look */
 	uint64_t idle_ns;
 	uint64_t picks;
 	struct sched_trace trace;
