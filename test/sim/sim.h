@@ -8,8 +8,7 @@
 
 #include "sched/sched.h"
 
-#define SIM_MAX_DOMS  64
-#define SIM_MAX_VCPUS 2048
+#define SIM_MAX_DOMS  1024
 #define SIM_LINE      4096
 
 enum guest_kind { G_SPINNER, G_ECHO, G_IDLE, G_SERVICE, G_HOSTILE };
@@ -73,6 +72,8 @@ struct sim_vcpu {
 	uint64_t woke_at;
 	uint64_t hold_until; /* sleep-acct attacker: asleep until */
 	struct samples lat;
+	uint64_t stuck; /* invariant samples it waited while an allowed pCPU idled or ran a
+			 * vCPU of a domain further ahead of its ideal (README.md) */
 };
 
 struct sim_cfg {
@@ -95,6 +96,11 @@ struct sim_cfg {
 	double exp_migrations_max;  /* per vCPU over the run (no ping-pong) */
 	double exp_ping_p99_min_us; /* lower bound (the credit1 reproduction check) */
 	double exp_wall_bound;	    /* != 0: wall-clock duty shares checked against `bound` */
+	double exp_echo_lat_p99_us; /* wake-to-run p99 of echo vCPUs within their share */
+	double exp_stuck_pct;	    /* max % of the run a migratable vCPU waits needlessly */
+	uint64_t inv_ns;	    /* sim.inv_us: invariant sample period, 0 = off */
+	uint64_t inv_margin_ns;	    /* sim.inv_margin_us: "ahead of its ideal" by more */
+	uint64_t inv_tau_ns;	    /* sim.inv_tau_ms: memory of "ahead" */
 };
 
 /* scenario.c */
@@ -112,7 +118,7 @@ int entitlement(struct sim_cfg *c); /* fills demand, entitled, bound; -1 on fail
 
 /* sim.c */
 struct sim_result {
-	uint64_t events, switches;
+	uint64_t events, switches, inv_samples, inv_idle;
 	double wall_s;
 };
 int sim_run(struct sim_cfg *c, struct sched *s, struct sim_result *res);
