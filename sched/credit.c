@@ -38,7 +38,7 @@
 #define BAL_WINDOW     8 /* pCPUs one balancing look examines */
 
 enum { HEAP_NONE = 0, HEAP_BOOST, HEAP_NORM, HEAP_SLEEP, HEAP_PARK, HEAP_PIN };
-enum { F_YIELD = 1, F_C1_ACTIVE = 2, F_MOVE = 4, F_C1_PARK = 8, F_MSLEEP = 16 };
+enum { F_YIELD = 1, F_C1_ACTIVE = 2, F_MOVE = 4, F_C1_PARK = 8, F_MSLEEP = 16, F_PULL = 32 };
 
 static bool c1_mode(const struct sched *s)
 {
@@ -139,6 +139,13 @@ static int64_t vcredit(const struct sched *s, const struct sched_vcpu *v)
 	return lag < 0 ? -c : c;
 }
 
+/* The weight that competes for pCPU p now: its earning weight minus its sleepers' (they
+ * earn, but run nothing). What placement and balancing compare between pCPUs. */
+static uint64_t load_of(const struct sched_pcpu *pc)
+{
+	return pc->w_active - pc->w_sleep;
+}
+
 /* Puts d on the list of domains whose split is recomputed at the end of the current call. */
 static void rw_mark(struct sched *s, struct sched_dom *d)
 {
@@ -185,6 +192,10 @@ static void credit_note(struct sched *s, unsigned p)
 		s->move_mask |= b;
 	else
 		s->move_mask &= ~b;
+	if (pc->rq_pin)
+		s->pin_mask |= b;
+	else
+		s->pin_mask &= ~b;
 }
 
 static void heap_del(struct sched *s, struct sched_vcpu *v)
@@ -205,6 +216,7 @@ static void heap_del(struct sched *s, struct sched_vcpu *v)
 		break;
 	case HEAP_SLEEP:
 		hn_remove(&pc->sleepers, &v->hn);
+		pc->w_sleep -= v->w_acct;
 		if (v->flags & F_MSLEEP) {
 			v->flags &= (uint8_t)~F_MSLEEP;
 			pc->nr_msleep--;
@@ -227,6 +239,7 @@ static void sleeper_insert(struct sched *s, struct sched_vcpu *v)
 	struct sched_pcpu *pc = &s->pcpu[v->pcpu];
 	v->key = v->vtime + bank_vt(s, v);
 	v->heap = HEAP_SLEEP;
+	pc->w_sleep += v->w_acct;
 	if (v->dom->nr_vcpus > 1) {
 		v->flags |= F_MSLEEP;
 		pc->nr_msleep++;
@@ -589,12 +602,13 @@ static void reweight(struct sched *s, struct sched_dom *d, uint64_t now)
 		struct sched_pcpu *pc = &s->pcpu[v->pcpu];
 		if (v->state == SCHED_VS_RUNNING)
 			settle_vt(v, now);
+		bool asleep = v->heap == HEAP_SLEEP; /* its bank in vtime changes: re-key */
+		if (asleep)
+			heap_del(s, v);
 		pc->w_active = pc->w_active - v->w_acct + e;
 		v->w_acct = (uint32_t)e;
-		if (v->heap == HEAP_SLEEP) { /* its bank in vtime changed */
-			heap_del(s, v);
+		if (asleep)
 			sleeper_insert(s, v);
-		}
 	}
 }
 
@@ -738,6 +752,7 @@ static void credit_init(struct sched *s)
 		s->pcpu[p].vclock = VCLOCK_BASE;
 	s->idle_mask = sched_all_pcpus(s);
 	s->move_mask = 0;
+	s->pin_mask = 0;
 }
 
 static int credit_vcpu_insert(struct sched *s, struct sched_vcpu *v, uint64_t now)
@@ -872,6 +887,35 @@ static void boost(struct sched *s, struct sched_vcpu *v, uint64_t now)
 	sched_trace_ev(s, v->pcpu, now, SCHED_EV_BOOST, v, vcredit(s, v));
 }
 
+/* Wake placement of a movable vCPU whose pCPU p has pinned vCPUs waiting (its floor: they
+ * can run nowhere else) and no idle pCPU to go to: an allowed pCPU q without pinned
+ * waiters, running a non-boosted vCPU, that v would not make heavier than p is now
+ * (W_q + w_v <= W_p, v counted on p if it earns there) takes it instead, the lightest
+ * such q. The waiters behind p's pinned queue are then only those that must be there.
+ * Sliver profile only; a scan of v's affinity, only in that case. */
+static unsigned off_pinned(struct sched *s, struct sched_vcpu *v, unsigned p)
+{
+	const struct sched_pcpu *pc = &s->pcpu[p];
+	if (c1_mode(s) || !pc->rq_pin)
+		return p;
+	uint64_t wv = ew_of(v), wp = load_of(pc) + (v->heap == HEAP_SLEEP || !v->w_acct ? wv : 0);
+	sched_cpumask_t m = sched_affinity(s, v) & ~SCHED_CPU(p);
+	unsigned best = p;
+	uint64_t best_w = UINT64_MAX;
+	while (m) {
+		unsigned q = (unsigned)__builtin_ctzll(m);
+		m &= m - 1;
+		const struct sched_pcpu *qc = &s->pcpu[q];
+		if (qc->nr_queued || !qc->curr || qc->curr->prio == SCHED_PRI_BOOST)
+			continue;
+		if (load_of(qc) + wv <= wp && load_of(qc) < best_w) {
+			best = q;
+			best_w = load_of(qc);
+		}
+	}
+	return best;
+}
+
 static sched_cpumask_t wake_body(struct sched *s, struct sched_vcpu *v, uint64_t now,
 				 unsigned flags)
 {
@@ -930,6 +974,8 @@ static sched_cpumask_t wake_body(struct sched *s, struct sched_vcpu *v, uint64_t
 			target = (unsigned)idle;
 		else if (!(aff & SCHED_CPU(target)))
 			target = sched_least_loaded(s, aff);
+		else if (!(flags & WAKE_NEW))
+			target = off_pinned(s, v, target);
 	}
 	transfer(s, v, target, now);
 	struct sched_pcpu *pc = &s->pcpu[target];
@@ -1113,6 +1159,18 @@ static struct sched_vcpu *decide_current(struct sched *s, unsigned p, uint64_t n
 		r->kick |= move_away(s, cur, now);
 		return NULL;
 	}
+	if (cur->flags & F_PULL) {
+		/* An idle pCPU asked for it (pull_running): go there if it still idles. */
+		cur->flags &= (uint8_t)~F_PULL;
+		int idle = find_idle(s, sched_affinity(s, cur) & ~SCHED_CPU(p));
+		if (idle >= 0 && pc->nr_queued && cur->prio != SCHED_PRI_BOOST) {
+			cur->state = SCHED_VS_BLOCKED;
+			transfer(s, cur, (unsigned)idle, now);
+			enqueue(s, cur);
+			r->kick |= SCHED_CPU((unsigned)idle);
+			return NULL;
+		}
+	}
 	bool park_now = false, was_boosted = false;
 	if (c1_mode(s)) {
 		park_now = cur->flags & F_C1_PARK;
@@ -1201,12 +1259,13 @@ static sched_cpumask_t balance_push(struct sched *s, unsigned p, struct sched_vc
 		struct sched_vcpu *t = qc->curr;
 		if (!(aff & SCHED_CPU(q)) || !t || t->state != SCHED_VS_RUNNING)
 			continue; /* an idle pCPU steals by itself */
-		if (qc->w_active >= pc->w_active || c->w_acct > pc->w_active - qc->w_active)
+		uint64_t lq = qc->w_active, lp = pc->w_active;
+		if (lq >= lp || c->w_acct > lp - lq)
 			continue;
 		settle_vt(t, now); /* its gvt up to now (a lone vCPU may run for hours) */
 		if ((int64_t)(t->gvt - next->gvt) <= (int64_t)gap)
 			continue;
-		if (best < 0 || qc->w_active < s->pcpu[best].w_active)
+		if (best < 0 || lq < s->pcpu[best].w_active)
 			best = (int)q;
 	}
 	if (best < 0)
@@ -1216,6 +1275,58 @@ static sched_cpumask_t balance_push(struct sched *s, unsigned p, struct sched_vc
 	c->bal_hold = now + s->p.balance_hold_ns;
 	enqueue(s, c);
 	return SCHED_CPU((unsigned)best);
+}
+
+/* Idle pCPUs for the movable vCPUs queued anywhere (the roots of each pCPU's boost and
+ * movable heaps and their first children), one idle pCPU per vCPU, so that two offers never go to
+ * the same idle pCPU while another stays idle. Only while some pCPU idles and movable work waits.
+ */
+static sched_cpumask_t kick_idle_for_work(struct sched *s)
+{
+	sched_cpumask_t idle = s->idle_mask & sched_all_pcpus(s), kick = 0;
+	sched_cpumask_t m = s->move_mask & sched_all_pcpus(s);
+	while (m && idle) {
+		unsigned q = (unsigned)__builtin_ctzll(m);
+		m &= m - 1;
+		struct sched_hnode *roots[2] = {s->pcpu[q].rq_boost, s->pcpu[q].rq_norm};
+		for (int k = 0; k < 2 && idle; k++) {
+			/* The root and its first children: what a stealing pCPU looks at. */
+			struct sched_hnode *n = roots[k];
+			for (unsigned i = 0; n && idle && i < 64; i++) {
+				sched_cpumask_t a = sched_affinity(s, HN_VCPU(n)) & idle;
+				if (a) {
+					sched_cpumask_t b = a & (0 - a); /* the lowest */
+					kick |= b;
+					idle &= ~b;
+				}
+				n = i ? n->next : roots[k]->child;
+			}
+		}
+	}
+	return kick;
+}
+
+/* p found nothing to run or steal: a movable vCPU running on a pCPU where pinned vCPUs
+ * wait (they can run nowhere else) and allowed on p is asked to come (F_PULL, its pCPU
+ * kicked; it moves at that pCPU's next decision if p still idles). Without this, p idles
+ * until that vCPU's slice ends while the pinned ones wait. Sliver profile only. */
+static sched_cpumask_t pull_running(struct sched *s, unsigned p)
+{
+	if (c1_mode(s))
+		return 0;
+	sched_cpumask_t m = s->pin_mask & ~SCHED_CPU(p) & sched_all_pcpus(s);
+	while (m) {
+		unsigned q = (unsigned)__builtin_ctzll(m);
+		m &= m - 1;
+		struct sched_vcpu *t = s->pcpu[q].curr;
+		if (t && t->state == SCHED_VS_RUNNING && t->prio != SCHED_PRI_BOOST &&
+		    sched_allowed(s, t, p) && !(t->flags & F_PULL)) {
+			t->flags |= F_PULL;
+			s->pcpu[q].resched = true;
+			return SCHED_CPU(q);
+		}
+	}
+	return 0;
 }
 
 /* `next`, just taken off p's queue, is movable and p has other work queued: if an idle pCPU
@@ -1287,6 +1398,8 @@ static struct sched_pick credit_pick_next(struct sched *s, unsigned p, uint64_t 
 	}
 	if (new_slice && next)
 		r.kick |= balance_push(s, p, next, requeued ? cur : NULL, now);
+	if (!next)
+		r.kick |= pull_running(s, p);
 
 	pc->curr = next;
 	credit_note(s, p);
@@ -1334,13 +1447,9 @@ static struct sched_pick credit_pick_next(struct sched *s, unsigned p, uint64_t 
 	if (r.run_until <= now)
 		r.run_until = now + 1;
 	pc->armed = r.run_until;
-	/* Work this pCPU cannot run now and an idle one could: kick that one to steal. */
-	struct sched_vcpu *h = hn_min(pc->rq_boost);
-	for (int k = 0; k < 2; k++, h = hn_min(pc->rq_norm)) {
-		int idle = h ? find_idle(s, sched_affinity(s, h) & ~SCHED_CPU(p)) : -1;
-		if (idle >= 0)
-			r.kick |= SCHED_CPU((unsigned)idle);
-	}
+	/* Work queued anywhere that an idle pCPU could run: kick that one to steal. */
+	if (s->idle_mask && s->move_mask)
+		r.kick |= kick_idle_for_work(s);
 	r.kick &= ~SCHED_CPU(p);
 	return r;
 }
