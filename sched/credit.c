@@ -755,6 +755,21 @@ static void credit_init(struct sched *s)
 	s->pin_mask = 0;
 }
 
+/* A start-up debt below 1/64 of a slice, from a hash of (domain, vCPU): vCPUs inserted together
+ * would otherwise tie in vtime and run in insertion order on every pCPU, so that all the
+ * pCPUs run the same domain at the same time (lockstep round robins: a 15-vCPU domain on
+ * 7 pCPUs then gets its service in one burst per round, not spread). Sliver only. */
+static uint64_t start_offset(const struct sched *s, const struct sched_vcpu *v)
+{
+	if (c1_mode(s))
+		return 0;
+	uint32_t h = (v->dom->id * 0x9e3779b1u) ^ (v->id * 0x85ebca6bu);
+	h ^= h >> 15;
+	h *= 0x2c1b3c6du;
+	h ^= h >> 13;
+	return ns_to_vt(h % (s->p.tslice_ns / 64 + 1), ew_of(v));
+}
+
 static int credit_vcpu_insert(struct sched *s, struct sched_vcpu *v, uint64_t now)
 {
 	struct sched_dom *d = v->dom;
@@ -770,7 +785,7 @@ static int credit_vcpu_insert(struct sched *s, struct sched_vcpu *v, uint64_t no
 	v->prio = SCHED_PRI_UNDER;
 	v->heap = HEAP_NONE;
 	v->flags = 0;
-	v->vtime = s->pcpu[p].vclock;
+	v->vtime = s->pcpu[p].vclock + start_offset(s, v);
 	v->gvt = v->vtime;
 	v->vrem = 0;
 	v->bvt = v->vtime;
