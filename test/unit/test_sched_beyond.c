@@ -206,11 +206,97 @@ static void test_bank_same_virtual_time_for_every_weight(void **st)
 	assert_ptr_equal(pk.vcpu, &V[1]);
 }
 
+/* vCPUs inserted together start a hashed fraction of a slice apart in vtime: without it
+ * they tie and every pCPU runs them in insertion order, so that all pCPUs run the same
+ * domain at once and a multi-vCPU domain gets its service in one burst per round (the old
+ * code: the same domain on all 4 pCPUs at every sample). */
+static void test_no_lockstep_between_pcpus(void **st)
+{
+	(void)st;
+	unsigned duty[NV] = {0};
+	assert_int_equal(sched_init(&S, 4), 0);
+	memset(D, 0, sizeof(D));
+	memset(V, 0, sizeof(V));
+	for (unsigned i = 0; i < 32; i++) {
+		D[i / 8].id = i / 8 + 1;
+		V[i].dom = &D[i / 8];
+		V[i].id = i % 8;
+		assert_int_equal(sched_vcpu_insert(&S, &V[i], 0), 0);
+		Wt[i] = SCHED_NEVER;
+	}
+	for (unsigned i = 0; i < 32; i++)
+		kick(sched_wake(&S, &V[i], 0, WAKE_NEW), 0);
+	for (unsigned p = 0; p < 4; p++)
+		T[p] = 0;
+	unsigned same = 0, samples = 0;
+	for (uint64_t t = 10 * MS; t <= 300 * MS; t += MS + 37 * US, samples++) {
+		drive(t, duty, 32);
+		unsigned id = S.pcpu[0].curr ? S.pcpu[0].curr->dom->id : 0, all = 1;
+		for (unsigned p = 1; p < 4; p++)
+			all &= S.pcpu[p].curr && S.pcpu[p].curr->dom->id == id;
+		same += all;
+	}
+	/* Independent orders: all four on one of 4 domains about 1/64 of the time. */
+	assert_true(same * 10 < samples);
+	for (unsigned d = 0; d < 4; d++) /* and the domains still share equally */
+		assert_true(D[d].c.run_ns > 260 * MS && D[d].c.run_ns < 340 * MS);
+}
+
+/* The trap's rules, step by step. pCPU 0: four spinners pinned to it; a movable vCPU M
+ * runs there. pCPU 1 goes idle: it pulls M (M's pCPU is kicked, M moves at its next
+ * decision, pCPU 1 runs it). Then M's neighbour E (movable, last on pCPU 0, blocked) wakes
+ * with M running alone on pCPU 1: E goes there, beside the lone runner, not behind the
+ * pinned queue (no heavier than pCPU 0: 256 + 256 <= 256 + 256). */
+static void test_pinned_queue_pull_and_wake_placement(void **st)
+{
+	(void)st;
+	assert_int_equal(sched_init(&S, 2), 0);
+	memset(D, 0, sizeof(D));
+	memset(V, 0, sizeof(V));
+	D[0].id = 1; /* the pinned domain, four vCPUs */
+	for (unsigned k = 0; k < 4; k++) {
+		V[k].dom = &D[0];
+		V[k].id = k;
+		V[k].affinity = SCHED_CPU(0);
+	}
+	D[1].id = 2; /* M */
+	V[4].dom = &D[1];
+	V[4].affinity = SCHED_CPU(0);
+	D[2].id = 3; /* E */
+	V[5].dom = &D[2];
+	V[5].affinity = SCHED_CPU(0);
+	for (unsigned i = 0; i < 6; i++)
+		assert_int_equal(sched_vcpu_insert(&S, &V[i], 0), 0);
+	for (unsigned i = 0; i < 6; i++)
+		sched_wake(&S, &V[i], 0, WAKE_NEW);
+	uint64_t t = 0;
+	while (sched_pick_next(&S, 0, t).vcpu != &V[4])
+		t += MS;
+	sched_sleep(&S, &V[5], t);	     /* E blocks on pCPU 0 */
+	sched_set_affinity(&S, &V[4], 0, t); /* now both may run anywhere */
+	sched_set_affinity(&S, &V[5], 0, t);
+	struct sched_pick pk = sched_pick_next(&S, 1, t);
+	assert_null(pk.vcpu);
+	assert_true(pk.kick & SCHED_CPU(0)); /* pull M */
+	pk = sched_pick_next(&S, 0, t);
+	assert_ptr_not_equal(pk.vcpu, &V[4]);
+	assert_int_equal(V[4].pcpu, 1);
+	assert_true(pk.kick & SCHED_CPU(1));
+	assert_ptr_equal(sched_pick_next(&S, 1, t).vcpu, &V[4]);
+	assert_int_equal(V[4].c.boosts, 0); /* moving is not an event */
+	/* E wakes: pCPU 0 has pinned vCPUs waiting, pCPU 1 runs M alone. */
+	sched_cpumask_t k = sched_wake(&S, &V[5], t + MS, WAKE_EVENT);
+	assert_int_equal(V[5].pcpu, 1);
+	assert_true(k & SCHED_CPU(1));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_no_idle_pcpu_while_movable_work_waits),
 		cmocka_unit_test(test_bank_same_virtual_time_for_every_weight),
+		cmocka_unit_test(test_no_lockstep_between_pcpus),
+		cmocka_unit_test(test_pinned_queue_pull_and_wake_placement),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
