@@ -8,8 +8,8 @@
 
 #include "sched/sched.h"
 
-#define SIM_MAX_DOMS  1024
-#define SIM_LINE      4096
+#define SIM_MAX_DOMS 1024
+#define SIM_LINE     4096
 
 enum guest_kind { G_SPINNER, G_ECHO, G_IDLE, G_SERVICE, G_HOSTILE };
 enum attack { ATK_NONE, ATK_SLEEP_ACCT, ATK_YIELD95, ATK_SELF_WAKE };
@@ -43,6 +43,7 @@ struct sim_dom {
 	double demand;	 /* CPU (fraction of one pCPU) it would use if never delayed */
 	double entitled; /* the ideal (ideal.c), in pCPUs */
 	double bound;	 /* lowest share accepted with expect.wall_bound (README.md) */
+	double upper;	 /* highest share accepted with expect.wall_bound */
 };
 
 struct sim_vcpu {
@@ -115,6 +116,10 @@ struct stat_summary {
 void samples_summary(struct samples *s, struct stat_summary *out);
 double sim_vcpu_demand(const struct sim_cfg *c, const struct sim_dom *d, unsigned idx);
 int entitlement(struct sim_cfg *c); /* fills demand, entitled, bound; -1 on failure */
+
+/* gen.c: the random-scenario property test (README.md); `run` is the single-scenario
+ * main (argv[1] = scenario file, argv[2..] overrides). */
+int gen_main(int argc, char **argv, int (*run)(int argc, char **argv));
 
 /* sim.c */
 struct sim_result {

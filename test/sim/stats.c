@@ -95,9 +95,19 @@ static bool is_wall_duty(const struct sim_dom *d)
 	return d->kind == G_ECHO && d->spin_ns && d->duty_wall;
 }
 
+/* A vCPU that wakes on events or timers: it asks for a latency slice whenever it wakes, so
+ * it may preempt a wall-clock duty guest in its window. */
+static bool wakes(const struct sim_cfg *c, const struct sim_dom *d)
+{
+	if (d->kind == G_ECHO || d->kind == G_SERVICE)
+		return d->spin_ns || c->ping_dom == d->id;
+	return d->kind == G_HOSTILE && (d->attack == ATK_SELF_WAKE || d->attack == ATK_SLEEP_ACCT);
+}
+
 /* One solve: the groups are (vCPU 0, the others) of each domain; `wall_busy` counts every
- * wall-clock duty vCPU as a spinner (all their windows open at once). */
-static int solve(const struct sim_cfg *c, bool wall_busy, double *out)
+ * wall-clock duty vCPU as a spinner (all their windows open at once); `lim`, when given,
+ * caps each domain (pCPUs, 0 = its own cap). */
+static int solve(const struct sim_cfg *c, bool wall_busy, const double *lim, double *out)
 {
 	static double w[SIM_MAX_DOMS], cap[SIM_MAX_DOMS];
 	static struct ideal_group g[2 * SIM_MAX_DOMS];
@@ -106,6 +116,8 @@ static int solve(const struct sim_cfg *c, bool wall_busy, double *out)
 		const struct sim_dom *d = &c->doms[i];
 		w[i] = d->weight;
 		cap[i] = d->cap / 100.0;
+		if (lim && lim[i] > 0 && (cap[i] == 0 || lim[i] < cap[i]))
+			cap[i] = lim[i];
 		bool busy = wall_busy && is_wall_duty(d);
 		g[ng++] = (struct ideal_group){i, d->pin, busy ? 1 : sim_vcpu_demand(c, d, 0), 1};
 		if (d->nvcpus > 1)
@@ -115,14 +127,17 @@ static int solve(const struct sim_cfg *c, bool wall_busy, double *out)
 	return ideal_solve(c->pcpus, c->ndoms, w, cap, ng, g, out);
 }
 
-/* entitled: the ideal. bound: the lowest share the checks accept (expect.wall_bound=1) for
- * a wall-clock duty domain whose windows can collide with another wall-clock duty vCPU on a
- * pCPU (README.md): min(ideal, g * mean demand of its vCPUs), g its ideal with every window
- * open at once; every other domain's bound is its ideal. */
+/* entitled: the ideal. With expect.wall_bound=1 the checks accept [bound, upper] (README.md):
+ * a wall-clock duty domain whose window can be cut by another waking vCPU (another domain
+ * that wakes on events or timers on a shared pCPU, or a sibling vCPU) may get as little as
+ * bound = min(ideal, g * mean demand of its vCPUs), g its ideal with every wall-clock window
+ * open at once; what it leaves goes to the others, so each other domain may get up to its
+ * ideal recomputed with those domains held to their bound (upper), and as little as the
+ * lower of the two ideals. */
 int entitlement(struct sim_cfg *c)
 {
-	static double e[SIM_MAX_DOMS], gb[SIM_MAX_DOMS];
-	if (solve(c, false, e))
+	static double e[SIM_MAX_DOMS], gb[SIM_MAX_DOMS], lim[SIM_MAX_DOMS], e2[SIM_MAX_DOMS];
+	if (solve(c, false, NULL, e))
 		return -1;
 	bool any_wall = false;
 	for (unsigned i = 0; i < c->ndoms; i++) {
@@ -132,27 +147,43 @@ int entitlement(struct sim_cfg *c)
 			d->demand += sim_vcpu_demand(c, d, v);
 		d->entitled = e[i];
 		d->bound = e[i];
+		d->upper = e[i];
 		any_wall |= is_wall_duty(d);
 	}
 	if (!any_wall)
 		return 0;
-	if (solve(c, true, gb))
+	if (solve(c, true, NULL, gb))
 		return -1;
 	sched_cpumask_t all = c->pcpus >= 64 ? ~0ull : (1ull << c->pcpus) - 1;
+	bool any_cut = false;
 	for (unsigned i = 0; i < c->ndoms; i++) {
 		struct sim_dom *d = &c->doms[i];
+		lim[i] = 0;
 		if (!is_wall_duty(d))
 			continue;
 		sched_cpumask_t m = d->pin ? d->pin : all;
-		bool collide = d->nvcpus > 1; /* its own vCPUs' windows */
-		for (unsigned j = 0; j < c->ndoms && !collide; j++) {
+		bool cut = d->nvcpus > 1; /* its own vCPUs' windows */
+		for (unsigned j = 0; j < c->ndoms && !cut; j++) {
 			const struct sim_dom *o = &c->doms[j];
-			collide = j != i && is_wall_duty(o) && ((o->pin ? o->pin : all) & m);
+			cut = j != i && wakes(c, o) && ((o->pin ? o->pin : all) & m);
 		}
-		if (!collide)
+		if (!cut)
 			continue;
 		double lo = gb[i] * d->demand / d->nvcpus;
 		d->bound = lo < e[i] ? lo : e[i];
+		lim[i] = d->bound > 1e-9 ? d->bound : 1e-9;
+		any_cut = true;
+	}
+	if (!any_cut)
+		return 0;
+	if (solve(c, false, lim, e2))
+		return -1;
+	for (unsigned i = 0; i < c->ndoms; i++) {
+		struct sim_dom *d = &c->doms[i];
+		if (lim[i] > 0)
+			continue;
+		d->upper = e2[i] > e[i] ? e2[i] : e[i];
+		d->bound = e2[i] < e[i] ? e2[i] : e[i];
 	}
 	return 0;
 }

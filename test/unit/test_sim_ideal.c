@@ -305,7 +305,7 @@ static void test_random_vs_closed_form(void **st)
 		} else {
 			for (unsigned p = 0; p < pcpus; p++) {
 				double w[1100], l[1100], o[1100] = {0};
-				unsigned map[1100], k = 0;
+				unsigned map[1100] = {0}, k = 0;
 				for (unsigned d = 0; d < nd; d++)
 					if (home[d] == p) {
 						w[k] = W[d], l[k] = lim[d];
