@@ -3,33 +3,6 @@
  * between busy pCPUs (docs/scheduler.md, invariants 12-14). */
 #include "sched/credit_priv.h"
 
-/* Keeps pCPU p's bits of the idle and movable-work summaries true (credit_balance.c reads
- * them instead of scanning every pCPU). */
-void credit_note(struct sched *s, unsigned p)
-{
-	const struct sched_pcpu *pc = &s->pcpu[p];
-	sched_cpumask_t b = SCHED_CPU(p);
-	if (!pc->curr && !pc->nr_queued)
-		s->idle_mask |= b;
-	else
-		s->idle_mask &= ~b;
-	if (pc->rq_boost || pc->rq_norm)
-		s->move_mask |= b;
-	else
-		s->move_mask &= ~b;
-	if (pc->rq_pin)
-		s->pin_mask |= b;
-	else
-		s->pin_mask &= ~b;
-}
-
-/* An idle pCPU (no current vCPU, nothing queued) of `mask`, or -1. */
-int cr_find_idle(const struct sched *s, sched_cpumask_t mask)
-{
-	mask &= s->idle_mask & sched_all_pcpus(s);
-	return mask ? __builtin_ctzll(mask) : -1;
-}
-
 /* Decides whether v, just queued on its pCPU, must preempt what runs there. */
 sched_cpumask_t cr_tickle(struct sched *s, struct sched_vcpu *v)
 {

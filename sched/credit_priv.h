@@ -74,6 +74,33 @@ static inline uint64_t min_u64(uint64_t a, uint64_t b)
 	return a < b ? a : b;
 }
 
+/* Keeps pCPU p's bits of the idle and movable-work summaries true (credit_balance.c reads
+ * them instead of scanning every pCPU). */
+static inline void credit_note(struct sched *s, unsigned p)
+{
+	const struct sched_pcpu *pc = &s->pcpu[p];
+	sched_cpumask_t b = SCHED_CPU(p);
+	if (!pc->curr && !pc->nr_queued)
+		s->idle_mask |= b;
+	else
+		s->idle_mask &= ~b;
+	if (pc->rq_boost || pc->rq_norm)
+		s->move_mask |= b;
+	else
+		s->move_mask &= ~b;
+	if (pc->rq_pin)
+		s->pin_mask |= b;
+	else
+		s->pin_mask &= ~b;
+}
+
+/* An idle pCPU (no current vCPU, nothing queued) of `mask`, or -1. */
+static inline int cr_find_idle(const struct sched *s, sched_cpumask_t mask)
+{
+	mask &= s->idle_mask & sched_all_pcpus(s);
+	return mask ? __builtin_ctzll(mask) : -1;
+}
+
 /* credit.c: run queues, charging */
 void cr_heap_del(struct sched *s, struct sched_vcpu *v);
 void cr_enqueue(struct sched *s, struct sched_vcpu *v);
@@ -84,7 +111,7 @@ void cr_unboost(struct sched *s, struct sched_vcpu *v, uint64_t now);
 /* credit_vt.c: virtual time, sleepers, the domain split, the boost budget */
 uint64_t cr_vt_add(uint64_t vt, uint64_t ns, uint64_t d, uint64_t *rem);
 uint64_t cr_ns_to_vt(uint64_t ns, uint32_t ew);
-uint64_t cr_bank_vt(const struct sched *s, const struct sched_vcpu *v);
+uint64_t cr_bank_vt(struct sched *s, const struct sched_vcpu *v);
 int64_t cr_vcredit(const struct sched *s, const struct sched_vcpu *v);
 void cr_rw_mark(struct sched *s, struct sched_dom *d);
 void cr_activate(struct sched *s, struct sched_pcpu *pc, struct sched_vcpu *v);
@@ -109,8 +136,6 @@ bool cr_take_lease(struct sched *s, struct sched_vcpu *v, uint64_t now);
 void cr_c1_catch_up(struct sched *s, uint64_t now);
 
 /* credit_balance.c: between pCPUs */
-void credit_note(struct sched *s, unsigned p);
-int cr_find_idle(const struct sched *s, sched_cpumask_t mask);
 sched_cpumask_t cr_tickle(struct sched *s, struct sched_vcpu *v);
 unsigned cr_off_pinned(struct sched *s, struct sched_vcpu *v, unsigned p);
 struct sched_vcpu *cr_steal(struct sched *s, unsigned p, uint64_t now);

@@ -45,11 +45,19 @@ uint64_t cr_ns_to_vt(uint64_t ns, uint32_t ew)
  * reach the bank stand at the same virtual time and the heavier one, whose vtime then
  * advances more slowly, keeps its lead (a flat period of CPU for every weight put the
  * lighter one always further back in virtual time). */
-uint64_t cr_bank_vt(const struct sched *s, const struct sched_vcpu *v)
+uint64_t cr_bank_vt(struct sched *s, const struct sched_vcpu *v)
 {
-	const struct sched_pcpu *pc = &s->pcpu[v->pcpu];
+	struct sched_pcpu *pc = &s->pcpu[v->pcpu];
 	uint64_t w = pc->w_active + (v->w_acct ? 0 : ew_of(v)), rem = 0;
-	return cr_vt_add(0, bank_ns(s), w ? w : ew_of(v), &rem); /* W may exceed 2^32 */
+	if (!w)
+		w = ew_of(v);
+	/* One division per change of W or of the period, not per sleep and wake. */
+	if (w != pc->bank_w || bank_ns(s) != pc->bank_ns) {
+		pc->bank_w = w;
+		pc->bank_ns = bank_ns(s);
+		pc->bank_vt = cr_vt_add(0, bank_ns(s), w, &rem); /* W may exceed 2^32 */
+	}
+	return pc->bank_vt;
 }
 
 /* Credit in ns: positive is UNDER (owed CPU), negative is OVER (in debt). */

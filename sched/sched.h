@@ -192,6 +192,7 @@ struct sched_pcpu {
 	uint64_t armed;	    /* run_until returned by its last pick_next */
 	uint64_t bal_next;  /* credit: no balancing look from here before this time */
 	uint8_t bal_cursor; /* credit: first pCPU of the next balancing look */
+	uint64_t bank_w, bank_ns, bank_vt; /* credit: the bank in vtime, for that W and period */
 	uint64_t idle_ns;
 	uint64_t picks;
 	struct sched_trace trace;
