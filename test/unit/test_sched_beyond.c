@@ -290,6 +290,48 @@ static void test_pinned_queue_pull_and_wake_placement(void **st)
 	assert_true(k & SCHED_CPU(1));
 }
 
+/* Balancing also at a decision whose new vCPU is boosted (an event preempting), compared
+ * with the vCPU that would move: pCPU 0 holds spinners A and B, pCPU 1 spinner C alone
+ * (ahead in service per weight by 5 ms after 20 ms). An event for B preempts A; at that
+ * pick A (descheduled, behind C by more than the gap) moves to the lighter pCPU 1 at once.
+ * The old code looked only at decisions with a non-boosted new vCPU. */
+static void test_balance_at_a_boosted_decision(void **st)
+{
+	(void)st;
+	assert_int_equal(sched_init(&S, 2), 0);
+	assert_int_equal(sched_config(&S, "credit.balance_gap_us", "0", 0), 0);
+	memset(D, 0, sizeof(D));
+	memset(V, 0, sizeof(V));
+	for (unsigned i = 0; i < 3; i++) {
+		D[i].id = i + 1;
+		V[i].dom = &D[i];
+		V[i].affinity = i == 2 ? SCHED_CPU(1) : SCHED_CPU(0);
+		assert_int_equal(sched_vcpu_insert(&S, &V[i], 0), 0);
+		sched_wake(&S, &V[i], 0, WAKE_NEW);
+	}
+	for (unsigned i = 0; i < 3; i++)
+		sched_set_affinity(&S, &V[i], 0, 0); /* placed; now movable */
+	uint64_t t = 0, t1 = 0;
+	while (t < 20 * MS) { /* no balancing yet: C alone on 1, A and B share 0 */
+		struct sched_pick pk = sched_pick_next(&S, 0, t);
+		while (t1 <= t)
+			t1 = sched_pick_next(&S, 1, t1).run_until;
+		t = pk.run_until == SCHED_NEVER ? t + MS : pk.run_until;
+	}
+	assert_int_equal(V[2].pcpu, 1);
+	assert_int_equal(sched_config(&S, "credit.balance_gap_us", "2000", t), 0);
+	sched_take_kicks(&S);
+	struct sched_vcpu *run = S.pcpu[0].curr, *other = run == &V[0] ? &V[1] : &V[0];
+	sched_pick_next(&S, 1, t);
+	sched_wake(&S, other, t, WAKE_EVENT); /* the queued one gets an event: boosted */
+	assert_int_equal(other->prio, SCHED_PRI_BOOST);
+	struct sched_pick pk = sched_pick_next(&S, 0, t);
+	assert_ptr_equal(pk.vcpu, other);
+	assert_int_equal(run->pcpu, 1); /* the preempted one went to the lighter pCPU */
+	assert_true(pk.kick & SCHED_CPU(1));
+	assert_int_equal(run->c.boosts, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -297,6 +339,7 @@ int main(void)
 		cmocka_unit_test(test_bank_same_virtual_time_for_every_weight),
 		cmocka_unit_test(test_no_lockstep_between_pcpus),
 		cmocka_unit_test(test_pinned_queue_pull_and_wake_placement),
+		cmocka_unit_test(test_balance_at_a_boosted_decision),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
