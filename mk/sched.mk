@@ -1,5 +1,6 @@
 # Scheduler (sched/), its unit tests and the discrete-event simulator (test/sim/).
-SCHED_SRCS := sched/sched.c sched/credit.c sched/rr.c
+SCHED_SRCS := sched/sched.c sched/credit.c sched/credit_vt.c sched/credit_cap.c sched/credit_c1.c \
+              sched/credit_balance.c sched/rr.c
 HV_SRCS += $(SCHED_SRCS)
 # What sched/ uses of lib/ (linked once in the hypervisor by mk/platform.mk).
 SCHED_LIB := lib/cmdline.c
@@ -24,6 +25,9 @@ UNIT_SRCS_sched_domain := test/unit/test_sched_domain.c $(SCHED_SRCS) $(SCHED_LI
 
 UNIT_TESTS += sched_boost
 UNIT_SRCS_sched_boost := test/unit/test_sched_boost.c $(SCHED_SRCS) $(SCHED_LIB)
+
+UNIT_TESTS += sched_beyond
+UNIT_SRCS_sched_beyond := test/unit/test_sched_beyond.c $(SCHED_SRCS) $(SCHED_LIB)
 
 $(BUILD)/sliver-bench-decision: test/sim/bench_decision.c $(SCHED_SRCS) $(SCHED_LIB) $(wildcard sched/*.h)
 	@mkdir -p $(dir $@)

@@ -179,6 +179,7 @@ struct sched_pcpu {
 	bool resched; /* a wake asked for preemption (tickle) */
 	/* Run queues (policy private). */
 	struct sched_hnode *rq_boost, *rq_norm, *sleepers, *parked;
+	struct sched_hnode *rq_pin; /* credit: queued vCPUs allowed only here (not movable) */
 	struct sched_vcpu *rr_head, *rr_tail;
 	uint32_t nr_queued;  /* RUNNABLE vCPUs queued here (not counting curr) */
 	uint32_t nr_vcpus;   /* vCPUs assigned here */
@@ -186,8 +187,12 @@ struct sched_pcpu {
 	uint64_t vclock;     /* credit: virtual clock, weighted ns */
 	uint64_t vclock_rem; /* remainder of its division */
 	uint64_t vclock_last;
-	uint64_t w_active; /* sum of w_acct of the vCPUs earning credit on this pCPU */
-	uint64_t armed;	   /* run_until returned by its last pick_next */
+	uint64_t w_active;  /* sum of w_acct of the vCPUs earning credit on this pCPU */
+	uint64_t w_sleep;   /* credit: the part of w_active that is sleepers' */
+	uint64_t armed;	    /* run_until returned by its last pick_next */
+	uint64_t bal_next;  /* credit: no balancing look from here before this time */
+	uint8_t bal_cursor; /* credit: first pCPU of the next balancing look */
+	uint64_t bank_w, bank_ns, bank_vt; /* credit: the bank in vtime, for that W and period */
 	uint64_t idle_ns;
 	uint64_t picks;
 	struct sched_trace trace;
@@ -256,6 +261,9 @@ struct sched {
 	uint64_t next_acct; /* credit1 profile: next accounting */
 	uint32_t nr_vcpus;
 	sched_cpumask_t kick_pending; /* kicks from calls that return none (set_params...) */
+	sched_cpumask_t idle_mask;    /* credit: pCPUs with no current vCPU and nothing queued */
+	sched_cpumask_t move_mask;    /* credit: pCPUs with movable queued vCPUs (steal sources) */
+	sched_cpumask_t pin_mask;     /* credit: pCPUs with pinned vCPUs queued */
 	struct sched_dom *doms;	      /* domains with vCPUs inserted */
 	struct sched_dom *rw_list;    /* domains whose weight split changed (policy private) */
 	struct sched_pcpu pcpu[SCHED_MAX_PCPUS];
