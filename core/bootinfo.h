@@ -9,7 +9,7 @@
 #include "drivers/fb.h"
 
 #define MB2_BOOTLOADER_MAGIC 0x36d76289
-#define BOOT_MAX_MODULES     64
+#define BOOT_MAX_MODULES     1024 /* one per domain: 1 MiB of command lines in .bss */
 #define BOOT_CMDLINE_MAX     1024
 
 struct boot_module {

@@ -388,13 +388,16 @@ static void apply_evt_allow(struct domain *d)
 		printk("sliver: d%u: evt.allow= is longer than 255 characters: ignored\n", d->id);
 		return;
 	}
-	uint64_t allow[SLIVER_NR_PORTS] = {0};
+	/* 4 KiB: static, as domains start one after the other on the BSP (vmm.c). */
+	static struct domset allow[SLIVER_NR_PORTS];
+	memset(allow, 0, sizeof allow);
 	unsigned bad = ev_parse_allow(val, lookup_name, NULL, allow, msg, sizeof msg);
 	if (bad)
 		printk("sliver: d%u: %s: ignored (%u bad item(s) in all)\n", d->id, msg, bad);
 	spin_lock(&d->evlock);
 	for (unsigned p = 0; p < SLIVER_NR_PORTS; p++)
-		d->port[p].allow |= allow[p];
+		for (unsigned i = 0; i < SLIVER_DOMSET_WORDS; i++)
+			d->port[p].allow.w[i] |= allow[p].w[i];
 	spin_unlock(&d->evlock);
 }
 

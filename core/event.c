@@ -3,6 +3,7 @@
  * bound vCPU. HC_EVENT_SEND between domains goes through the rules of core/evpolicy.c. */
 #include "core/evpolicy.h"
 #include "core/vmm.h"
+#include "lib/string.h"
 #include "sliver/errno.h"
 
 int event_raise(struct domain *d, unsigned port, unsigned sender)
@@ -17,9 +18,9 @@ int event_raise(struct domain *d, unsigned port, unsigned sender)
 		p->count++;
 	p->last = sender;
 	if (sender < SLIVER_MAX_DOMS) {
-		p->senders |= EV_BIT(sender);
+		domset_add(&p->senders, sender);
 		if (sender != SLIVER_DOMID_HV)
-			d->signalled_by |= EV_BIT(sender);
+			domset_add(&d->signalled_by, sender);
 	}
 	spin_unlock(&d->evlock);
 	__atomic_fetch_add(&d->events_received, 1, __ATOMIC_RELAXED);
@@ -38,7 +39,7 @@ static void side(const struct domain *d, struct ev_side *s)
 {
 	s->id = d->id;
 	s->service = d->role == SLIVER_ROLE_SERVICE;
-	s->signalled_by = __atomic_load_n(&d->signalled_by, __ATOMIC_RELAXED);
+	s->signalled_by = &d->signalled_by;
 }
 
 int event_send(struct domain *from, uint64_t to, uint64_t port)
@@ -51,7 +52,7 @@ int event_send(struct domain *from, uint64_t to, uint64_t port)
 	struct ev_side f, g;
 	side(from, &f);
 	side(t, &g);
-	if (!ev_may_send(&f, &g, __atomic_load_n(&t->port[port].allow, __ATOMIC_RELAXED))) {
+	if (!ev_may_send(&f, &g, &t->port[port].allow)) {
 		__atomic_fetch_add(&from->events_denied, 1, __ATOMIC_RELAXED);
 		return -SLIVER_EPERM;
 	}
@@ -62,18 +63,16 @@ int event_allow(struct domain *d, uint64_t port, uint64_t dom, bool on)
 {
 	if (port >= SLIVER_NR_PORTS)
 		return -SLIVER_EINVAL;
-	uint64_t bits;
-	if (dom == SLIVER_DOMID_ANY)
-		bits = ~0ull;
-	else if (dom > 0 && dom < SLIVER_MAX_DOMS)
-		bits = EV_BIT(dom);
-	else
+	if (dom != SLIVER_DOMID_ANY && (dom == 0 || dom >= SLIVER_MAX_DOMS))
 		return -SLIVER_EINVAL;
+	struct domset *a = &d->port[port].allow;
 	spin_lock(&d->evlock);
-	if (on)
-		d->port[port].allow |= bits;
+	if (dom == SLIVER_DOMID_ANY)
+		domset_fill(a, on);
+	else if (on)
+		domset_add(a, (unsigned)dom);
 	else
-		d->port[port].allow &= ~bits;
+		domset_del(a, (unsigned)dom);
 	spin_unlock(&d->evlock);
 	return 0;
 }
@@ -101,9 +100,9 @@ int event_recv_info(struct domain *d, unsigned port, struct sliver_event_info *o
 	spin_lock(&d->evlock);
 	out->count = p->count;
 	out->last = p->last;
-	out->senders = p->senders;
+	memcpy(out->senders, p->senders.w, sizeof out->senders);
 	p->count = 0;
-	p->senders = 0;
+	domset_fill(&p->senders, false);
 	spin_unlock(&d->evlock);
 	return out->count ? 0 : -SLIVER_EAGAIN;
 }

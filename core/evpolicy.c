@@ -2,20 +2,21 @@
 #include "lib/cmdline.h"
 #include "lib/fmt.h"
 
-_Static_assert(SLIVER_MAX_DOMS <= 64, "a sender set is one 64-bit word");
+_Static_assert(SLIVER_MAX_DOMS % 64 == 0, "a domain set is whole 64-bit words");
 
-bool ev_may_send(const struct ev_side *from, const struct ev_side *to, uint64_t port_allow)
+bool ev_may_send(const struct ev_side *from, const struct ev_side *to,
+		 const struct domset *port_allow)
 {
 	if (from->service || to->service || from->id == to->id)
 		return true;
-	if (port_allow & EV_BIT(from->id))
+	if (domset_has(port_allow, from->id))
 		return true;
-	return (from->signalled_by & EV_BIT(to->id)) != 0; /* a reply */
+	return domset_has(from->signalled_by, to->id); /* a reply */
 }
 
 /* One item `<port>:<who>`; NULL when good, else why not. */
 static const char *item(const char *s, size_t n, ev_lookup_fn lookup, void *ctx,
-			uint64_t allow[SLIVER_NR_PORTS])
+			struct domset allow[SLIVER_NR_PORTS])
 {
 	size_t colon = 0;
 	while (colon < n && s[colon] != ':')
@@ -28,7 +29,7 @@ static const char *item(const char *s, size_t n, ev_lookup_fn lookup, void *ctx,
 	const char *who = s + colon + 1;
 	size_t wn = n - colon - 1;
 	if (wn == 1 && who[0] == '*') {
-		allow[port] = ~0ull;
+		domset_fill(&allow[port], true);
 		return NULL;
 	}
 	if (wn == 0)
@@ -37,12 +38,12 @@ static const char *item(const char *s, size_t n, ev_lookup_fn lookup, void *ctx,
 		dom = lookup ? lookup(who, wn, ctx) : 0;
 	if (dom == 0 || dom >= SLIVER_MAX_DOMS)
 		return "no such domain";
-	allow[port] |= EV_BIT(dom);
+	domset_add(&allow[port], (unsigned)dom);
 	return NULL;
 }
 
 unsigned ev_parse_allow(const char *val, ev_lookup_fn lookup, void *ctx,
-			uint64_t allow[SLIVER_NR_PORTS], char *msg, size_t len)
+			struct domset allow[SLIVER_NR_PORTS], char *msg, size_t len)
 {
 	unsigned bad = 0;
 	const char *s = val;

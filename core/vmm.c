@@ -216,7 +216,7 @@ void vmm_boot(void)
 
 	if (boot_info.nr_modules)
 		domain_create_loop((unsigned)bootarg_u64("vmm.create_loop"), &boot_info.modules[0]);
-	struct domain *started[SLIVER_MAX_DOMS];
+	static struct domain *started[SLIVER_MAX_DOMS]; /* 8 KiB: not on the stack */
 	for (unsigned i = 0; i < boot_info.nr_modules; i++) {
 		struct domain *d = domain_create(i + 1, &boot_info.modules[i]);
 		if (d)

@@ -9,6 +9,7 @@
 #include "arch/x86_64/spinlock.h"
 #include "arch/x86_64/hv.h"
 #include "core/bootinfo.h"
+#include "core/evpolicy.h"
 #include "core/timer.h"
 #include "lib/hist.h"
 #include "sched/sched.h"
@@ -61,10 +62,10 @@ struct vcpu {
 struct evport {		/* count, last, senders, allow: under the domain's evlock */
 	uint8_t vector; /* 0 = not bound */
 	uint8_t vcpu;
-	uint32_t count;	  /* raises since the last receive: pending when > 0 */
-	uint32_t last;	  /* the last sender */
-	uint64_t senders; /* every sender since the last receive (bit per domain id) */
-	uint64_t allow;	  /* domains allowed to raise it (HC_EVENT_ALLOW, evt.allow=) */
+	uint32_t count;	       /* raises since the last receive: pending when > 0 */
+	uint32_t last;	       /* the last sender */
+	struct domset senders; /* every sender since the last receive */
+	struct domset allow;   /* domains allowed to raise it (HC_EVENT_ALLOW, evt.allow=) */
 };
 
 struct dcon { /* the domain's console: rate limit, drop counts, the emulated COM1 */
@@ -91,8 +92,8 @@ struct domain {
 	sched_cpumask_t pin; /* pin=: the vCPUs' affinity (0: any pCPU) */
 	struct vcpu *vcpu[SLIVER_MAX_VCPUS];
 	struct evport port[SLIVER_NR_PORTS];
-	spinlock_t evlock;     /* the ports' counts and sets, signalled_by */
-	uint64_t signalled_by; /* domains that raised one of our ports: we may reply */
+	spinlock_t evlock;	    /* the ports' counts and sets, signalled_by */
+	struct domset signalled_by; /* domains that raised one of our ports: we may reply */
 	struct dcon con;
 	int exit_code;
 	/* Counters (atomic adds: several vCPUs may count at once). */

@@ -27,17 +27,21 @@
 #define SLIVER_PORT_CONSOLE 3 /* console input is available (service domain)         */
 #define SLIVER_PORT_USER    8 /* first port free for guests' own use                  */
 
-#define SLIVER_DOMID_HV	 0	     /* the hypervisor as an event sender/receiver     */
-#define SLIVER_DOMID_ANY 0xffffffffu /* HC_EVENT_ALLOW: every domain                   */
-#define SLIVER_MAX_DOMS	 64	     /* ids 1..63: a sender set is one 64-bit word     */
+#define SLIVER_DOMID_HV	    0		/* the hypervisor as an event sender/receiver     */
+#define SLIVER_DOMID_ANY    0xffffffffu /* HC_EVENT_ALLOW: every domain                   */
+#define SLIVER_MAX_DOMS	    1024	/* domain ids 1..1023                             */
+#define SLIVER_DOMSET_WORDS (SLIVER_MAX_DOMS / 64) /* a set of domain ids, bit per id */
 
 #define SLIVER_VECTOR_MIN 32 /* vectors below are exceptions                        */
 
-/* HC_EVENT_INFO: what was pending on a port, taken (and cleared) at once. */
+/* HC_EVENT_INFO: what was pending on a port, taken (and cleared) at once. The call
+ * copies as much as the guest's buffer holds: a 16-byte buffer gets the sender set of
+ * ids 0..63 only (the layout of the ABI before 1024 domains). */
 struct sliver_event_info {
-	uint32_t count;	  /* raises since the last receive (saturates at 2^32-1) */
-	uint32_t last;	  /* domain id of the last sender */
-	uint64_t senders; /* bit i: domain i raised it at least once (bit 0: the hypervisor) */
+	uint32_t count; /* raises since the last receive (saturates at 2^32-1) */
+	uint32_t last;	/* domain id of the last sender */
+	/* bit i % 64 of word i / 64: domain i raised it at least once (bit 0: the hypervisor) */
+	uint64_t senders[SLIVER_DOMSET_WORDS];
 };
 
 #endif

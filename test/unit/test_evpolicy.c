@@ -8,8 +8,13 @@
 #include "core/evpolicy.h"
 
 /* The rules of sliver/event.h written out once more, the slow way, as the model. */
-static bool model(unsigned from, bool from_svc, uint64_t from_signalled_by, unsigned to,
-		  bool to_svc, uint64_t allow)
+static bool bit(const struct domset *s, unsigned d)
+{
+	return s->w[d / 64] >> (d % 64) & 1;
+}
+
+static bool model(unsigned from, bool from_svc, const struct domset *from_signalled_by, unsigned to,
+		  bool to_svc, const struct domset *allow)
 {
 	if (from_svc)
 		return true; /* the service domain may signal any port */
@@ -18,10 +23,10 @@ static bool model(unsigned from, bool from_svc, uint64_t from_signalled_by, unsi
 	if (from == to)
 		return true; /* one's own ports */
 	for (unsigned d = 1; d < SLIVER_MAX_DOMS; d++)
-		if (d == from && (allow >> d & 1))
+		if (d == from && bit(allow, d))
 			return true; /* the owner allowed this sender */
 	for (unsigned d = 1; d < SLIVER_MAX_DOMS; d++)
-		if (d == to && (from_signalled_by >> d & 1))
+		if (d == to && bit(from_signalled_by, d))
 			return true; /* a reply to a domain that signalled us */
 	return false;
 }
@@ -35,10 +40,23 @@ static uint64_t rnd(void)
 	return rng;
 }
 
-/* Sparse random sets: most bits clear, so both answers come up often. */
-static uint64_t sparse(void)
+/* Sparse random sets over ids below `span`: most bits clear, so both answers come up
+ * often; bit 0 (the hypervisor) never. */
+static struct domset sparse(unsigned span)
 {
-	return rnd() & rnd() & rnd() & rnd() & ~1ull;
+	struct domset s = {{0}};
+	for (unsigned i = 0; i < span / 16; i++) {
+		unsigned d = 1 + (unsigned)(rnd() % (span - 1));
+		s.w[d / 64] |= 1ull << (d % 64);
+	}
+	return s;
+}
+
+static struct domset one(unsigned d)
+{
+	struct domset s = {{0}};
+	s.w[d / 64] |= 1ull << (d % 64);
+	return s;
 }
 
 static void test_policy_random(void **state)
@@ -46,12 +64,16 @@ static void test_policy_random(void **state)
 	(void)state;
 	unsigned yes = 0, no = 0;
 	for (unsigned i = 0; i < 500000; i++) {
-		struct ev_side f = {1 + (unsigned)(rnd() % 63), rnd() % 16 == 0, sparse()};
-		struct ev_side t = {1 + (unsigned)(rnd() % 63), rnd() % 16 == 0, 0};
-		uint64_t allow = sparse();
-		bool got = ev_may_send(&f, &t, allow);
+		/* Half the cases among 64 ids (dense), half over all 1024 (every word). */
+		unsigned span = i % 2 ? SLIVER_MAX_DOMS : 64;
+		struct domset sig = sparse(span), allow = sparse(span), none = {{0}};
+		if (span == 64)
+			sig.w[0] |= rnd() & rnd() & ~1ull, allow.w[0] |= rnd() & rnd() & ~1ull;
+		struct ev_side f = {1 + (unsigned)(rnd() % (span - 1)), rnd() % 16 == 0, &sig};
+		struct ev_side t = {1 + (unsigned)(rnd() % (span - 1)), rnd() % 16 == 0, &none};
+		bool got = ev_may_send(&f, &t, &allow);
 		assert_int_equal(got,
-				 model(f.id, f.service, f.signalled_by, t.id, t.service, allow));
+				 model(f.id, f.service, f.signalled_by, t.id, t.service, &allow));
 		got ? yes++ : no++;
 	}
 	assert_true(yes > 50000 && no > 50000);
@@ -60,18 +82,25 @@ static void test_policy_random(void **state)
 static void test_policy_cases(void **state)
 {
 	(void)state;
-	struct ev_side a = {3, false, 0}, b = {4, false, 0}, svc = {1, true, 0};
-	assert_false(ev_may_send(&a, &b, 0));		  /* a stranger's port */
-	assert_true(ev_may_send(&a, &b, EV_BIT(3)));	  /* allowed */
-	assert_false(ev_may_send(&a, &b, EV_BIT(5) | 1)); /* another domain allowed */
-	assert_true(ev_may_send(&a, &a, 0));		  /* itself */
-	assert_true(ev_may_send(&a, &svc, 0));		  /* the service domain */
-	assert_true(ev_may_send(&svc, &b, 0));		  /* from the service domain */
-	b.signalled_by = EV_BIT(3);			  /* a signalled b ... */
-	assert_true(ev_may_send(&b, &a, 0));		  /* ... so b may reply */
-	assert_false(ev_may_send(&a, &b, 0));		  /* but not the other way */
-	b.signalled_by = EV_BIT(SLIVER_DOMID_HV);	  /* the hypervisor's pings */
-	assert_false(ev_may_send(&b, &a, 0));		  /* open nothing */
+	struct domset none = {{0}}, s3 = one(3), s5 = one(5), s1000 = one(1000), hv = one(0);
+	struct ev_side a = {3, false, &none}, b = {4, false, &none}, svc = {1, true, &none};
+	struct ev_side far = {1000, false, &none};
+	assert_false(ev_may_send(&a, &b, &none));  /* a stranger's port */
+	assert_true(ev_may_send(&a, &b, &s3));	   /* allowed */
+	assert_false(ev_may_send(&a, &b, &s5));	   /* another domain allowed */
+	assert_true(ev_may_send(&a, &a, &none));   /* itself */
+	assert_true(ev_may_send(&a, &svc, &none)); /* the service domain */
+	assert_true(ev_may_send(&svc, &b, &none)); /* from the service domain */
+	b.signalled_by = &s3;			   /* a signalled b ... */
+	assert_true(ev_may_send(&b, &a, &none));   /* ... so b may reply */
+	assert_false(ev_may_send(&a, &b, &none));  /* but not the other way */
+	b.signalled_by = &hv;			   /* the hypervisor's pings */
+	assert_false(ev_may_send(&b, &a, &none));  /* open nothing */
+	/* Ids past the first word: allowed, replies, and 1000's bit is not 1000 % 64's. */
+	assert_true(ev_may_send(&far, &b, &s1000));
+	assert_false(ev_may_send(&far, &b, &(struct domset){{1ull << (1000 % 64)}}));
+	b.signalled_by = &s1000;
+	assert_true(ev_may_send(&b, &far, &none));
 }
 
 struct names {
@@ -92,24 +121,34 @@ static void test_parse_allow(void **state)
 {
 	(void)state;
 	struct names t = {{"echo", "h-tries", "x1"}, {7, 1, 2}};
-	uint64_t allow[SLIVER_NR_PORTS];
+	static struct domset allow[SLIVER_NR_PORTS];
+	struct domset all;
+	domset_fill(&all, true);
 	char msg[120];
 	memset(allow, 0, sizeof allow);
 	assert_int_equal(ev_parse_allow("1:h-tries,9:7,9:x1,31:*", lookup, &t, allow, msg, 120), 0);
-	assert_true(allow[1] == EV_BIT(1));
-	assert_true(allow[9] == (EV_BIT(7) | EV_BIT(2)));
-	assert_true(allow[31] == ~0ull);
-	assert_true(allow[0] == 0 && allow[8] == 0);
+	struct domset s1 = one(1), s72 = one(7), none = {{0}};
+	s72.w[0] |= 1ull << 2;
+	assert_memory_equal(&allow[1], &s1, sizeof s1);
+	assert_memory_equal(&allow[9], &s72, sizeof s72);
+	assert_memory_equal(&allow[31], &all, sizeof all);
+	assert_memory_equal(&allow[0], &none, sizeof none);
+	assert_memory_equal(&allow[8], &none, sizeof none);
+	memset(allow, 0, sizeof allow);
+	assert_int_equal(ev_parse_allow("2:1023,3:64", lookup, &t, allow, msg, 120), 0);
+	assert_true(domset_has(&allow[2], 1023) && domset_has(&allow[3], 64));
+	assert_false(domset_has(&allow[3], 0) || domset_has(&allow[2], 1023 % 64));
 	memset(allow, 0, sizeof allow);
 	assert_int_equal(ev_parse_allow("1:nosuch,9:echo", lookup, &t, allow, msg, 120), 1);
 	assert_string_equal(msg, "evt.allow item '1:nosuch': no such domain");
-	assert_true(allow[9] == EV_BIT(7)); /* the good item still applies */
+	struct domset s7 = one(7);
+	assert_memory_equal(&allow[9], &s7, sizeof s7); /* the good item still applies */
 	static const char *const bad[] = {"",
 					  "1",
 					  "32:echo",
 					  "x:echo",
 					  "1:",
-					  "1:64",
+					  "1:1024",
 					  "1:0",
 					  ",",
 					  "1:echo,",
@@ -136,15 +175,16 @@ static void test_parse_random(void **state)
 		for (unsigned j = 0; j < n; j++)
 			s[j] = alpha[rnd() % (sizeof alpha - 1)];
 		s[n] = 0;
-		uint64_t allow[SLIVER_NR_PORTS];
+		static struct domset allow[SLIVER_NR_PORTS];
 		char msg[120];
 		memset(allow, 0, sizeof allow);
 		msg[0] = 0;
 		unsigned bad = ev_parse_allow(s, lookup, &t, allow, msg, sizeof msg);
 		if (bad)
 			assert_true(strlen(msg) > 10);
+		/* `*` fills a port's set; otherwise domain 0 (the hypervisor) is never added. */
 		for (unsigned p = 0; p < SLIVER_NR_PORTS; p++)
-			assert_true(allow[p] == ~0ull || !(allow[p] & 1));
+			assert_true(allow[p].w[1] == ~0ull || !domset_has(&allow[p], 0));
 	}
 }
 
