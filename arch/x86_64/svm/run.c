@@ -57,20 +57,22 @@ static void assign_asid(struct svm_vcpu *s)
 static void set_vintr_window(struct svm_vcpu *s, bool on)
 {
 	struct vmcb *vb = s->vmcb;
-	bool was = vb->intercept_misc1 & INTERCEPT_VINTR;
-	if (on == was)
-		return;
-	if (on) {
+	/* #VMEXIT writes V_IRQ back (cleared once the CPU took or dropped it, 15.21.4), so the
+	 * VMCB, not a cached flag, says whether the request is still armed. */
+	bool armed = (vb->vintr & V_IRQ) && (vb->intercept_misc1 & INTERCEPT_VINTR);
+	bool any = (vb->vintr & V_IRQ) || (vb->intercept_misc1 & INTERCEPT_VINTR);
+	if (on && !armed) {
 		/* A virtual interrupt that ignores V_TPR (core/ applies the guest's TPR itself)
-		 * and exits when the guest could take it: RFLAGS.IF and no shadow (15.21.4). */
+		 * and exits when the guest could take it: RFLAGS.IF and no shadow. */
 		vb->vintr = (vb->vintr & ~(0xfull << V_INTR_PRIO_SHIFT)) | V_IRQ | V_IGN_TPR |
 			    (0xfull << V_INTR_PRIO_SHIFT);
 		vb->intercept_misc1 |= INTERCEPT_VINTR;
-	} else {
+		s->dirty |= CLEAN_I | CLEAN_TPR;
+	} else if (!on && any) {
 		vb->vintr &= ~(V_IRQ | V_IGN_TPR);
 		vb->intercept_misc1 &= ~INTERCEPT_VINTR;
+		s->dirty |= CLEAN_I | CLEAN_TPR;
 	}
-	s->dirty |= CLEAN_I | CLEAN_TPR;
 }
 
 static void inject(struct svm_vcpu *s, int vector, struct hv_exit *e)
