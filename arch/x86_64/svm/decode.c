@@ -110,7 +110,6 @@ bool svm_fetch_decode(struct svm_vcpu *s, struct svm_insn *in, const char **why)
 			in->rex_b = c & 1;
 			continue;
 		}
-		in->rex_r = in->rex_b = false; /* a REX not right before the opcode is ignored */
 		if (c == 0xf0)
 			in->lock = true;
 		else if (c == 0xf3 || c == 0xf2)
@@ -118,6 +117,7 @@ bool svm_fetch_decode(struct svm_vcpu *s, struct svm_insn *in, const char **why)
 		else if (c != 0x66 && c != 0x67 && c != 0x2e && c != 0x36 && c != 0x3e &&
 			 c != 0x26 && c != 0x64 && c != 0x65)
 			break;
+		in->rex_r = in->rex_b = false; /* a REX not right before the opcode is ignored */
 	}
 	in->op[0] = c;
 	in->nop = 1;

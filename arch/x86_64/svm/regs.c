@@ -64,7 +64,10 @@ static void update_long_mode(struct svm_vcpu *s)
 {
 	bool lma = (s->cr0 & CR0_PG) && (s->efer & EFER_LME);
 	s->efer = lma ? s->efer | EFER_LMA : s->efer & ~EFER_LMA;
-	s->vmcb->efer = s->efer | EFER_SVME;
+	/* The VMCB holds LME only together with LMA: CR0 writes are intercepted, so the
+	 * hardware never activates long mode by itself, and QEMU's SVM mishandles a guest
+	 * entered with LME=1 and paging off (docs/svm.md). SVME must stay set (15.5.1). */
+	s->vmcb->efer = (s->efer & ~EFER_LME) | (lma ? EFER_LME : 0) | EFER_SVME;
 	s->dirty |= CLEAN_CRX;
 }
 
