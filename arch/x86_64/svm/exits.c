@@ -202,6 +202,8 @@ void svm_decode_exit(struct svm_vcpu *s, struct hv_exit *e)
 {
 	struct vmcb *vb = s->vmcb;
 	uint64_t code = vb->exitcode;
+	if ((uint32_t)code == 0xffffffffu)
+		code = VMEXIT_INVALID; /* QEMU 7.2 stores -1 as a 32-bit value */
 	unsigned i = 0;
 	while (i < NR_EXITS && exit_table[i].code != code)
 		i++;
