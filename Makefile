@@ -3,6 +3,8 @@
 #   UNIT_TESTS    names; UNIT_SRCS_<name> lists the host sources of build/unit/<name>
 #   GUEST_ELFS    guest images copied to /guests/ on every ISO
 #   TEST_TARGETS  make targets run by `make test`; a target passes when it exits 0
+#   SVM_TESTS     the QEMU/SVM twins of the guest e2e tests (mk/e2e.mk); in TEST_TARGETS
+#                 only with SVM_E2E=1
 CROSS    ?=
 CC       := $(CROSS)gcc
 LD       := $(CROSS)ld
@@ -30,8 +32,10 @@ UNIT_TESTS :=
 GUEST_ELFS :=
 TEST_TARGETS :=
 
-include mk/platform.mk
-include $(filter-out mk/platform.mk,$(sort $(wildcard mk/*.mk)))
+# platform.mk first; e2e.mk (the e2e_twin macro) before the fragments that call it. A
+# backend's fragment (mk/vmx.mk, mk/svm.mk) is picked up by the wildcard when it exists.
+include mk/platform.mk mk/e2e.mk
+include $(filter-out mk/platform.mk mk/e2e.mk,$(sort $(wildcard mk/*.mk)))
 
 HV_OBJS := $(patsubst %,$(BUILD)/hv/%.o,$(basename $(HV_SRCS)))
 

@@ -1,6 +1,6 @@
 /* Domains: one per multiboot2 module. Creation parses the module's command line
  * (name= mem=<MiB> vcpus= weight= cap= pin=<cpu list> role=service|guest evt.allow=),
- * checks and loads the ELF into fresh host memory mapped by its own EPT, writes a boot-info
+ * checks and loads the ELF into fresh host memory mapped by its own EPT/NPT, writes a boot-info
  * page per vCPU and inserts the vCPUs into the scheduler. A module that cannot run as
  * written (a bad word, a name over 31 characters or taken, a pin list too long, cap above
  * 100 x vCPUs, a second service domain, no memory) is refused with one line and everything
@@ -121,7 +121,7 @@ static void domain_free_memory(struct domain *d)
 #define DOM_FRAMES ((sizeof(struct domain) + PAGE_SIZE - 1) / PAGE_SIZE)
 
 /* Frees everything a domain that never started holds: its vCPUs (the first `inserted`
- * of them are in the scheduler), EPT, memory and the structure itself. */
+ * of them are in the scheduler), EPT/NPT, memory and the structure itself. */
 static void domain_discard(struct domain *d, unsigned inserted)
 {
 	if (inserted) {

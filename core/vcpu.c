@@ -7,7 +7,10 @@
 #include "drivers/console.h"
 #include "lib/string.h"
 
-static uint16_t next_vpid = 1;
+/* The TLB tag of each new vCPU (VMX: its VPID; SVM: the backend maps it to an ASID),
+ * 1..65535: 0 is the host's. Reuse after a wrap is safe: the backends flush a vCPU's tag
+ * when a pCPU loads it. */
+static uint16_t next_asid = 1;
 
 static void vtimer_fire(struct timer *t, void *arg)
 {
@@ -38,8 +41,11 @@ struct vcpu *vcpu_create(struct domain *d, unsigned id, uint64_t entry)
 		timer_init(&v->vt[c].t, vtimer_fire, &v->vt[c]);
 	}
 	const char *why = "?";
-	v->hv = hv_vcpu_create(d->space, next_vpid++, entry, SLIVER_BOOT_MAGIC,
-			       SLIVER_BOOTINFO_GPA(id), &why);
+	uint16_t asid = next_asid++;
+	if (!next_asid)
+		next_asid = 1;
+	v->hv = hv_vcpu_create(d->space, asid, entry, SLIVER_BOOT_MAGIC, SLIVER_BOOTINFO_GPA(id),
+			       &why);
 	if (!v->hv) {
 		printk("sliver: d%u vCPU %u: %s\n", d->id, id, why);
 		frames_free(pa, frames);

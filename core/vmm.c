@@ -1,6 +1,7 @@
 /* The VMM: vmm_boot builds the domains on the BSP; vmm_cpu_loop is every pCPU's loop:
  * pick the next vCPU through sched/, arm the one-shot timer at run_until, enter the guest
- * (hv_vcpu_run, with the VMX-preemption timer at the same deadline as a backstop), drain
+ * (hv_vcpu_run, with the backend's backstop at the same deadline: the VMX-preemption
+ * timer; SVM needs none, a physical interrupt always exits), drain
  * the host interrupts the exit left pending, handle the exit, repeat until the slice ends,
  * the vCPU blocks or yields, or a kick asks for a new decision.
  * Command line: sched/credit keys (sched/sched.h), run_ms=<emulated ms> (then print the
@@ -287,8 +288,8 @@ static enum exit_action run_vcpu(struct vmm_cpu *pc, struct vcpu *v)
 		uint64_t t0 = rdtsc();
 		hv_vcpu_run(v->hv, dl_tsc, vec, &e);
 		v->guest_tsc += rdtsc() - t0;
-		/* Wake-to-run ends at the first entry after the wake-up, VMCS load, INVEPT and
-		 * FPU restore included (e.entry_tsc, read right before VMLAUNCH/VMRESUME). A
+		/* Wake-to-run ends at the first entry after the wake-up, VMCS/VMCB load, TLB
+		 * flush and FPU restore included (e.entry_tsc, read right before the entry). A
 		 * pick that never reaches an entry keeps wake_ns for the next one; while the
 		 * vCPU is running nothing sets it (vcpu.c). */
 		if (!entered && e.entry_tsc) {

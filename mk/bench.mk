@@ -21,7 +21,7 @@ $(BUILD)/bench/smoke.cfg: test/scenarios/row-035-10.cfg tools/bench-hv.sh
 e2e-bench-row-smoke: $(BUILD)/bench/smoke.cfg all
 	cp $(BUILD)/sliver.elf $(BUILD)/bench/sliver.elf
 	tools/mkiso.sh smoke $< $(BUILD)/bench $(GUEST_ELFS)
-	tools/e2e.sh $@ $(VMX_END) --reject 'crashed|refused' \
+	tools/e2e.sh $@ $(E2E_END) --reject 'crashed|refused' \
 	    --expect '^sliver: ping d4 from pCPU 1 ' --expect '^sliver: guests on pCPU 0-0 only' \
 	    --expect '^ping d4 n=[1-9][0-9]* lost=[0-9]+ .* p99_us=[0-9]{1,4}\.[0-9]+ .* late=[0-9]+$$' \
 	    --expect '^stat d1 .* sched_ms=[1-9]' --expect '^stat d4 .* sched_ms=[1-9]' \

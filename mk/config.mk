@@ -4,9 +4,9 @@
 UNIT_TESTS += evpolicy
 UNIT_SRCS_evpolicy := test/unit/test_evpolicy.c core/evpolicy.c lib/cmdline.c lib/fmt.c
 
-# Every bad word of test/scenarios/badconfig.cfg: one line each, then the good domains run.
-e2e-config-bad: $(BUILD)/badconfig-bios.iso
-	tools/e2e.sh $@ $(VMX_END) --reject 'crashed|tail=cut' \
+# Every bad word of test/scenarios/badconfig.cfg: one line each (counted by the _CHECK),
+# then the good domains run. Both are twins (mk/e2e.mk): Bochs/VMX and QEMU/SVM (-svm).
+e2e-config-bad_EXPECT = $(E2E_END) --reject 'crashed|tail=cut' \
 	    --expect "^sliver: the command line is longer than 1023 characters: the rest was cut" \
 	    --expect "^sliver: bad setting 'run_ms=18446744073709551615': out of range \(0\.\.1000000000\): using the default 0$$" \
 	    --expect "^sliver: bad setting 'ping.interval_us=abc': not a number .*default 10000$$" \
@@ -31,19 +31,15 @@ e2e-config-bad: $(BUILD)/badconfig-bios.iso
 	    --expect '^sliver: d63 i63: 32-bit ELF' --expect '^\(d63\) idle: d63 blocking' \
 	    --expect '^\(d7\) service: d7 shell ready' --expect '^sliver: run_ms reached' \
 	    --expect '^\(d1\) spin iters=[0-9]+ rate=[0-9]{6,}/s' \
-	    --expect '^ping d2 n=[1-9][0-9]+ lost=0 ' \
-	    $(VMX_BOCHS2) $<
-	@n=$$(grep -cE "^sliver: (bad setting|bad scheduler setting|unknown setting|module [0-9]+ .*refused|module [0-9]+: command line|the command line is longer|warning: .* module|d[0-9]+: evt.allow)" build/e2e/$@.log); \
+	    --expect '^ping d2 n=[1-9][0-9]+ lost=0 '
+e2e-config-bad_CHECK = @n=$$(grep -cE "^sliver: (bad setting|bad scheduler setting|unknown setting|module [0-9]+ .*refused|module [0-9]+: command line|the command line is longer|warning: .* module|d[0-9]+: evt.allow)" build/e2e/$@.log); \
 	  [ "$$n" = 21 ] || { echo "e2e $@: $$n configuration lines, expected exactly 21 (one per bad word)"; exit 1; }
+$(eval $(call e2e_twin,e2e-config-bad,$(BUILD)/badconfig-bios.iso,--cpus 2 --timeout 150))
 
 # vmm.create_loop=40: creations from module 1 with each frame allocation failed in turn,
 # every success undone; the free-frame count must come back exactly.
-e2e-config-createloop: $(BUILD)/create-loop-bios.iso
-	tools/e2e.sh $@ $(VMX_END) --reject 'crashed|refused|LEAK' \
+e2e-config-createloop_EXPECT = $(E2E_END) --reject 'crashed|refused|LEAK' \
 	    --expect '^sliver: create loop n=40 allocations=[1-9][0-9]* created=[1-9][0-9]* failed=[1-9][0-9]* frames before=([0-9]+) after=\1$$' \
 	    --expect '^sliver: d1 spin: 32-bit ELF' --expect '^sliver: d2 echo: 32-bit ELF' \
-	    --expect '^\(d1\) spin iters=[0-9]+ rate=[0-9]{6,}/s' --expect '^\(d2\) echo: d2 ready' \
-	    $(VMX_BOCHS2) $<
-
-TEST_TARGETS += e2e-config-bad e2e-config-createloop
-.PHONY: e2e-config-bad e2e-config-createloop
+	    --expect '^\(d1\) spin iters=[0-9]+ rate=[0-9]{6,}/s' --expect '^\(d2\) echo: d2 ready'
+$(eval $(call e2e_twin,e2e-config-createloop,$(BUILD)/create-loop-bios.iso,--cpus 2 --timeout 150))

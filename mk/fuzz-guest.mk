@@ -31,52 +31,51 @@ $(BUILD)/guests/fuzz64.elf: $(FUZZ64_OBJS) guests/fuzz/fuzz64.ld
 # Short seeded run (make test): a 32-bit and a 64-bit fuzzer, 15000 ops each, next to an
 # echo domain (pinged) and a spinner on 2 pCPUs. No FAIL line, both summaries with fail=0,
 # both fuzzers shut down with code 0, nothing crashed, echo and spinner still running.
+# Each is a twin (mk/e2e.mk): Bochs/VMX and QEMU/SVM (-svm).
 FUZZ_BOCHS := -- --emu bochs --cpus 2
-e2e-fuzz: $(BUILD)/fuzz-bios.iso
-	tools/e2e.sh $@ $(VMX_END) --reject 'fuzz: FAIL|crashed|refused' \
-	    --expect '^\(d1\) fuzz: start d1 bits=32 seed=1 ' \
-	    --expect '^\(d2\) fuzz: start d2 bits=64 seed=2 ' \
-	    --expect '^\(d1\) fuzz: summary seed=1 ops=15000 fail=0 hc=[1-9]' \
-	    --expect '^\(d2\) fuzz: summary seed=2 ops=15000 fail=0 hc=[1-9]' \
-	    --expect '^sliver: d1 shutdown code=0$$' --expect '^sliver: d2 shutdown code=0$$' \
-	    --expect '^\(d4\) spin iters=[0-9]+ rate=[0-9]{6,}/s' \
-	    --expect '^stat d3 name=echo state=running' --expect '^stat d4 name=spin state=running' \
-	    --expect '^ping d3 n=[0-9]{3,} lost=' \
-	    $(FUZZ_BOCHS) --timeout 300 $<
+FUZZ_RUN := --cpus 2 --timeout 300
+e2e-fuzz_EXPECT = $(E2E_END) --reject 'fuzz: FAIL|crashed|refused' \
+	--expect '^\(d1\) fuzz: start d1 bits=32 seed=1 ' \
+	--expect '^\(d2\) fuzz: start d2 bits=64 seed=2 ' \
+	--expect '^\(d1\) fuzz: summary seed=1 ops=15000 fail=0 hc=[1-9]' \
+	--expect '^\(d2\) fuzz: summary seed=2 ops=15000 fail=0 hc=[1-9]' \
+	--expect '^sliver: d1 shutdown code=0$$' --expect '^sliver: d2 shutdown code=0$$' \
+	--expect '^\(d4\) spin iters=[0-9]+ rate=[0-9]{6,}/s' \
+	--expect '^stat d3 name=echo state=running' --expect '^stat d4 name=spin state=running' \
+	--expect '^ping d3 n=[0-9]{3,} lost='
+$(eval $(call e2e_twin,e2e-fuzz,$(BUILD)/fuzz-bios.iso,$(FUZZ_RUN)))
 
 # Fatal acts: each fuzzer does 2000 safe ops, then the act named by fatal=; each must
 # crash only its own domain (hltnone: blocks for good), the others run on.
-e2e-fuzz-fatal: $(BUILD)/fuzz-fatal-bios.iso
-	tools/e2e.sh $@ $(VMX_END) --reject 'fuzz: FAIL|still alive|PANIC' \
-	    --expect '^sliver: d1 crashed: string I/O' --expect '^sliver: d2 crashed: string I/O' \
-	    --expect '^sliver: d3 crashed: EPT violation: read at guest-physical 0x4' \
-	    --expect '^sliver: d4 crashed: EPT violation: write at guest-physical 0x4' \
-	    --expect '^sliver: d5 crashed: EPT violation: read at guest-physical 0xfee00030' \
-	    --expect '^sliver: d6 crashed: EPT violation: write at guest-physical 0xfec00000' \
-	    --expect '^\(d7\) fuzz: fatal hltnone now' \
-	    --expect '^sliver: d8 crashed: string I/O' \
-	    --expect '^sliver: d9 crashed: EPT violation: read at guest-physical 0xfee00030' \
-	    --expect '^sliver: d1 memory scrubbed and freed' --expect '^sliver: d9 memory scrubbed and freed' \
-	    --expect '^vcpu d7v0 .* blocked=1 ' \
-	    --expect '^stat d10 name=echo state=running' --expect '^stat d11 name=spin state=running' \
-	    --expect '^ping d10 n=[0-9]{3,} lost=' \
-	    $(FUZZ_BOCHS) --timeout 300 $<
+e2e-fuzz-fatal_EXPECT = $(E2E_END) --reject 'fuzz: FAIL|still alive|PANIC' \
+	--expect '^sliver: d1 crashed: string I/O' --expect '^sliver: d2 crashed: string I/O' \
+	--expect '^sliver: d3 crashed: $(E2E_FAULT): read at guest-physical 0x4' \
+	--expect '^sliver: d4 crashed: $(E2E_FAULT): write at guest-physical 0x4' \
+	--expect '^sliver: d5 crashed: $(E2E_FAULT): read at guest-physical 0xfee00030' \
+	--expect '^sliver: d6 crashed: $(E2E_FAULT): write at guest-physical 0xfec00000' \
+	--expect '^\(d7\) fuzz: fatal hltnone now' \
+	--expect '^sliver: d8 crashed: string I/O' \
+	--expect '^sliver: d9 crashed: $(E2E_FAULT): read at guest-physical 0xfee00030' \
+	--expect '^sliver: d1 memory scrubbed and freed' --expect '^sliver: d9 memory scrubbed and freed' \
+	--expect '^vcpu d7v0 .* blocked=1 ' \
+	--expect '^stat d10 name=echo state=running' --expect '^stat d11 name=spin state=running' \
+	--expect '^ping d10 n=[0-9]{3,} lost='
+$(eval $(call e2e_twin,e2e-fuzz-fatal,$(BUILD)/fuzz-fatal-bios.iso,$(FUZZ_RUN)))
 
 # The classes that found the holes issue 8 listed (guests/fuzz/README.md), each on its own
 # (they are in the default set of e2e-fuzz too): CR8 in its own domain, two SWAPGS domains
 # sharing pCPU 1 (each would see the other's GS bases if they leaked).
-e2e-fuzz-holes: $(BUILD)/fuzz-holes-bios.iso
-	tools/e2e.sh $@ $(VMX_END) --reject 'fuzz: FAIL|crashed|refused' \
-	    --expect '^\(d1\) fuzz: summary seed=11 ops=3000 fail=0 ' \
-	    --expect '^\(d2\) fuzz: summary seed=12 ops=3000 fail=0 ' \
-	    --expect '^\(d3\) fuzz: summary seed=13 ops=3000 fail=0 ' \
-	    --expect '^\(d4\) fuzz: summary seed=14 ops=300 fail=0 ' \
-	    --expect '^\(d5\) fuzz: summary seed=15 ops=300 fail=0 ' \
-	    --expect '^\(d6\) fuzz: summary seed=16 ops=300 fail=0 ' \
-	    --expect '^\(d7\) fuzz: summary seed=17 ops=3000 fail=0 ' \
-	    --expect '^\(d10\) fuzz: summary seed=18 ops=3000 fail=0 ' \
-	    --expect '^stat d9 name=spin state=running' \
-	    $(FUZZ_BOCHS) --timeout 300 $<
+e2e-fuzz-holes_EXPECT = $(E2E_END) --reject 'fuzz: FAIL|crashed|refused' \
+	--expect '^\(d1\) fuzz: summary seed=11 ops=3000 fail=0 ' \
+	--expect '^\(d2\) fuzz: summary seed=12 ops=3000 fail=0 ' \
+	--expect '^\(d3\) fuzz: summary seed=13 ops=3000 fail=0 ' \
+	--expect '^\(d4\) fuzz: summary seed=14 ops=300 fail=0 ' \
+	--expect '^\(d5\) fuzz: summary seed=15 ops=300 fail=0 ' \
+	--expect '^\(d6\) fuzz: summary seed=16 ops=300 fail=0 ' \
+	--expect '^\(d7\) fuzz: summary seed=17 ops=3000 fail=0 ' \
+	--expect '^\(d10\) fuzz: summary seed=18 ops=3000 fail=0 ' \
+	--expect '^stat d9 name=spin state=running'
+$(eval $(call e2e_twin,e2e-fuzz-holes,$(BUILD)/fuzz-holes-bios.iso,$(FUZZ_RUN)))
 
 # Long run: make fuzz SEED=<n> OPS=<ops per fuzzer> [MS=<stop after ms>] [RUN_MS=<run length,
 # default MS+2 s, else OPS/6 ms + 3 s: the 32-bit fuzzer does about 8000 ops per emulated s>]
@@ -91,7 +90,7 @@ CLASSES ?= default
 RUN_MS ?= $(shell echo $$(( $(if $(filter-out 0,$(MS)),$(MS) + 2000,$(OPS) / 6 + 3000) )))
 FUZZ_TIMEOUT ?= 7200
 FUZZ_CMD := multiboot2 /boot/sliver.elf console=com1 run_ms=$(RUN_MS) ping.dom=3 ping.interval_us=2000
-.PHONY: fuzz fuzz-baseline e2e-fuzz e2e-fuzz-fatal e2e-fuzz-holes FORCE
+.PHONY: fuzz fuzz-baseline FORCE
 $(BUILD)/fuzz-long.cfg: FORCE
 	@mkdir -p $(BUILD)
 	printf '%s\n' '$(FUZZ_CMD)' \
@@ -105,15 +104,14 @@ $(BUILD)/fuzz-baseline.cfg: FORCE
 	    'module2 /guests/echo.elf name=echo' 'module2 /guests/spinner.elf name=spin report_ms=10000' >$@
 fuzz: $(BUILD)/fuzz-long.cfg $(BUILD)/sliver.elf $(GUEST_ELFS)
 	tools/mkiso.sh fuzz-long $< $(BUILD) $(GUEST_ELFS)
-	tools/e2e.sh $@ $(VMX_END) --reject 'fuzz: FAIL|crashed|refused' \
+	tools/e2e.sh $@ $(E2E_END) --reject 'fuzz: FAIL|crashed|refused' \
 	    --expect '^\(d1\) fuzz: summary seed=$(SEED) ops=[0-9]+ fail=0 ' \
 	    --expect '^\(d2\) fuzz: summary seed=[0-9]+ ops=[0-9]+ fail=0 ' \
 	    --expect '^stat d3 name=echo state=running' --expect '^stat d4 name=spin state=running' \
 	    $(FUZZ_BOCHS) --timeout $(FUZZ_TIMEOUT) $(BUILD)/fuzz-long-bios.iso
 fuzz-baseline: $(BUILD)/fuzz-baseline.cfg $(BUILD)/sliver.elf $(GUEST_ELFS)
 	tools/mkiso.sh fuzz-baseline $< $(BUILD) $(GUEST_ELFS)
-	tools/e2e.sh $@ $(VMX_END) --reject 'crashed|refused' \
+	tools/e2e.sh $@ $(E2E_END) --reject 'crashed|refused' \
 	    --expect '^stat d3 name=echo state=running' \
 	    $(FUZZ_BOCHS) --timeout $(FUZZ_TIMEOUT) $(BUILD)/fuzz-baseline-bios.iso
 
-TEST_TARGETS += e2e-fuzz e2e-fuzz-fatal e2e-fuzz-holes

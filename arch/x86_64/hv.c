@@ -42,35 +42,42 @@ static void append(char *buf, size_t cap, const char *s)
 	buf[n] = 0;
 }
 
-bool hv_detect(const char **why)
+/* The vendor's own backend first (AuthenticAMD: SVM, anything else: VMX), then the other,
+ * so an unknown vendor (Hygon, an emulator) gets both and a CPU with neither gets both
+ * reasons in why[0..cap) ("vmx: ...; svm: ..."). Each detect checks its own CPUID feature
+ * bit before it touches an MSR, so asking the other vendor's backend is harmless. A NULL
+ * backend (not linked in) is skipped. Apart from CPUID so that it is host-tested
+ * (test/unit/test_hv.c). */
+static const struct hv_backend *choose(bool amd, const struct hv_backend *vmx,
+				       const struct hv_backend *svm, char *why, size_t cap)
 {
-	/* The vendor's own backend first (GenuineIntel: VMX, AuthenticAMD: SVM), then the
-	 * other, so an unknown vendor (Hygon, an emulator) gets both and a CPU with neither
-	 * gets both reasons. Each detect checks its own CPUID feature bit before it touches
-	 * an MSR, so asking the other vendor's backend is harmless. */
-	const struct hv_backend *order[2] = {&vmx_backend, &svm_backend};
-	if (vendor_is("AuthenticAMD")) {
-		order[0] = &svm_backend;
-		order[1] = &vmx_backend;
-	}
-	why_both[0] = 0;
+	const struct hv_backend *order[2] = {amd ? svm : vmx, amd ? vmx : svm};
+	why[0] = 0;
 	for (unsigned i = 0; i < 2; i++) {
 		const struct hv_backend *b = order[i];
 		if (!b)
 			continue;
 		const char *w = "?";
-		if (b->detect(&w)) {
-			be = b;
-			return true;
-		}
-		if (why_both[0])
-			append(why_both, sizeof why_both, "; ");
-		append(why_both, sizeof why_both, b->name);
-		append(why_both, sizeof why_both, ": ");
-		append(why_both, sizeof why_both, w);
+		if (b->detect(&w))
+			return b;
+		if (why[0])
+			append(why, cap, "; ");
+		append(why, cap, b->name);
+		append(why, cap, ": ");
+		append(why, cap, w);
 	}
-	*why = why_both[0] ? why_both : "no virtualization backend for this CPU";
-	return false;
+	if (!why[0])
+		append(why, cap, "no virtualization backend is linked in");
+	return NULL;
+}
+
+bool hv_detect(const char **why)
+{
+	be = choose(vendor_is("AuthenticAMD"), &vmx_backend, &svm_backend, why_both,
+		    sizeof why_both);
+	if (!be)
+		*why = why_both;
+	return be != NULL;
 }
 
 const char *hv_backend_name(void)

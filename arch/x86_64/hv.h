@@ -106,7 +106,11 @@ struct hv_exit {
 struct hv_space; /* a guest-physical address space (EPT or nested page tables) */
 struct hv_vcpu;	 /* backend state of one vCPU */
 
-/* Per-pCPU state a dump shows (hv_read_state). */
+/* The vCPU state a dump shows (hv_read_state; zero where a backend has no such field).
+ * cs_ar, intr_state, activity and idt_vectoring are the backend's raw words, printed as
+ * they are: VMX the VMCS access-rights format, interruptibility, activity state and
+ * IDT-vectoring information; SVM the VMCB segment attributes, interrupt shadow, 0 and
+ * EXITINTINFO. */
 struct hv_state {
 	uint64_t gpr[16];
 	uint64_t rip, rflags, cr0, cr3, cr4, efer, cr0_shadow, cr4_shadow;
@@ -142,7 +146,8 @@ void hv_space_destroy(struct hv_space *s);
 void *hv_space_ptr(struct hv_space *s, uint64_t gpa, uint64_t len);
 
 /* A vCPU in 32-bit protected mode, flat, paging off, at rip with eax/ebx set.
- * asid 1..65535, unique per vCPU (the VPID, or the SVM ASID). NULL on failure (why set). */
+ * asid 1..65535 tags the vCPU's TLB entries (VMX: the VPID; SVM: the backend maps it to
+ * the CPU's ASIDs); core reuses tags after 65535 creations. NULL on failure (why set). */
 struct hv_vcpu *hv_vcpu_create(struct hv_space *s, uint16_t asid, uint64_t rip, uint32_t eax,
 			       uint32_t ebx, const char **why);
 /* The vCPU must not be running; frees its VMCS / VMCB and state. Any pCPU. */
@@ -192,7 +197,7 @@ void hv_dr_set(struct hv_vcpu *v, unsigned dr, uint64_t val);
 /* Test hook: makes the guest state invalid (RFLAGS bit 1 clear, SDM 26.3.1.4) so that the
  * next entry fails, to exercise the entry-failure path. v must be loaded here. */
 void hv_test_break_guest_state(struct hv_vcpu *v);
-/* Counters per raw reason (bounds-checked, "?" outside). */
+/* Name of a dense exit index (core's counters), "unknown" outside the backend's table. */
 const char *hv_exit_reason_name(unsigned reason);
 const char *hv_exit_kind_name(unsigned kind);
 /* VM-instruction error text (SDM 30.4), for entry failures. */

@@ -1,13 +1,20 @@
 /* The 64-bit fuzzer's entry: 32-bit protected mode (as every sliver guest starts) to
  * IA-32e mode (SDM Vol. 3A 10.8.5), identity map of the low 4 GiB with 2 MiB pages (so
  * the fatal acts can reach the LAPIC/IOAPIC windows and GPAs beyond RAM), then the C
- * runtime in rt64.c. The GDT's 0x08/0x10 pair is what SYSCALL loads from STAR. */
+ * runtime in rt64.c. The GDT's 0x08/0x10 pair is what SYSCALL loads from STAR. The
+ * hypercall instruction is picked first (guests/lib/hcinsn.inc). */
+#include "guests/lib/hcinsn.inc"
 	.code32
 	.section .text.entry, "ax"
 	.global _start
 _start:
 	cli
 	cld
+	movl %eax, %esi
+	movl %ebx, %edi
+	HC_PICK
+	movl %esi, %eax
+	movl %edi, %ebx
 	cmpl $0x534c5652, %eax          /* SLIVER_BOOT_MAGIC */
 	jne .Lhang32
 	movl %ebx, %esi                 /* boot info */
@@ -41,7 +48,7 @@ _start:
 .Lhang32:
 	movl $8, %eax                   /* HC_SHUTDOWN(0xdead) */
 	movl $0xdead, %edi
-	vmcall
+	HC_CALL32
 	jmp .Lhang32
 
 	.code64
@@ -57,8 +64,10 @@ _start:
 	call fz64_start
 2:	movq $8, %rax
 	movq $0xdead, %rdi
-	vmcall
+	HC_CALL64
 	jmp 2b
+
+	HC_DEFINE_FLAG
 
 /* 256 interrupt stubs, 16 bytes apart: error code (0 where the CPU pushes none), vector,
  * then fz64_isr_common saves the GPRs and calls fz64_isr(struct fz64_frame *). */

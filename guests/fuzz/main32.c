@@ -2,6 +2,7 @@
  * on every exception vector and on the timer vector. */
 #include <stdarg.h>
 #include "guests/fuzz/fuzz.h"
+#include "guests/lib/hcinsn.h"
 #include "guests/lib/rt.h"
 
 volatile uint32_t fz_timer_fired;
@@ -34,9 +35,9 @@ int64_t fz_hc(uint64_t nr, const uint64_t a[5], bool *regs_ok)
 {
 	uint32_t eax = (uint32_t)nr, edi = (uint32_t)a[0], esi = (uint32_t)a[1];
 	uint32_t edx = (uint32_t)a[2], ecx = (uint32_t)a[3], ebx = (uint32_t)a[4];
-	__asm__ volatile("vmcall"
+	__asm__ volatile(HC_INSN
 			 : "+a"(eax), "+d"(edx), "+D"(edi), "+S"(esi), "+c"(ecx), "+b"(ebx)
-			 :
+			 : HC_FLAG
 			 : "memory", "cc");
 	*regs_ok = edi == (uint32_t)a[0] && esi == (uint32_t)a[1] && ecx == (uint32_t)a[3] &&
 		   ebx == (uint32_t)a[4];

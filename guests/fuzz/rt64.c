@@ -2,6 +2,7 @@
  * hypercalls with the 64-bit convention, the boot-info TSC clock, command line, exit. */
 #include <stdarg.h>
 #include "guests/fuzz/fuzz.h"
+#include "guests/lib/hcinsn.h"
 #include "guests/lib/mulshift.h"
 #include "lib/cmdline.h"
 #include "lib/fmt.h"
@@ -37,10 +38,10 @@ int64_t fz_hc(uint64_t nr, const uint64_t a[5], bool *regs_ok)
 	// cppcheck-suppress constStatement
 	register uint64_t r8 __asm__("r8") = a[4];
 	register uint64_t r9 __asm__("r9") = 0x0909090909090909ull;
-	__asm__ volatile("vmcall"
+	__asm__ volatile(HC_INSN
 			 : "+a"(rax), "+D"(rdi), "+S"(rsi), "+d"(rdx), "+b"(rbx), "+c"(rcx),
 			   "+r"(r10), "+r"(r8), "+r"(r9)
-			 :
+			 : HC_FLAG
 			 : "memory", "cc");
 	*regs_ok = rdi == a[0] && rsi == a[1] && r10 == a[3] && r8 == a[4] &&
 		   rbx == 0x0b0b0b0b0b0b0b0bull && rcx == 0x0c0c0c0c0c0c0c0cull &&

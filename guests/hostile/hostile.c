@@ -6,6 +6,7 @@
  * this domain. `fatal=cr8hold` is not fatal to anyone: the domain ends in 64-bit mode with
  * TPR 15, IF=1 and a timer pending, spinning forever; the others must run on. */
 #include "guests/hostile/long64.h"
+#include "guests/lib/hcinsn.h"
 #include "guests/lib/rt.h"
 #include "lib/fmt.h"
 #include "lib/string.h"
@@ -217,6 +218,19 @@ static void try_cpu(void)
 	__asm__ volatile(".byte 0xf3, 0x0f, 0xc7, 0x30" : : "a"(&region) : "memory");
 	fault_skip = 0;
 	verdict("vmxon", fault_vec == 6 ? "#UD" : "no #UD", fault_vec == 6);
+
+	/* The other vendor's hypercall instruction (VMMCALL under VMX, VMCALL under SVM) is #UD
+	 * by hardware, without an exit (docs/hypercalls.md). EAX = no hypercall, should it
+	 * ever be taken for one. */
+	fault_vec = -1;
+	fault_skip = 3; /* 0f 01 d9: vmmcall; 0f 01 c1: vmcall */
+	if (hc_vmmcall)
+		__asm__ volatile(".byte 0x0f, 0x01, 0xc1" : : "a"(0xffffffffu) : "memory", "edx");
+	else
+		__asm__ volatile(".byte 0x0f, 0x01, 0xd9" : : "a"(0xffffffffu) : "memory", "edx");
+	fault_skip = 0;
+	verdict("other vendor's hypercall instruction", fault_vec == 6 ? "#UD" : "no #UD",
+		fault_vec == 6);
 
 	uint32_t cr4;
 	__asm__ volatile("mov %%cr4, %0" : "=r"(cr4));

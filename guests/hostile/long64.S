@@ -1,7 +1,9 @@
 /* hostile64(struct l64_result *r): see long64.h. 32-bit protected mode -> IA-32e (SDM Vol.
  * 3A 9.8.5), a 64-bit IDT/GDT/TSS of its own, the checks, then back to 32-bit protected
  * mode through compatibility mode (9.8.5.4) with the runtime's GDT and IDT restored.
- * A fault the checks do not expect shuts the domain down with code 0x200 + vector. */
+ * A fault the checks do not expect shuts the domain down with code 0x200 + vector.
+ * Hypercalls use the instruction the runtime picked (guests/lib/hcinsn.inc). */
+#include "guests/lib/hcinsn.inc"
 #define L64_CR8_READ	0
 #define L64_TICKS15	8
 #define L64_TICKS2	16
@@ -248,7 +250,7 @@ l64_back_ring0:
 	movq $0, L64_KGS_BAD(%r15)
 	movq $0, L64_KGS_ROUNDS(%r15)
 3:	movl $HC_YIELD, %eax
-	vmcall
+	HC_CALL64
 	swapgs
 	movl $MSR_GS_BASE, %ecx
 	call l64_rdmsr                  /* GS.base now holds what KERNEL_GS_BASE held */
@@ -329,7 +331,7 @@ l64_timer:
 /* rax <- ns since boot (HC_CLOCK: EDX:EAX). */
 l64_clock:
 	movl $HC_CLOCK, %eax
-	vmcall
+	HC_CALL64
 	movl %eax, %eax
 	shlq $32, %rdx
 	orq %rdx, %rax
@@ -341,7 +343,7 @@ l64_set_timer:
 	shrq $32, %rsi
 	movl %edi, %edi
 	movl $HC_SET_TIMER, %eax
-	vmcall
+	HC_CALL64
 	ret
 
 /* Spins (hypercalls: exits, interrupts taken) until the clock reaches rbx. */
@@ -392,7 +394,7 @@ l64_exc_common:                         /* [rsp] vector, error, rip, cs, rflags,
 7:	movq 8(%rsp), %rdi
 	addq $0x200, %rdi
 	movl $HC_SHUTDOWN, %eax
-	vmcall
+	HC_CALL64
 	jmp 7b
 
 	.code32

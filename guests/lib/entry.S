@@ -1,6 +1,8 @@
 /* Guest entry: 32-bit protected mode, flat, paging off, EAX = SLIVER_BOOT_MAGIC,
- * EBX = boot-info page (include/sliver/bootinfo.h). Loads our own GDT (interrupt
- * delivery reads the CS descriptor from it), picks this vCPU's stack, calls rt_start. */
+ * EBX = boot-info page (include/sliver/bootinfo.h). Picks the hypercall instruction
+ * (hcinsn.inc), loads our own GDT (interrupt delivery reads the CS descriptor from it),
+ * picks this vCPU's stack, calls rt_start. */
+#include "guests/lib/hcinsn.inc"
 #define RT_STACK_SHIFT 14   /* 16 KiB per vCPU, must match RT_STACK_SIZE in rt.h */
 #define MAX_VCPUS 8         /* SLIVER_MAX_VCPUS */
 
@@ -10,6 +12,11 @@
 _start:
 	cli
 	cld
+	movl %eax, %esi
+	movl %ebx, %edi
+	HC_PICK
+	movl %esi, %eax
+	movl %edi, %ebx
 	cmpl $0x534c5652, %eax          /* SLIVER_BOOT_MAGIC */
 	jne .Lhang
 	lgdt rt_gdt_desc
@@ -32,8 +39,10 @@ _start:
 .Lhang:                                 /* shutdown(0xdead) by hand: no C runtime here */
 	movl $8, %eax                   /* HC_SHUTDOWN */
 	movl $0xdead, %edi
-	vmcall
+	HC_CALL32
 	jmp .Lhang
+
+	HC_DEFINE_FLAG
 
 	.section .rodata
 	.balign 8

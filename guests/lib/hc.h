@@ -1,19 +1,21 @@
 /* Hypercall wrappers for 32-bit guests (convention in include/sliver/hypercall.h:
- * EAX = number, EDI, ESI, EDX, ECX, EBX = arguments, result in EAX, EDX clobbered). */
+ * EAX = number, EDI, ESI, EDX, ECX, EBX = arguments, result in EAX, EDX clobbered), with
+ * the vendor's instruction (hcinsn.h). */
 #ifndef GUESTS_LIB_HC_H
 #define GUESTS_LIB_HC_H
 #include <stdint.h>
 #include "sliver/hypercall.h"
 #include "sliver/errno.h"
 #include "sliver/event.h"
+#include "guests/lib/hcinsn.h"
 
 static inline int32_t hc5(uint32_t nr, uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3,
 			  uint32_t a4)
 {
 	uint32_t eax = nr, edx = a2;
-	__asm__ volatile("vmcall"
+	__asm__ volatile(HC_INSN
 			 : "+a"(eax), "+d"(edx)
-			 : "D"(a0), "S"(a1), "c"(a3), "b"(a4)
+			 : "D"(a0), "S"(a1), "c"(a3), "b"(a4), HC_FLAG
 			 : "memory", "cc");
 	return (int32_t)eax;
 }
@@ -24,7 +26,7 @@ static inline int32_t hc3(uint32_t nr, uint32_t a0, uint32_t a1, uint32_t a2)
 static inline uint64_t hc_ret64(uint32_t nr)
 {
 	uint32_t eax = nr, edx = 0;
-	__asm__ volatile("vmcall" : "+a"(eax), "+d"(edx) : : "memory", "cc");
+	__asm__ volatile(HC_INSN : "+a"(eax), "+d"(edx) : HC_FLAG : "memory", "cc");
 	return ((uint64_t)edx << 32) | eax;
 }
 

@@ -1,5 +1,7 @@
 /* lm64_enter(msg, len): 32-bit protected mode -> IA-32e (SDM Vol. 3A 9.8.5), identity
- * map of the first 4 MiB with 2 MiB pages, then 64-bit hypercalls. Never returns. */
+ * map of the first 4 MiB with 2 MiB pages, then 64-bit hypercalls (the instruction the
+ * runtime picked, guests/lib/hcinsn.inc). Never returns. */
+#include "guests/lib/hcinsn.inc"
 	.code32
 	.text
 	.global lm64_enter
@@ -41,13 +43,13 @@ lm_code64:
 	movl %edx, %esi                 /* arg1 (RSI) = len */
 	xorl %edx, %edx
 	xorl %eax, %eax                 /* RAX = HC_CONSOLE_WRITE */
-	vmcall
+	HC_CALL64
 	movq $8, %rax                   /* HC_SHUTDOWN(64) */
 	movq $64, %rdi
-	vmcall
+	HC_CALL64
 2:	movq $8, %rax                   /* HC_SHUTDOWN(65): not in long mode after all */
 	movq $65, %rdi
-	vmcall
+	HC_CALL64
 1:	hlt
 	jmp 1b
 

@@ -217,14 +217,15 @@ void vmx_decode_exit(struct vmx_vcpu *v, uint32_t raw, struct hv_exit *e)
 	}
 	e->reason = (uint16_t)reason;
 	e->kind = exit_table[reason].kind;
-	if ((raw & EXIT_REASON_FAILED_VMENTRY) || e->kind == HV_EXIT_UNHANDLED ||
-	    e->kind == HV_EXIT_ENTRY_FAIL) {
-		if (raw & EXIT_REASON_FAILED_VMENTRY)
-			e->kind = HV_EXIT_ENTRY_FAIL;
+	if (raw & EXIT_REASON_FAILED_VMENTRY)
+		e->kind = HV_EXIT_ENTRY_FAIL;
+	if (e->kind == HV_EXIT_UNHANDLED || e->kind == HV_EXIT_ENTRY_FAIL) {
+		/* For core's crash line; a failed entry's qualification says which check or
+		 * MSR-load entry failed (27.8). */
 		e->fail.error = reason;
 		e->fail.why = exit_table[reason].name;
-		e->fail.detail = qual; /* 27.8: which MSR-load entry, or guest-state check */
-		if (e->kind == HV_EXIT_ENTRY_FAIL || !exit_table[reason].decode)
+		e->fail.detail = qual;
+		if (e->kind == HV_EXIT_ENTRY_FAIL)
 			return;
 	}
 	if (exit_table[reason].decode)
