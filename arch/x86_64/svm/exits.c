@@ -17,9 +17,15 @@ struct exit_desc {
  * MONITOR/MWAIT, XSETBV and every SVM instruction but VMMCALL are #UD (CPUID hides them);
  * SMI exits only to be taken by the host after STGI (like INTR); task switches stay
  * unhandled as under VMX. */
-#define X(c, n, k) {VMEXIT_##c, n, HV_EXIT_##k}
-#define DR(i)	   {VMEXIT_DR0_READ + i, "MOV from DR" #i, HV_EXIT_DR}, \
-		   {VMEXIT_DR0_WRITE + i, "MOV to DR" #i, HV_EXIT_DR}
+#define X(c, n, k)                                                                                 \
+	{                                                                                          \
+		VMEXIT_##c, n, HV_EXIT_##k                                                         \
+	}
+#define DR(i)                                                                                      \
+	{VMEXIT_DR0_READ + i, "MOV from DR" #i, HV_EXIT_DR},                                       \
+	{                                                                                          \
+		VMEXIT_DR0_WRITE + i, "MOV to DR" #i, HV_EXIT_DR                                   \
+	}
 static const struct exit_desc exit_table[] = {
 	X(INTR, "physical interrupt", EXTINT),
 	X(NMI, "NMI", NMI),
@@ -198,6 +204,23 @@ static void dec_dr(struct svm_vcpu *s, struct hv_exit *e, uint64_t code)
 	e->dr.gpr = (uint8_t)((in.modrm & 7) | (in.rex_b ? 8 : 0));
 }
 
+/* QEMU 7.2 ends VMRUN with VMEXIT_INVALID when the guest executes MOV to CR3 with bits set
+ * above MAXPHYADDR in long mode, where the CPU raises #GP(0) (SDM/APM "MOV CRn"). RIP still
+ * points at that MOV: give the guest its #GP instead of crashing the domain for it. */
+static bool qemu_cr3_quirk(struct svm_vcpu *s)
+{
+	struct svm_insn in;
+	const char *why;
+	if (!(s->efer & EFER_LMA) || !svm_fetch_decode(s, &in, &why) || in.nop != 3 ||
+	    in.op[0] != 0x0f || in.op[1] != 0x22 ||
+	    (((in.modrm >> 3) & 7) | (in.rex_r ? 8 : 0)) != 3)
+		return false;
+	unsigned maxphy =
+		cpuid(0x80000000u, 0).eax >= 0x80000008u ? cpuid(0x80000008u, 0).eax & 0xff : 36;
+	uint64_t val = svm_gpr_get((struct hv_vcpu *)s, (in.modrm & 7) | (in.rex_b ? 8 : 0));
+	return maxphy < 64 && (val >> maxphy);
+}
+
 void svm_decode_exit(struct svm_vcpu *s, struct hv_exit *e)
 {
 	struct vmcb *vb = s->vmcb;
@@ -219,8 +242,13 @@ void svm_decode_exit(struct svm_vcpu *s, struct hv_exit *e)
 	e->kind = exit_table[i].kind;
 	switch (e->kind) {
 	case HV_EXIT_ENTRY_FAIL:
+		if (qemu_cr3_quirk(s)) {
+			e->kind = HV_EXIT_GP;
+			return;
+		}
 		e->fail.error = 0;
 		e->fail.why = "VMRUN: invalid guest state (VMEXIT_INVALID, APM 15.5.1)";
+		e->fail.detail = s->last_eventinj; /* the event it was to inject, if any */
 		return;
 	case HV_EXIT_IO:
 		e->io.in = vb->exitinfo1 & IOIO_TYPE_IN;

@@ -121,6 +121,7 @@ void svm_vcpu_run(struct hv_vcpu *v, uint64_t deadline_tsc, int inject_vector, s
 	assign_asid(s);
 	inject(s, inject_vector, e);
 	vb->rax = s->g.r[HV_RAX];
+	s->last_eventinj = vb->eventinj;
 	vb->clean = svm_has(CPUID_8000000A_EDX_VMCB_CLEAN) ? CLEAN_ALL & ~s->dirty : 0;
 	s->dirty = 0;
 	e->entry_tsc = rdtsc(); /* the last instant before VMRUN (core's wake-to-run) */

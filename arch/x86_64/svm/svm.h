@@ -51,7 +51,8 @@ struct svm_vcpu {
 	uint64_t cr0, cr4; /* what the guest believes */
 	uint64_t efer;	   /* what the guest believes (SVME hidden) */
 	bool pending_event;
-	uint64_t event; /* EVENTINJ value for the next VMRUN */
+	uint64_t event;		/* EVENTINJ value for the next VMRUN */
+	uint64_t last_eventinj; /* EVENTINJ of the last VMRUN (for a VMEXIT_INVALID dump) */
 };
 
 static inline struct svm_vcpu *to_svm(struct hv_vcpu *v)
@@ -87,8 +88,7 @@ void svm_vcpu_put(struct hv_vcpu *v);
 int svm_vcpu_loaded_on(struct hv_vcpu *v);
 
 /* run.c */
-void svm_vcpu_run(struct hv_vcpu *v, uint64_t deadline_tsc, int inject_vector,
-		  struct hv_exit *e);
+void svm_vcpu_run(struct hv_vcpu *v, uint64_t deadline_tsc, int inject_vector, struct hv_exit *e);
 
 /* regs.c */
 uint64_t svm_gpr_get(struct hv_vcpu *v, unsigned idx);

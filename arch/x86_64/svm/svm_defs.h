@@ -7,60 +7,60 @@
 #include <stdint.h>
 
 /* MSRs (APM 15.30). */
-#define MSR_VM_CR      0xc0010114u
+#define MSR_VM_CR	0xc0010114u
 #define MSR_VM_HSAVE_PA 0xc0010117u
-#define VM_CR_SVMDIS   (1ull << 4)
+#define VM_CR_SVMDIS	(1ull << 4)
 
 /* CPUID (APM Vol. 3 appendix E). */
-#define CPUID_80000001_ECX_SVM (1u << 2)
-#define CPUID_8000000A_EDX_NP	   (1u << 0)
-#define CPUID_8000000A_EDX_NRIPS   (1u << 3)
-#define CPUID_8000000A_EDX_FLUSH_BY_ASID (1u << 6)
+#define CPUID_80000001_ECX_SVM		  (1u << 2)
+#define CPUID_8000000A_EDX_NP		  (1u << 0)
+#define CPUID_8000000A_EDX_NRIPS	  (1u << 3)
+#define CPUID_8000000A_EDX_FLUSH_BY_ASID  (1u << 6)
 #define CPUID_8000000A_EDX_DECODE_ASSISTS (1u << 7)
-#define CPUID_8000000A_EDX_PAUSE_FILTER (1u << 10)
-#define CPUID_8000000A_EDX_VMCB_CLEAN (1u << 5)
+#define CPUID_8000000A_EDX_PAUSE_FILTER	  (1u << 10)
+#define CPUID_8000000A_EDX_VMCB_CLEAN	  (1u << 5)
 
 /* Intercept vector 3 (VMCB 0x00c) and 4 (0x010), table B-1. */
-#define INTERCEPT_INTR	       (1u << 0)
-#define INTERCEPT_NMI	       (1u << 1)
-#define INTERCEPT_SMI	       (1u << 2)
-#define INTERCEPT_VINTR	       (1u << 4)
-#define INTERCEPT_RDPMC	       (1u << 15)
-#define INTERCEPT_CPUID	       (1u << 18)
-#define INTERCEPT_INVD	       (1u << 22)
-#define INTERCEPT_PAUSE	       (1u << 23)
-#define INTERCEPT_HLT	       (1u << 24)
-#define INTERCEPT_INVLPGA      (1u << 26)
-#define INTERCEPT_IOIO_PROT    (1u << 27)
-#define INTERCEPT_MSR_PROT     (1u << 28)
-#define INTERCEPT_TASK_SWITCH  (1u << 29)
-#define INTERCEPT_SHUTDOWN     (1u << 31)
-#define INTERCEPT_VMRUN	       (1u << 0)
-#define INTERCEPT_VMMCALL      (1u << 1)
-#define INTERCEPT_VMLOAD       (1u << 2)
-#define INTERCEPT_VMSAVE       (1u << 3)
-#define INTERCEPT_STGI	       (1u << 4)
-#define INTERCEPT_CLGI	       (1u << 5)
-#define INTERCEPT_SKINIT       (1u << 6)
-#define INTERCEPT_RDTSCP       (1u << 7)
-#define INTERCEPT_WBINVD       (1u << 9)
-#define INTERCEPT_MONITOR      (1u << 10)
-#define INTERCEPT_MWAIT	       (1u << 11)
-#define INTERCEPT_MWAIT_COND   (1u << 12)
-#define INTERCEPT_XSETBV       (1u << 13)
+#define INTERCEPT_INTR	      (1u << 0)
+#define INTERCEPT_NMI	      (1u << 1)
+#define INTERCEPT_SMI	      (1u << 2)
+#define INTERCEPT_VINTR	      (1u << 4)
+#define INTERCEPT_RDPMC	      (1u << 15)
+#define INTERCEPT_CPUID	      (1u << 18)
+#define INTERCEPT_INVD	      (1u << 22)
+#define INTERCEPT_PAUSE	      (1u << 23)
+#define INTERCEPT_HLT	      (1u << 24)
+#define INTERCEPT_INVLPGA     (1u << 26)
+#define INTERCEPT_IOIO_PROT   (1u << 27)
+#define INTERCEPT_MSR_PROT    (1u << 28)
+#define INTERCEPT_TASK_SWITCH (1u << 29)
+#define INTERCEPT_SHUTDOWN    (1u << 31)
+#define INTERCEPT_VMRUN	      (1u << 0)
+#define INTERCEPT_VMMCALL     (1u << 1)
+#define INTERCEPT_VMLOAD      (1u << 2)
+#define INTERCEPT_VMSAVE      (1u << 3)
+#define INTERCEPT_STGI	      (1u << 4)
+#define INTERCEPT_CLGI	      (1u << 5)
+#define INTERCEPT_SKINIT      (1u << 6)
+#define INTERCEPT_RDTSCP      (1u << 7)
+#define INTERCEPT_WBINVD      (1u << 9)
+#define INTERCEPT_MONITOR     (1u << 10)
+#define INTERCEPT_MWAIT	      (1u << 11)
+#define INTERCEPT_MWAIT_COND  (1u << 12)
+#define INTERCEPT_XSETBV      (1u << 13)
 
 /* V_INTR fields (VMCB 0x060). */
-#define V_TPR_MASK	   0xffull
-#define V_IRQ		   (1ull << 8)
-#define V_INTR_PRIO_SHIFT  16
-#define V_IGN_TPR	   (1ull << 20)
-#define V_INTR_MASKING	   (1ull << 24)
-#define INTERRUPT_SHADOW   (1ull << 0)
+#define V_TPR_MASK	  0xffull
+#define V_IRQ		  (1ull << 8)
+#define V_INTR_PRIO_SHIFT 16
+#define V_IGN_TPR	  (1ull << 20)
+#define V_INTR_MASKING	  (1ull << 24)
+#define INTERRUPT_SHADOW  (1ull << 0)
 
 /* TLB_CONTROL (VMCB 0x05c). */
-#define TLB_CONTROL_DO_NOTHING	   0
-#define TLB_CONTROL_FLUSH_ALL	   1
-#define TLB_CONTROL_FLUSH_ASID	   3
+#define TLB_CONTROL_DO_NOTHING 0
+#define TLB_CONTROL_FLUSH_ALL  1
+#define TLB_CONTROL_FLUSH_ASID 3
 
 /* EVENTINJ / EXITINTINFO (APM 15.20). */
 #define EVENT_VECTOR_MASK 0xffu
@@ -92,10 +92,10 @@
 
 /* Nested page-table entries: the long-mode format (APM Vol. 2 5.3). Every level is a user
  * page because nested walks are user accesses (15.25.5). */
-#define NPT_P	  (1ull << 0)
-#define NPT_RW	  (1ull << 1)
-#define NPT_US	  (1ull << 2)
-#define NPT_PS	  (1ull << 7)
+#define NPT_P  (1ull << 0)
+#define NPT_RW (1ull << 1)
+#define NPT_US (1ull << 2)
+#define NPT_PS (1ull << 7)
 
 /* NPF EXITINFO1: the #PF error-code format (15.25.6). */
 #define NPF_P	  (1ull << 0)
@@ -105,48 +105,48 @@
 #define NPF_FETCH (1ull << 4)
 
 /* IOIO EXITINFO1 (15.10.2, figure 15-2). */
-#define IOIO_TYPE_IN (1ull << 0)
-#define IOIO_STR     (1ull << 2)
-#define IOIO_REP     (1ull << 3)
+#define IOIO_TYPE_IN  (1ull << 0)
+#define IOIO_STR      (1ull << 2)
+#define IOIO_REP      (1ull << 3)
 #define IOIO_SZ_SHIFT 4
 
 /* EXITCODEs (appendix C). */
-#define VMEXIT_CR0_READ	 0x000
-#define VMEXIT_CR8_READ	 0x008
-#define VMEXIT_CR0_WRITE 0x010
-#define VMEXIT_CR4_WRITE 0x014
-#define VMEXIT_CR8_WRITE 0x018
-#define VMEXIT_DR0_READ	 0x020
-#define VMEXIT_DR0_WRITE 0x030
-#define VMEXIT_INTR	 0x060
-#define VMEXIT_NMI	 0x061
-#define VMEXIT_SMI	 0x062
-#define VMEXIT_VINTR	 0x064
-#define VMEXIT_RDPMC	 0x06f
-#define VMEXIT_CPUID	 0x072
-#define VMEXIT_INVD	 0x076
-#define VMEXIT_PAUSE	 0x077
-#define VMEXIT_HLT	 0x078
-#define VMEXIT_INVLPGA	 0x07a
-#define VMEXIT_IOIO	 0x07b
-#define VMEXIT_MSR	 0x07c
+#define VMEXIT_CR0_READ	   0x000
+#define VMEXIT_CR8_READ	   0x008
+#define VMEXIT_CR0_WRITE   0x010
+#define VMEXIT_CR4_WRITE   0x014
+#define VMEXIT_CR8_WRITE   0x018
+#define VMEXIT_DR0_READ	   0x020
+#define VMEXIT_DR0_WRITE   0x030
+#define VMEXIT_INTR	   0x060
+#define VMEXIT_NMI	   0x061
+#define VMEXIT_SMI	   0x062
+#define VMEXIT_VINTR	   0x064
+#define VMEXIT_RDPMC	   0x06f
+#define VMEXIT_CPUID	   0x072
+#define VMEXIT_INVD	   0x076
+#define VMEXIT_PAUSE	   0x077
+#define VMEXIT_HLT	   0x078
+#define VMEXIT_INVLPGA	   0x07a
+#define VMEXIT_IOIO	   0x07b
+#define VMEXIT_MSR	   0x07c
 #define VMEXIT_TASK_SWITCH 0x07d
-#define VMEXIT_SHUTDOWN	 0x07f
-#define VMEXIT_VMRUN	 0x080
-#define VMEXIT_VMMCALL	 0x081
-#define VMEXIT_VMLOAD	 0x082
-#define VMEXIT_VMSAVE	 0x083
-#define VMEXIT_STGI	 0x084
-#define VMEXIT_CLGI	 0x085
-#define VMEXIT_SKINIT	 0x086
-#define VMEXIT_RDTSCP	 0x087
-#define VMEXIT_WBINVD	 0x089
-#define VMEXIT_MONITOR	 0x08a
-#define VMEXIT_MWAIT	 0x08b
-#define VMEXIT_MWAIT_COND 0x08c
-#define VMEXIT_XSETBV	 0x08d
-#define VMEXIT_NPF	 0x400
-#define VMEXIT_INVALID	 0xffffffffffffffffull
+#define VMEXIT_SHUTDOWN	   0x07f
+#define VMEXIT_VMRUN	   0x080
+#define VMEXIT_VMMCALL	   0x081
+#define VMEXIT_VMLOAD	   0x082
+#define VMEXIT_VMSAVE	   0x083
+#define VMEXIT_STGI	   0x084
+#define VMEXIT_CLGI	   0x085
+#define VMEXIT_SKINIT	   0x086
+#define VMEXIT_RDTSCP	   0x087
+#define VMEXIT_WBINVD	   0x089
+#define VMEXIT_MONITOR	   0x08a
+#define VMEXIT_MWAIT	   0x08b
+#define VMEXIT_MWAIT_COND  0x08c
+#define VMEXIT_XSETBV	   0x08d
+#define VMEXIT_NPF	   0x400
+#define VMEXIT_INVALID	   0xffffffffffffffffull
 
 struct vmcb_seg {
 	uint16_t selector;
