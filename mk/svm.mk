@@ -36,3 +36,8 @@ SVM_PASSING := e2e-vmx-hostile-svm e2e-vmx-duty-1cpu-svm e2e-vmx-nmi-svm \
 TEST_TARGETS += e2e-svm-mix-1cpu $(if $(filter 1,$(SVM_E2E)),,$(SVM_PASSING))
 SVM_TESTS += e2e-svm-mix-1cpu
 .PHONY: e2e-svm-mix-1cpu
+
+# The exiting-instruction decoder on the host (prefixes, REX, every paging mode).
+UNIT_TESTS += svm_decode
+UNIT_SRCS_svm_decode := test/unit/test_svm_decode.c
+$(BUILD)/unit/svm_decode: arch/x86_64/svm/decode.c arch/x86_64/svm/svm.h # (included)
