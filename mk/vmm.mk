@@ -34,6 +34,10 @@ e2e-vmx-mix_EXPECT = $(E2E_END) --reject 'crashed|refused' \
 	--expect '^ping d4 n=[0-9]{3,} lost=[0-9]+ min_us=[0-9.]+ avg_us=[0-9.]+ p50_us=[0-9.]+ p90_us=[0-9.]+ p99_us=[0-9.]+ p999_us=[0-9.]+ max_us=[0-9.]+ mdev_us=[0-9.]+ late=[0-9]+$$' \
 	--expect '^stat d3 name=idle state=running .* io_other=0 .*wakes=0'
 $(eval $(call e2e_twin,e2e-vmx-mix,$(BUILD)/vmx-mix-bios.iso,$(VMM_RUN2)))
+# Under SVM also booted by UEFI (OVMF, the hybrid ISO) and on 4 pCPUs (the 1-pCPU run is
+# e2e-vmx-duty-1cpu-svm).
+$(eval $(call e2e_svm_variant,e2e-vmx-mix,uefi,$(BUILD)/vmx-mix.iso,--emu qemu-uefi --icount --cpus 2 --timeout 300))
+$(eval $(call e2e_svm_variant,e2e-vmx-mix,4cpu,$(BUILD)/vmx-mix-bios.iso,--emu qemu --icount --cpus 4 --timeout 150))
 
 # Hostile guests: every attempt refused, fatal acts crash only their domain, memory
 # scrubbed, bad modules refused at load, a failed VM entry (test hook) crashes only its
