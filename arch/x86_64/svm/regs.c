@@ -1,0 +1,265 @@
+/* Guest register access for core/, and the emulation of guest writes to CR0/CR4/EFER with
+ * the checks hardware makes (the same rules as vmx/regs.c, SDM/APM "MOV CRn"): the guest
+ * sees its own CR0/CR4/EFER (CR0 reads and EFER reads are intercepted) while the VMCB holds
+ * CR0 without CD/NW and EFER with SVME (APM 15.5.1) and LMA following CR0.PG with
+ * EFER.LME (APM Vol. 2 14.6). */
+#include "arch/x86_64/svm/svm.h"
+
+uint64_t svm_gpr_get(struct hv_vcpu *v, unsigned idx)
+{
+	struct svm_vcpu *s = to_svm(v);
+	if (idx == HV_RSP)
+		return s->vmcb->rsp;
+	return idx < 16 ? s->g.r[idx] : 0;
+}
+
+void svm_gpr_set(struct hv_vcpu *v, unsigned idx, uint64_t val)
+{
+	struct svm_vcpu *s = to_svm(v);
+	if (idx == HV_RSP)
+		s->vmcb->rsp = val;
+	else if (idx < 16)
+		s->g.r[idx] = val;
+}
+
+void svm_skip_insn(struct hv_vcpu *v, unsigned len)
+{
+	struct vmcb *vb = to_svm(v)->vmcb;
+	vb->rip += len;
+	if (!svm_in_64bit_code(to_svm(v)))
+		vb->rip = (uint32_t)vb->rip;
+	vb->interrupt_shadow &= ~INTERRUPT_SHADOW; /* STI/MOV SS blocking ends (15.21.5) */
+}
+
+void svm_inject_exception(struct hv_vcpu *v, uint8_t vector, bool has_error, uint32_t error)
+{
+	struct svm_vcpu *s = to_svm(v);
+	s->pending_event = true;
+	s->event = EVENT_VALID | EVENT_TYPE_EXCEPT | vector | (has_error ? EVENT_EV : 0) |
+		   ((uint64_t)error << 32);
+}
+
+bool svm_guest_long_mode(struct hv_vcpu *v)
+{
+	return to_svm(v)->efer & EFER_LMA;
+}
+
+unsigned svm_guest_cpl(struct hv_vcpu *v)
+{
+	return to_svm(v)->vmcb->cpl & 3;
+}
+
+bool svm_guest_if(struct hv_vcpu *v)
+{
+	return to_svm(v)->vmcb->rflags & RFLAGS_IF;
+}
+
+/* 64-bit mode proper (long mode with CS.L=1), not compatibility mode. */
+bool svm_in_64bit_code(struct svm_vcpu *s)
+{
+	return (s->efer & EFER_LMA) && (s->vmcb->cs.attrib & SEG_ATTR_L);
+}
+
+static void update_long_mode(struct svm_vcpu *s)
+{
+	bool lma = (s->cr0 & CR0_PG) && (s->efer & EFER_LME);
+	s->efer = lma ? s->efer | EFER_LMA : s->efer & ~EFER_LMA;
+	/* The VMCB holds LME only together with LMA: CR0 writes are intercepted, so the
+	 * hardware never activates long mode by itself, and QEMU's SVM mishandles a guest
+	 * entered with LME=1 and paging off (docs/svm.md). SVME must stay set (15.5.1). */
+	s->vmcb->efer = (s->efer & ~EFER_LME) | (lma ? EFER_LME : 0) | EFER_SVME;
+	s->dirty |= CLEAN_CRX;
+}
+
+/* Outside long mode, PAE paging reads its four PDPTEs when CR0/CR4 turn it on: a reserved
+ * bit set is #GP (SDM Vol. 3A 4.4.1), checked here as vmx/regs.c does. */
+static bool pdptes_ok(struct svm_vcpu *s)
+{
+	if (!(s->cr0 & CR0_PG) || !(s->cr4 & CR4_PAE) || (s->efer & EFER_LMA))
+		return true;
+	uint64_t cr3 = s->vmcb->cr3 & 0xffffffe0ull;
+	const uint64_t *pdpte = hv_space_ptr(s->space, cr3, 32);
+	if (!pdpte)
+		return false;
+	for (unsigned i = 0; i < 4; i++)
+		if ((pdpte[i] & 1) && (pdpte[i] & 0xfff00000000001e6ull))
+			return false;
+	return true;
+}
+
+static bool cr0_write_ok(struct svm_vcpu *s, uint64_t val)
+{
+	if (val >> 32)
+		return false; /* reserved bits 63:32 */
+	if ((val & CR0_PG) && !(val & CR0_PE))
+		return false;
+	if ((val & CR0_NW) && !(val & CR0_CD))
+		return false;
+	if ((val & CR0_PG) && !(s->cr0 & CR0_PG) && (s->efer & EFER_LME) && !(s->cr4 & CR4_PAE))
+		return false; /* long mode needs PAE */
+	if (!(val & CR0_PG) && (s->cr0 & CR0_PG) && (svm_in_64bit_code(s) || (s->cr4 & CR4_PCIDE)))
+		return false; /* paging off only from compatibility mode, PCIDE clear */
+	return true;
+}
+
+static bool cr4_write_ok(struct svm_vcpu *s, uint64_t val)
+{
+	if (val & ~svm_caps.guest_cr4_valid)
+		return false; /* reserved, or a feature CPUID hides (PCIDE, OSXSAVE...) */
+	if ((s->efer & EFER_LMA) && !(val & CR4_PAE))
+		return false; /* leaving long mode by clearing PAE */
+	return true;
+}
+
+#define CR0_DEFINED                                                                                \
+	(CR0_PE | CR0_MP | CR0_EM | CR0_TS | CR0_ET | CR0_NE | CR0_WP | CR0_AM | CR0_NW | CR0_CD | \
+	 CR0_PG)
+
+bool svm_write_cr(struct hv_vcpu *v, unsigned cr, uint64_t val)
+{
+	struct svm_vcpu *s = to_svm(v);
+	if (cr == 0) {
+		if (!cr0_write_ok(s, val))
+			return false;
+		val = (val & CR0_DEFINED) | CR0_ET;
+		uint64_t old = s->cr0;
+		s->cr0 = val;
+		update_long_mode(s);
+		if (!pdptes_ok(s)) {
+			s->cr0 = old;
+			update_long_mode(s);
+			return false;
+		}
+		/* Guest memory is write-back and coherent: CD/NW stay the guest's belief. */
+		s->vmcb->cr0 = val & ~(CR0_CD | CR0_NW);
+		s->dirty |= CLEAN_CRX;
+		return true;
+	}
+	if (cr == 4) {
+		if (!cr4_write_ok(s, val))
+			return false;
+		uint64_t old = s->cr4;
+		s->cr4 = val;
+		if (!pdptes_ok(s)) {
+			s->cr4 = old;
+			return false;
+		}
+		s->vmcb->cr4 = val;
+		s->dirty |= CLEAN_CRX;
+		return true;
+	}
+	return false;
+}
+
+uint64_t svm_read_cr(struct hv_vcpu *v, unsigned cr)
+{
+	struct svm_vcpu *s = to_svm(v);
+	switch (cr) {
+	case 0:
+		return s->cr0;
+	case 3:
+		return s->vmcb->cr3;
+	case 4:
+		return s->cr4;
+	default:
+		return 0;
+	}
+}
+
+bool svm_write_efer(struct hv_vcpu *v, uint64_t val)
+{
+	struct svm_vcpu *s = to_svm(v);
+	if (val & ~svm_caps.guest_efer_valid)
+		return false; /* reserved (SVME included: no nested SVM), or NXE without NX */
+	if ((s->cr0 & CR0_PG) && ((val ^ s->efer) & EFER_LME))
+		return false; /* LME may change only with paging off */
+	s->efer = (val & ~EFER_LMA) | (s->efer & EFER_LMA);
+	update_long_mode(s);
+	return true;
+}
+
+uint64_t svm_read_efer(struct hv_vcpu *v)
+{
+	return to_svm(v)->efer;
+}
+
+void svm_read_state(struct hv_vcpu *v, struct hv_state *st)
+{
+	struct svm_vcpu *s = to_svm(v);
+	struct vmcb *vb = s->vmcb;
+	for (unsigned i = 0; i < 16; i++)
+		st->gpr[i] = svm_gpr_get(v, i);
+	st->rip = vb->rip;
+	st->rflags = vb->rflags;
+	st->cr0 = vb->cr0;
+	st->cr3 = vb->cr3;
+	st->cr4 = vb->cr4;
+	st->cr0_shadow = s->cr0;
+	st->cr4_shadow = s->cr4;
+	st->efer = vb->efer;
+	st->cs = vb->cs.selector;
+	st->ss = vb->ss.selector;
+	st->cs_ar = vb->cs.attrib;
+	st->intr_state = (uint32_t)vb->interrupt_shadow;
+	st->activity = 0;
+	st->idt_vectoring = vb->exitintinfo;
+}
+
+/* The test hook: EFER.SVME clear in the guest state is an illegal VMCB (APM 15.5.1), so the
+ * next VMRUN exits with VMEXIT_INVALID. */
+void svm_test_break_guest_state(struct hv_vcpu *v)
+{
+	struct svm_vcpu *s = to_svm(v);
+	s->vmcb->efer &= ~EFER_SVME;
+	s->dirty |= CLEAN_CRX;
+}
+
+uint64_t svm_dr_get(struct hv_vcpu *v, unsigned dr)
+{
+	return dr < 8 ? to_svm(v)->dr[dr] : 0;
+}
+
+void svm_dr_set(struct hv_vcpu *v, unsigned dr, uint64_t val)
+{
+	if (dr < 8)
+		to_svm(v)->dr[dr] = val;
+}
+
+/* 48-bit linear addresses: bits 63:47 all equal. */
+static bool canonical(uint64_t a)
+{
+	return (uint64_t)((int64_t)(a << 16) >> 16) == a;
+}
+
+/* The SWAPGS/SYSCALL MSRs live in the VMCB save area, switched by VMLOAD/VMSAVE around
+ * every VMRUN (entry.S): a checked write lands there and the next VMLOAD loads it. */
+int svm_msr_write(struct hv_vcpu *v, uint32_t msr, uint64_t val)
+{
+	struct vmcb *vb = to_svm(v)->vmcb;
+	uint64_t *slot;
+	switch (msr) {
+	case MSR_KERNEL_GS_BASE:
+		slot = &vb->kernel_gs_base;
+		break;
+	case MSR_STAR:
+		slot = &vb->star;
+		break;
+	case MSR_LSTAR:
+		slot = &vb->lstar;
+		break;
+	case MSR_CSTAR:
+		slot = &vb->cstar;
+		break;
+	case MSR_SFMASK:
+		slot = &vb->sfmask;
+		break;
+	default:
+		return 0;
+	}
+	if ((msr == MSR_KERNEL_GS_BASE || msr == MSR_LSTAR || msr == MSR_CSTAR) && !canonical(val))
+		return -1;
+	if (msr == MSR_SFMASK && (val >> 32))
+		return -1;
+	*slot = val;
+	return 1;
+}

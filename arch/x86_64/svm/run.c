@@ -1,0 +1,145 @@
+/* Running a vCPU (APM Vol. 2 15.5-15.6, 15.16, 15.20-15.21): load it on this pCPU (x87/SSE
+ * state, a fresh ASID when it comes from elsewhere or the generation turned), inject what
+ * is pending or ask for a virtual-interrupt window, VMRUN (entry.S), decode the exit.
+ * A physical interrupt always exits (INTR intercept; with V_INTR_MASKING the host's
+ * RFLAGS.IF, set under GIF=0 right before VMRUN, gates it, never the guest's IF), so the
+ * scheduler's LAPIC timer takes the pCPU back by itself: no preemption-timer backstop as
+ * VMX needs under Bochs, and deadline_tsc is not used. */
+#include "arch/x86_64/panic.h"
+#include "arch/x86_64/svm/svm.h"
+
+static bool load_here(struct svm_vcpu *s, struct hv_exit *e)
+{
+	unsigned cpu = this_cpu()->id;
+	struct svm_cpu *sc = &svm_cpu[cpu];
+	if (sc->current == s)
+		return true;
+	if (sc->current)
+		svm_vcpu_put((struct hv_vcpu *)sc->current);
+	if (s->cpu >= 0) {
+		e->kind = HV_EXIT_ENTRY_FAIL;
+		e->fail.why = "vCPU is still loaded on another pCPU (missing hv_vcpu_put)";
+		return false;
+	}
+	sc->current = s;
+	__atomic_store_n(&s->cpu, (int)cpu, __ATOMIC_RELEASE);
+	__asm__ volatile("fxrstor64 %0" : : "m"(*(const uint8_t(*)[512])s->fpu));
+	/* The clean bits cache state per VMCB and CPU: on another pCPU nothing is clean. */
+	s->dirty = CLEAN_ALL;
+	return true;
+}
+
+/* ASIDs per pCPU with generations (KVM's scheme): a vCPU keeps its ASID while it stays on
+ * this pCPU in this generation; otherwise it takes the next one, and when they run out a
+ * new generation starts with a flush of every ASID on this pCPU. A fresh ASID is flushed
+ * once (TLB_CONTROL, 15.16.1) in case an earlier generation left translations for it. */
+static void assign_asid(struct svm_vcpu *s)
+{
+	unsigned cpu = this_cpu()->id;
+	struct svm_cpu *sc = &svm_cpu[cpu];
+	struct vmcb *vb = s->vmcb;
+	if (s->asid_cpu == (int)cpu && s->asid_gen == sc->asid_gen)
+		return;
+	uint8_t flush = svm_has(CPUID_8000000A_EDX_FLUSH_BY_ASID) ? TLB_CONTROL_FLUSH_ASID
+								  : TLB_CONTROL_FLUSH_ALL;
+	if (sc->next_asid >= svm_caps.nr_asids) {
+		sc->asid_gen++;
+		sc->next_asid = 1;
+		flush = TLB_CONTROL_FLUSH_ALL;
+	}
+	vb->asid = sc->next_asid++;
+	vb->tlb_control = flush;
+	s->asid_cpu = (int)cpu;
+	s->asid_gen = sc->asid_gen;
+	s->dirty |= CLEAN_ASID;
+}
+
+static void set_vintr_window(struct svm_vcpu *s, bool on)
+{
+	struct vmcb *vb = s->vmcb;
+	/* #VMEXIT writes V_IRQ back (cleared once the CPU took or dropped it, 15.21.4), so the
+	 * VMCB, not a cached flag, says whether the request is still armed. */
+	bool armed = (vb->vintr & V_IRQ) && (vb->intercept_misc1 & INTERCEPT_VINTR);
+	bool any = (vb->vintr & V_IRQ) || (vb->intercept_misc1 & INTERCEPT_VINTR);
+	if (on && !armed) {
+		/* A virtual interrupt that ignores V_TPR (core/ applies the guest's TPR itself)
+		 * and exits when the guest could take it: RFLAGS.IF and no shadow. */
+		vb->vintr = (vb->vintr & ~(0xfull << V_INTR_PRIO_SHIFT)) | V_IRQ | V_IGN_TPR |
+			    (0xfull << V_INTR_PRIO_SHIFT);
+		vb->intercept_misc1 |= INTERCEPT_VINTR;
+		s->dirty |= CLEAN_I | CLEAN_TPR;
+	} else if (!on && any) {
+		vb->vintr &= ~(V_IRQ | V_IGN_TPR);
+		vb->intercept_misc1 &= ~INTERCEPT_VINTR;
+		s->dirty |= CLEAN_I | CLEAN_TPR;
+	}
+}
+
+static void inject(struct svm_vcpu *s, int vector, struct hv_exit *e)
+{
+	struct vmcb *vb = s->vmcb;
+	bool want_window = false;
+	vb->eventinj = 0;
+	if (s->pending_event) {
+		vb->eventinj = s->event;
+		s->pending_event = false;
+		want_window = vector >= 0;
+	} else if (vector >= 0) {
+		if ((vb->rflags & RFLAGS_IF) && !(vb->interrupt_shadow & INTERRUPT_SHADOW)) {
+			vb->eventinj = EVENT_VALID | EVENT_TYPE_INTR | (uint32_t)vector;
+			e->injected = true;
+		} else {
+			want_window = true;
+		}
+	}
+	set_vintr_window(s, want_window);
+}
+
+/* An event whose delivery the exit interrupted (EXITINTINFO, 15.7.2) is delivered again
+ * at the next VMRUN, before anything new. INT n, INT3 and INTO are not: RIP still points
+ * at the instruction, which raises them again. */
+static void requeue_exitintinfo(struct svm_vcpu *s)
+{
+	uint64_t info = s->vmcb->exitintinfo;
+	if (!(info & EVENT_VALID))
+		return;
+	uint32_t type = info & EVENT_TYPE_MASK, vec = info & EVENT_VECTOR_MASK;
+	if (type == EVENT_TYPE_SOFT || (type == EVENT_TYPE_EXCEPT && (vec == 3 || vec == 4)))
+		return;
+	s->pending_event = true;
+	s->event = info;
+}
+
+void svm_vcpu_run(struct hv_vcpu *v, uint64_t deadline_tsc, int inject_vector, struct hv_exit *e)
+{
+	(void)deadline_tsc; /* physical interrupts always exit: see the top of this file */
+	struct svm_vcpu *s = to_svm(v);
+	struct vmcb *vb = s->vmcb;
+	*e = (struct hv_exit){.kind = HV_EXIT_NONE};
+	if (!load_here(s, e))
+		return;
+	assign_asid(s);
+	inject(s, inject_vector, e);
+	vb->rax = s->g.r[HV_RAX];
+	s->last_eventinj = vb->eventinj;
+	vb->clean = svm_has(CPUID_8000000A_EDX_VMCB_CLEAN) ? CLEAN_ALL & ~s->dirty : 0;
+	s->dirty = 0;
+	e->entry_tsc = rdtsc(); /* the last instant before VMRUN (core's wake-to-run) */
+	svm_enter(&s->g, s->vmcb_pa, svm_cpu[this_cpu()->id].host_vmcb_pa);
+	s->g.r[HV_RAX] = vb->rax;
+	vb->tlb_control = TLB_CONTROL_DO_NOTHING;
+	/* With V_INTR_MASKING the guest's CR8 is V_TPR, never the host's: check it stayed 0
+	 * (a raised host TPR would mask the scheduler's timer and freeze this pCPU). */
+	uint64_t tpr;
+	__asm__ volatile("mov %%cr8, %0" : "=r"(tpr));
+	if (tpr)
+		panic("svm: host TPR is %lu after #VMEXIT (V_INTR_MASKING missing?)",
+		      (unsigned long)tpr);
+	svm_decode_exit(s, e);
+	if (e->kind == HV_EXIT_ENTRY_FAIL)
+		e->injected = false;
+	else
+		requeue_exitintinfo(s);
+	if (e->kind == HV_EXIT_INTWIN)
+		set_vintr_window(s, false);
+}

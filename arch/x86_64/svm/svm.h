@@ -1,0 +1,130 @@
+/* Private to arch/x86_64/svm: capabilities found at detection, per-pCPU SVM state, the
+ * per-vCPU state behind the opaque struct hv_vcpu, and the functions the backend table
+ * (svm.c) points at. */
+#ifndef ARCH_X86_64_SVM_SVM_H
+#define ARCH_X86_64_SVM_SVM_H
+#include <stdbool.h>
+#include <stdint.h>
+#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/hv_backend.h"
+#include "arch/x86_64/memory.h"
+#include "arch/x86_64/svm/svm_defs.h"
+#include "arch/x86_64/cr.h"
+
+struct svm_caps {
+	uint32_t features;	   /* CPUID 0x8000000A EDX */
+	uint32_t nr_asids;	   /* CPUID 0x8000000A EBX: ASIDs 1 .. nr_asids - 1 */
+	uint64_t guest_cr4_valid;  /* CR4 bits a guest may set */
+	uint64_t guest_efer_valid; /* EFER bits a guest may write */
+};
+extern struct svm_caps svm_caps;
+
+static inline bool svm_has(uint32_t feature)
+{
+	return svm_caps.features & feature;
+}
+
+static inline uint64_t svm_frame_alloc(void)
+{
+	return hv_frames.alloc();
+}
+static inline void svm_frame_free(uint64_t pa)
+{
+	hv_frames.free(pa);
+}
+
+struct svm_gprs {
+	uint64_t r[16]; /* r[HV_RAX] mirrors vmcb->rax between exits; r[HV_RSP] is unused */
+};
+
+struct svm_vcpu {
+	struct svm_gprs g;			       /* first: entry.S addresses it directly */
+	uint8_t fpu[512] __attribute__((aligned(64))); /* FXSAVE image: x87/SSE state */
+	struct vmcb *vmcb;
+	uint64_t vmcb_pa;
+	uint64_t dr[8]; /* the guest's view of DR0-DR7 (never loaded: MOV DR intercepts) */
+	struct hv_space *space;
+	int cpu;	   /* pCPU this vCPU is loaded on (FPU state live there), -1 = none */
+	int asid_cpu;	   /* pCPU whose ASID generation `asid` belongs to, -1 = none */
+	uint64_t asid_gen; /* that pCPU's generation when `asid` was handed out */
+	uint32_t dirty;	   /* VMCB clean bits to clear at the next VMRUN */
+	uint64_t cr0, cr4; /* what the guest believes */
+	uint64_t efer;	   /* what the guest believes (SVME hidden) */
+	bool pending_event;
+	uint64_t event;		/* EVENTINJ value for the next VMRUN */
+	uint64_t last_eventinj; /* EVENTINJ of the last VMRUN (for a VMEXIT_INVALID dump) */
+};
+
+static inline struct svm_vcpu *to_svm(struct hv_vcpu *v)
+{
+	return (struct svm_vcpu *)v;
+}
+
+/* Per pCPU: the host save area (VM_HSAVE_PA), a VMCB-format page for the host state that
+ * VMSAVE/VMLOAD switch (FS, GS, TR, LDTR, KERNEL_GS_BASE, STAR..., SYSENTER_*), ASIDs. */
+struct svm_cpu {
+	uint64_t hsave_pa;
+	uint64_t host_vmcb_pa;
+	struct svm_vcpu *current;
+	uint64_t asid_gen;
+	uint32_t next_asid;
+	bool on;
+};
+extern struct svm_cpu svm_cpu[MAX_CPUS];
+
+/* svm.c */
+uint64_t svm_iopm_pa(void);
+uint64_t svm_msrpm_pa(void);
+
+/* npt.c */
+bool svm_space_map(struct hv_space *s);
+void svm_space_unmap(struct hv_space *s);
+
+/* vmcb.c */
+struct hv_vcpu *svm_vcpu_create(struct hv_space *s, uint16_t asid, uint64_t rip, uint32_t eax,
+				uint32_t ebx, const char **why);
+void svm_vcpu_destroy(struct hv_vcpu *v);
+void svm_vcpu_put(struct hv_vcpu *v);
+int svm_vcpu_loaded_on(struct hv_vcpu *v);
+
+/* run.c */
+void svm_vcpu_run(struct hv_vcpu *v, uint64_t deadline_tsc, int inject_vector, struct hv_exit *e);
+
+/* regs.c */
+uint64_t svm_gpr_get(struct hv_vcpu *v, unsigned idx);
+void svm_gpr_set(struct hv_vcpu *v, unsigned idx, uint64_t val);
+void svm_skip_insn(struct hv_vcpu *v, unsigned len);
+void svm_inject_exception(struct hv_vcpu *v, uint8_t vector, bool has_error, uint32_t error);
+bool svm_guest_long_mode(struct hv_vcpu *v);
+unsigned svm_guest_cpl(struct hv_vcpu *v);
+bool svm_guest_if(struct hv_vcpu *v);
+bool svm_write_cr(struct hv_vcpu *v, unsigned cr, uint64_t val);
+uint64_t svm_read_cr(struct hv_vcpu *v, unsigned cr);
+bool svm_write_efer(struct hv_vcpu *v, uint64_t val);
+uint64_t svm_read_efer(struct hv_vcpu *v);
+int svm_msr_write(struct hv_vcpu *v, uint32_t msr, uint64_t val);
+void svm_read_state(struct hv_vcpu *v, struct hv_state *st);
+uint64_t svm_dr_get(struct hv_vcpu *v, unsigned dr);
+void svm_dr_set(struct hv_vcpu *v, unsigned dr, uint64_t val);
+void svm_test_break_guest_state(struct hv_vcpu *v);
+bool svm_in_64bit_code(struct svm_vcpu *s);
+
+/* exits.c */
+void svm_decode_exit(struct svm_vcpu *s, struct hv_exit *e);
+const char *svm_exit_reason_name(unsigned reason);
+const char *svm_insn_error_name(uint32_t err);
+
+/* decode.c: the exiting instruction, read from guest memory (no NRIPS/decode assists). */
+struct svm_insn {
+	uint8_t len;
+	uint8_t op[3]; /* opcode bytes after prefixes (0F xx [modrm]) */
+	uint8_t nop;   /* number of opcode bytes */
+	bool rex_r, rex_b, lock, rep;
+	uint8_t modrm;
+};
+bool svm_fetch_decode(struct svm_vcpu *s, struct svm_insn *in, const char **why);
+
+/* entry.S: VMSAVE host, VMLOAD guest, VMRUN, VMSAVE guest, VMLOAD host, GIF/IF dance. */
+void svm_enter(struct svm_gprs *g, uint64_t vmcb_pa, uint64_t host_vmcb_pa);
+
+#endif
