@@ -8,10 +8,6 @@
 #include "arch/x86_64/memory.h"
 #include "lib/string.h"
 
-/* Weak until the svm branch (arch/x86_64/svm/) is merged: its address is NULL while no
- * object defines it, and hv_detect skips it. The lead removes `weak` at the merge. */
-extern const struct hv_backend svm_backend __attribute__((weak));
-
 struct hv_frame_ops hv_frames;
 static const struct hv_backend *be;
 
