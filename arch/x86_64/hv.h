@@ -117,6 +117,11 @@ struct hv_state {
 	uint16_t cs, ss;
 	uint32_t cs_ar, intr_state, activity;
 	uint64_t idt_vectoring;
+	/* The code segment, for core's instruction fetch (the vLAPIC's MMIO): its base and
+	 * the default size of the code, 16, 32 or 64 (0: the backend does not say; core
+	 * then takes 64 in long mode, else 32). */
+	uint64_t cs_base;
+	uint8_t code_bits;
 };
 
 /* The backend takes its VMXON regions / host save areas, VMCSs / VMCBs, bitmaps and
