@@ -117,6 +117,8 @@ int vcpu_deliverable_irq(const struct vcpu *v)
 
 bool vcpu_irq_pending(const struct vcpu *v)
 {
+	if (v->dom->lapic && vlapic_waiting(v)) /* after INIT only a SIPI counts */
+		return vlapic_wake_pending(v);
 	return vcpu_highest_irq(v) >= 0 || (v->dom->lapic && vlapic_wake_pending(v));
 }
 
@@ -128,10 +130,9 @@ void vcpu_irq_injected(struct vcpu *v, int vector)
 		vcpu_irq_clear(v, vector);
 }
 
-void vcpu_before_entry(struct vcpu *v)
+bool vcpu_before_entry(struct vcpu *v)
 {
-	if (v->dom->lapic)
-		vlapic_before_entry(v);
+	return !v->dom->lapic || vlapic_before_entry(v);
 }
 
 void vcpu_irq_clear(struct vcpu *v, int vector)

@@ -156,15 +156,47 @@ void vlapic_injected(struct vcpu *v, int vector)
 	l->isr[vector / 64] |= 1ull << (vector % 64);
 }
 
-void vlapic_before_entry(struct vcpu *v)
+static void reset_regs(struct vcpu *v);
+
+bool vlapic_before_entry(struct vcpu *v)
 {
-	if (__atomic_exchange_n(&L(v)->nmi_pending, false, __ATOMIC_ACQ_REL))
+	struct vlapic *l = L(v);
+	if (__atomic_exchange_n(&l->init_pending, false, __ATOMIC_ACQ_REL)) {
+		/* INIT (10.4.7.3): the APIC's registers reset, APIC_BASE and ID kept; the vCPU
+		 * waits for a SIPI. */
+		spin_lock(&l->lock);
+		reset_regs(v);
+		spin_unlock(&l->lock);
+		__atomic_store_n(&l->nmi_pending, false, __ATOMIC_RELEASE);
+		__atomic_store_n(&l->wait_sipi, true, __ATOMIC_RELEASE);
+	}
+	if (__atomic_load_n(&l->wait_sipi, __ATOMIC_ACQUIRE)) {
+		if (!__atomic_exchange_n(&l->sipi_pending, false, __ATOMIC_ACQ_REL))
+			return false;
+		__atomic_store_n(&l->wait_sipi, false, __ATOMIC_RELEASE);
+		uint8_t vec = __atomic_load_n(&l->sipi_vector, __ATOMIC_ACQUIRE);
+		if (!hv_vcpu_reset_real(v->hv, (uint16_t)(vec << 8), 0))
+			printk("sliver: d%u v%u: SIPI: the backend cannot restart a vCPU\n",
+			       v->dom->id, v->id);
+	}
+	if (__atomic_exchange_n(&l->nmi_pending, false, __ATOMIC_ACQ_REL))
 		hv_inject_exception(v->hv, 2, false, 0); /* NMI: vector 2 (no NMI blocking) */
+	return true;
+}
+
+bool vlapic_waiting(const struct vcpu *v)
+{
+	return __atomic_load_n(&L(v)->wait_sipi, __ATOMIC_ACQUIRE);
 }
 
 bool vlapic_wake_pending(const struct vcpu *v)
 {
-	return vlapic_deliverable(v) >= 0 || __atomic_load_n(&L(v)->nmi_pending, __ATOMIC_ACQUIRE);
+	const struct vlapic *l = L(v);
+	if (__atomic_load_n(&l->init_pending, __ATOMIC_ACQUIRE))
+		return true;
+	if (__atomic_load_n(&l->wait_sipi, __ATOMIC_ACQUIRE))
+		return __atomic_load_n(&l->sipi_pending, __ATOMIC_ACQUIRE);
+	return vlapic_deliverable(v) >= 0 || __atomic_load_n(&l->nmi_pending, __ATOMIC_ACQUIRE);
 }
 
 /* A fixed interrupt arrives at v (an IPI, its own LVT): dropped while the APIC is
@@ -309,8 +341,6 @@ static bool dest_match(const struct vcpu *src, const struct vcpu *t, uint32_t lo
 	return (d >> 4) == (tl->ldr >> 28) && (d & (tl->ldr >> 24) & 0xf); /* cluster */
 }
 
-static bool init_sipi_noted;
-
 static void send_ipi(struct vcpu *src, uint32_t lo, uint32_t hi)
 {
 	struct domain *d = src->dom;
@@ -335,13 +365,19 @@ static void send_ipi(struct vcpu *src, uint32_t lo, uint32_t hi)
 			__atomic_store_n(&L(t)->nmi_pending, true, __ATOMIC_RELEASE);
 			vcpu_notify(t, false);
 			break;
-		case 5: /* INIT */
-		case 6: /* SIPI */
-			if (!init_sipi_noted) {
-				init_sipi_noted = true;
-				printk("sliver: d%u: INIT/SIPI IPIs are not emulated: ignored\n",
-				       d->id);
-			}
+		case 5: /* INIT; level de-assert (level 0, trigger 1) does nothing (10.6.1) */
+			if (!(lo & (1u << 14)) && (lo & (1u << 15)))
+				break;
+			__atomic_store_n(&L(t)->init_pending, true, __ATOMIC_RELEASE);
+			vcpu_notify(t, false);
+			break;
+		case 6: /* SIPI: only a vCPU waiting after INIT takes it */
+			if (!__atomic_load_n(&L(t)->init_pending, __ATOMIC_ACQUIRE) &&
+			    !__atomic_load_n(&L(t)->wait_sipi, __ATOMIC_ACQUIRE))
+				break;
+			__atomic_store_n(&L(t)->sipi_vector, (uint8_t)vector, __ATOMIC_RELEASE);
+			__atomic_store_n(&L(t)->sipi_pending, true, __ATOMIC_RELEASE);
+			vcpu_notify(t, false);
 			break;
 		default: /* SMI, reserved: ignored */
 			break;

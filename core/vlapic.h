@@ -20,12 +20,15 @@ struct vlapic {
 	uint32_t svr, ldr, dfr, esr, esr_pending, icr_lo, icr_hi;
 	uint32_t lvt[VLAPIC_NR_LVT];
 	uint32_t tmict, tdcr;
-	uint64_t tsc_deadline;	    /* IA32_TSC_DEADLINE as written (0: disarmed) */
-	uint64_t t_start, t_period; /* one-shot/periodic: count start (ns), tmict*div ns */
-	uint64_t t_next;	    /* next expiry armed (ns), 0: none */
-	bool t_running;		    /* one-shot not yet expired, or periodic */
-	bool nmi_pending;	    /* atomic */
-	uint64_t timer_irqs, ipis;  /* counters for the end-of-run line */
+	uint64_t tsc_deadline;		 /* IA32_TSC_DEADLINE as written (0: disarmed) */
+	uint64_t t_start, t_period;	 /* one-shot/periodic: count start (ns), tmict*div ns */
+	uint64_t t_next;		 /* next expiry armed (ns), 0: none */
+	bool t_running;			 /* one-shot not yet expired, or periodic */
+	bool nmi_pending;		 /* atomic */
+	bool init_pending, sipi_pending; /* atomic: set by the sender, taken by the vCPU */
+	uint8_t sipi_vector;		 /* the last SIPI's (real mode at vector << 12) */
+	bool wait_sipi; /* after INIT, until a SIPI: the vCPU does not run (its own pCPU) */
+	uint64_t timer_irqs, ipis; /* counters for the end-of-run line */
 };
 
 struct vcpu;
@@ -38,9 +41,12 @@ int vlapic_deliverable(const struct vcpu *v);
 /* The vector went in at entry: IRR -> ISR. */
 void vlapic_injected(struct vcpu *v, int vector);
 bool vlapic_has_irr(const struct vcpu *v, int vector);
-/* Before an entry: a pending NMI is queued as the next event. */
-void vlapic_before_entry(struct vcpu *v);
+/* Before an entry: INIT resets the APIC and stops the vCPU until a SIPI, which restarts
+ * it in real mode (hv_vcpu_reset_real); a pending NMI is queued. false: do not enter
+ * (waiting for a SIPI: block). */
+bool vlapic_before_entry(struct vcpu *v);
 bool vlapic_wake_pending(const struct vcpu *v);
+bool vlapic_waiting(const struct vcpu *v); /* stopped after INIT until a SIPI */
 /* A fault exit at gpa in the APIC page: true when handled (the instruction emulated or a
  * fault injected, or the domain crashed with a message), false when it is not the vLAPIC's. */
 bool vlapic_mmio(struct vcpu *v, struct hv_exit *e);

@@ -275,7 +275,11 @@ static enum exit_action run_vcpu(struct vmm_cpu *pc, struct vcpu *v)
 			return ACT_DEAD;
 		if (__atomic_load_n(&v->paused, __ATOMIC_ACQUIRE))
 			return ACT_PAUSE;
-		vcpu_before_entry(v);
+		if (!vcpu_before_entry(v)) { /* INIT without SIPI yet */
+			if (vcpu_block(v))
+				return ACT_BLOCK;
+			continue;
+		}
 		int vec = vcpu_deliverable_irq(v);
 		uint64_t dl = timer_next_deadline();
 		if (pc->run_until < dl)

@@ -169,8 +169,9 @@ void vcpu_irq_clear(struct vcpu *v, int vector);
 /* The vector chosen by vcpu_deliverable_irq went in at entry: a vLAPIC vector moves to
  * its ISR, an event-port vector is consumed (vcpu_irq_clear). */
 void vcpu_irq_injected(struct vcpu *v, int vector);
-/* Right before an entry (the vLAPIC's pending NMI). */
-void vcpu_before_entry(struct vcpu *v);
+/* Right before an entry (the vLAPIC's INIT, SIPI, NMI): false when v must not enter
+ * (stopped after INIT until a SIPI): block it. */
+bool vcpu_before_entry(struct vcpu *v);
 /* Wakes v for something already marked pending (a vLAPIC IRR bit, an NMI): as
  * vcpu_irq_raise without the event bit. */
 void vcpu_notify(struct vcpu *v, bool timer);

@@ -18,6 +18,7 @@ e2e-lapic_EXPECT = $(E2E_END) --reject '^\(d[12]\) .*BAD|d1 crashed|d2 crashed' 
     --expect '^\(d1\) lapic: x2apic_eoi_order: got 72,61,50 .* ok$$' \
     --expect '^\(d1\) lapic: x2apic_periodic: got [0-9]+ in 20 ms .* ok$$' \
     --expect '^\(d1\) lapic: x2apic_tscdeadline: got 1 irq .* ok$$' \
+    --expect '^\(d1\) lapic: init_sipi: got magic=0x1234 cs=0x5000 ok$$' \
     --expect '^\(d1\) lapic: summary: 2[0-9] checks 0 bad$$' \
     --expect '^sliver: d1 shutdown code=0$$' \
     --expect '^\(d2\) lapic-garbage: survived 3000 mmio \+ 3000 msr ops seed=12345 ' \

@@ -287,6 +287,34 @@ static void ipi_checks(const char *tag)
 	check(name, nmis == n0 + 1, "%u", nmis - n0);
 }
 
+/* INIT, then SIPI 0x50: vCPU 1 restarts in real mode at 0x5000:0000, where a 16-bit
+ * trampoline stores CS and a magic word at 0x50100 and halts for good. A second SIPI
+ * (to a running vCPU) must change nothing. */
+static void init_sipi_check(void)
+{
+	static const uint8_t tramp[] = {
+		0xfa,					  /* cli */
+		0x8c, 0xc8,				  /* mov ax, cs */
+		0x2e, 0xa3, 0x02, 0x01,			  /* mov cs:[0x102], ax */
+		0x2e, 0xc7, 0x06, 0x00, 0x01, 0x34, 0x12, /* mov word cs:[0x100], 0x1234 */
+		0xf4, 0xeb, 0xfd,			  /* 1: hlt; jmp 1b */
+	};
+	volatile uint8_t *p = (volatile uint8_t *)0x50000;
+	for (unsigned i = 0; i < sizeof tramp; i++)
+		p[i] = tramp[i];
+	*(volatile uint32_t *)0x50100 = 0;
+	send_ipi(1, 0x4500); /* INIT, level assert */
+	rt_spin_us(10000);
+	send_ipi(1, 0x4650); /* SIPI, vector 0x50 */
+	uint64_t end = rt_clock_ns() + 200000000;
+	while (*(volatile uint16_t *)0x50100 != 0x1234 && rt_clock_ns() < end)
+		;
+	send_ipi(1, 0x4650);
+	rt_spin_us(1000);
+	uint32_t magic = *(volatile uint16_t *)0x50100, cs = *(volatile uint16_t *)0x50102;
+	check("init_sipi", magic == 0x1234 && cs == 0x5000, "magic=0x%x cs=0x%x", magic, cs);
+}
+
 static uint32_t rng = 1;
 static uint32_t rnd(void)
 {
@@ -306,8 +334,11 @@ static int garbage(void)
 	uint32_t sum = 0;
 	for (uint64_t i = 0; i < count; i++) {
 		unsigned off = rnd() & 0xffc;
+		uint32_t val = rnd();
+		if (off == 0x300 && ((val >> 8) & 7) == 5)
+			val &= ~0x700u; /* no INIT: it would stop this (only) vCPU for good */
 		if (rnd() & 1)
-			*(volatile uint32_t *)(uintptr_t)(APIC + off) = rnd();
+			*(volatile uint32_t *)(uintptr_t)(APIC + off) = val;
 		else
 			sum += *(volatile uint32_t *)(uintptr_t)(APIC + off);
 	}
@@ -317,8 +348,11 @@ static int garbage(void)
 	x2mode = true;
 	for (uint64_t i = 0; i < count; i++) {
 		uint32_t msr = 0x800 + (rnd() & 0xff);
+		uint32_t val = rnd();
+		if (msr == 0x830 && ((val >> 8) & 7) == 5)
+			val &= ~0x700u;
 		if (rnd() & 1)
-			wrmsr(msr, (uint64_t)(rnd() & 1 ? rnd() : 0) << 32 | rnd());
+			wrmsr(msr, (uint64_t)(rnd() & 1 ? rnd() : 0) << 32 | val);
 		else
 			sum += (uint32_t)rdmsr(msr);
 	}
@@ -378,6 +412,7 @@ int main(const struct sliver_boot_info *bi)
 	ipi_checks("x2apic_");
 	timer_checks(bi, "x2apic_");
 
+	init_sipi_check();
 	rt_printf("lapic: summary: %u checks %u bad\n", checks, bad);
 	return (int)bad;
 }
