@@ -5,7 +5,7 @@ UNIT_TESTS += insn_mov gwalk
 UNIT_SRCS_insn_mov := test/unit/test_insn_mov.c core/insn_mov.c
 UNIT_SRCS_gwalk := test/unit/test_gwalk.c core/gwalk.c
 
-e2e-lapic_EXPECT = $(E2E_END) --reject '^\(d[12]\) .*BAD|d1 crashed|d2 crashed' \
+e2e-lapic_EXPECT = $(E2E_END) --reject '^\(d[12]\) .*BAD|d[124] crashed' \
     --expect '^sliver: d1 lapic: 32-bit ELF .* lapic$$' \
     --expect '^\(d1\) lapic: apic_base: got 0xfee00900 ok$$' \
     --expect '^\(d1\) lapic: eoi_order: got 72,61,50 ppr_in_72=0x70 nested=0 ok$$' \
@@ -23,5 +23,6 @@ e2e-lapic_EXPECT = $(E2E_END) --reject '^\(d[12]\) .*BAD|d1 crashed|d2 crashed' 
     --expect '^sliver: d1 shutdown code=0$$' \
     --expect '^\(d2\) lapic-garbage: survived 3000 mmio \+ 3000 msr ops seed=12345 ' \
     --expect '^sliver: d2 shutdown code=0$$' \
-    --expect '^sliver: d3 crashed: $(E2E_FAULT): read at guest-physical 0xfee00020'
+    --expect '^sliver: d3 crashed: $(E2E_FAULT): read at guest-physical 0xfee00020' \
+    --expect '^sliver: d4 shutdown code=100$$'
 $(eval $(call e2e_twin,e2e-lapic,$(BUILD)/lapic-bios.iso,--cpus 2 --timeout 300))

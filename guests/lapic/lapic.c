@@ -9,7 +9,8 @@
  * mode=garbage seed=<n> count=<n> (one vCPU): <count> seeded random 32-bit writes and
  * reads anywhere in the APIC page, then as many random x2APIC MSR writes and reads, with
  * IF=0 (vectors stay pending; NMIs and #GP are taken and counted); prints
- * `lapic-garbage: survived ...` and shuts down with 0: the hypervisor must survive it. */
+ * `lapic-garbage: survived ...` and shuts down with 0: the hypervisor must survive it.
+ * mode=lm64: the same page from 64-bit code (lapic64.S), shutdown code 100 when it holds. */
 #include "guests/lib/rt.h"
 #include "lib/fmt.h"
 #include "lib/string.h"
@@ -36,6 +37,7 @@
 #define ICR_ALL_BUT   (3u << 18)
 #define ICR_NMI	      (4u << 8)
 
+__attribute__((noreturn)) void lapic64_enter(void); /* lapic64.S */
 static volatile bool x2mode;
 static volatile uint32_t hits[256], nmis, gps;
 static volatile uint8_t order[8];
@@ -371,6 +373,8 @@ int main(const struct sliver_boot_info *bi)
 	rt_arg("mode", mode, sizeof mode);
 	if (!strcmp(mode, "garbage"))
 		return garbage();
+	if (!strcmp(mode, "lm64"))
+		lapic64_enter();
 	for (unsigned v = 0x40; v < 0x90; v++)
 		rt_irq_register((uint8_t)v, isr_count);
 	rt_irq_register(0x91, isr_count); /* 0x90 and 0x92 are vCPU 1's */
