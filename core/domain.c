@@ -1,5 +1,5 @@
 /* Domains: one per multiboot2 module. Creation parses the module's command line
- * (name= mem=<MiB> vcpus= weight= cap= pin=<cpu list> role=service|guest evt.allow=),
+ * (name= mem=<MiB> vcpus= weight= cap= pin=<cpu list> role=service|guest evt.allow= lapic=),
  * checks and loads the ELF into fresh host memory mapped by its own EPT/NPT, writes a boot-info
  * page per vCPU and inserts the vCPUs into the scheduler. A module that cannot run as
  * written (a bad word, a name over 31 characters or taken, a pin list too long, cap above
@@ -218,6 +218,13 @@ static const char *module_words(struct domain *d, const char *cl, uint64_t *mem,
 		else if (strcmp(val, "guest"))
 			return "role= must be service or guest";
 	}
+	/* lapic=1: a virtual local APIC per vCPU (core/vlapic.c, docs/lapic.md); boot=mb1
+	 * and boot=real set d->lapic too (issue 13). Off: the APIC page and MSRs fault. */
+	uint64_t lapic = 0;
+	if (cmdline_has(cl, "lapic") && (!cmdline_get_u64(cl, "lapic", &lapic) || lapic > 1))
+		return "lapic= must be 0 or 1";
+	if (cmdline_has(cl, "lapic"))
+		d->lapic = lapic;
 	/* The pCPUs that run guests: all, or the first vmm.sched_pcpus. */
 	unsigned ncpu = vmm_sched.nr_pcpus;
 	sched_cpumask_t online = ncpu >= 64 ? ~0ull : SCHED_CPU(ncpu) - 1;
@@ -323,10 +330,11 @@ struct domain *domain_create(unsigned id, const struct boot_module *m)
 	domains[id] = d;
 	if (!quiet)
 		printk("sliver: d%u %s: %s ELF entry=0x%lx mem=%lu MiB vcpus=%u weight=%u "
-		       "cap=%u%s\n",
+		       "cap=%u%s%s\n",
 		       id, d->name, info.is64 ? "64-bit" : "32-bit", info.entry, (unsigned long)mem,
 		       d->nr_vcpus, d->sd.weight, d->sd.cap,
-		       d->role == SLIVER_ROLE_SERVICE ? " role=service" : "");
+		       d->role == SLIVER_ROLE_SERVICE ? " role=service" : "",
+		       d->lapic ? " lapic" : "");
 	return d;
 fail:
 	domain_discard(d, inserted);

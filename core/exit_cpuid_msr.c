@@ -2,8 +2,8 @@
  * CPUID passes the host's values through allow-lists: a guest sees only features whose
  * instructions, control bits and MSRs sliver really gives it (docs/vmx.md, "Pass-through
  * audit"): no VMX/SMX, MONITOR, PMU/PDCM, debug store, thermal/power, MCE/MCA (no
- * machine-check MSRs), APIC/x2APIC/TSC-deadline (no APIC), PCID, XSAVE/AVX (no XCR0),
- * RDTSCP, PKU; FSGSBASE/SMEP/SMAP only when the backend lets CR4 enable them. The
+ * machine-check MSRs), APIC/x2APIC/TSC-deadline (unless the domain has lapic=1), PCID, XSAVE/AVX
+ * (no XCR0), RDTSCP, PKU; FSGSBASE/SMEP/SMAP only when the backend lets CR4 enable them. The
  * hypervisor bit is set and leaf 0x40000000 names sliver.
  * MSRs: the per-vCPU ones pass in the bitmap (arch: reads, and writes of the VMCS-
  * switched ones); here EFER and the SWAPGS/SYSCALL MSRs go to the backend, which checks
@@ -41,10 +41,13 @@ static struct cpuid_regs cpuid_filter(const struct vcpu *v, uint32_t leaf, uint3
 {
 	struct cpuid_regs r = cpuid(leaf, sub);
 	switch (leaf) {
+	case 0xb: /* topology: with a vLAPIC, EDX is the vCPU's x2APIC ID */
+		if (v->dom->lapic)
+			r.edx = v->id;
+		return r;
 	case 0:
 	case 2:
 	case 4:
-	case 0xb: /* topology */
 	case 0x15:
 	case 0x16: /* TSC and core frequency */
 	case 0x80000000u:
@@ -56,6 +59,11 @@ static struct cpuid_regs cpuid_filter(const struct vcpu *v, uint32_t leaf, uint3
 	case 1:
 		r.ecx = (r.ecx & LEAF1_ECX_OK) | BIT(31);
 		r.edx &= LEAF1_EDX_OK;
+		if (v->dom->lapic) { /* APIC (while APIC_BASE.EN), x2APIC, TSC-deadline */
+			r.ecx |= BIT(21) | BIT(24);
+			if (v->lapic.apic_base & (1u << 11))
+				r.edx |= BIT(9);
+		}
 		r.ebx = (r.ebx & 0x0000ffffu) | (1u << 16) | (v->id << 24);
 		return r;
 	case 7: {
@@ -143,7 +151,18 @@ static void msr_done(struct vcpu *v, struct hv_exit *e)
 enum exit_action exit_rdmsr(struct vcpu *v, struct hv_exit *e)
 {
 	struct hv_vcpu *h = v->hv;
-	uint64_t val;
+	uint64_t val = 0;
+	int lr = vlapic_rdmsr(v, e->msr.index, &val); /* lapic=1: APIC_BASE, x2APIC, ... */
+	if (lr) {
+		if (lr < 0) {
+			hv_inject_exception(h, 13, true, 0);
+			return ACT_CONTINUE;
+		}
+		hv_gpr_set(h, HV_RAX, (uint32_t)val);
+		hv_gpr_set(h, HV_RDX, val >> 32);
+		msr_done(v, e);
+		return ACT_CONTINUE;
+	}
 	switch (e->msr.index) {
 	case MSR_IA32_PAT:
 		val = v->msr_pat;
@@ -174,6 +193,14 @@ enum exit_action exit_wrmsr(struct vcpu *v, struct hv_exit *e)
 	struct hv_vcpu *h = v->hv;
 	uint64_t val = e->msr.value;
 	bool ok;
+	int lr = vlapic_wrmsr(v, e->msr.index, val);
+	if (lr) {
+		if (lr < 0)
+			hv_inject_exception(h, 13, true, 0);
+		else
+			msr_done(v, e);
+		return v->dom->dying ? ACT_DEAD : ACT_CONTINUE;
+	}
 	switch (e->msr.index) {
 	case MSR_IA32_PAT:
 		ok = pat_ok(val);

@@ -1,7 +1,8 @@
 /* Control- and debug-register exits (SDM 27.2.1 tables 27-3, 27-4). Every CR0/CR4 bit is
  * host-owned, so each guest write lands here; the backend checks it the way hardware does
  * and keeps the forced VMX bits and long-mode state (hv_write_cr). A write it refuses is
- * #GP(0). CR8 exits (load and store exiting): the guest's TPR is virtual (vcpu->tpr),
+ * #GP(0). CR8 exits (load and store exiting): the guest's TPR is virtual (vcpu->tpr, CR8 =
+ * TPR[7:4], SDM Vol. 3A 10.8.6.1: one value with the vLAPIC's TPR register),
  * honoured by interrupt injection (vcpu_deliverable_irq), and never reaches the host's
  * LAPIC, whose TPR must stay 0 for the scheduler's timer. */
 #include "arch/x86_64/cr.h"
@@ -19,14 +20,14 @@ enum exit_action exit_cr(struct vcpu *v, struct hv_exit *e)
 		if (e->cr.cr == 8) {
 			ok = val <= 15; /* bits 63:4 are reserved (SDM Vol. 3A 10.8.6.1) */
 			if (ok)
-				__atomic_store_n(&v->tpr, (uint8_t)val, __ATOMIC_RELAXED);
+				__atomic_store_n(&v->tpr, (uint8_t)(val << 4), __ATOMIC_RELAXED);
 			break;
 		}
 		ok = hv_write_cr(h, e->cr.cr, val);
 		break;
 	}
 	case HV_CR_READ: /* MOV from CR: only CR3 (never: no CR3-store exiting) and CR8 exit */
-		hv_gpr_set(h, e->cr.gpr, e->cr.cr == 8 ? v->tpr : hv_read_cr(h, e->cr.cr));
+		hv_gpr_set(h, e->cr.gpr, e->cr.cr == 8 ? v->tpr >> 4u : hv_read_cr(h, e->cr.cr));
 		break;
 	case HV_CR_CLTS:
 		ok = hv_write_cr(h, 0, hv_read_cr(h, 0) & ~(uint64_t)CR0_TS);

@@ -6,6 +6,8 @@
 
 enum exit_action exit_ept(struct vcpu *v, struct hv_exit *e)
 {
+	if (vlapic_mmio(v, e)) /* lapic=1: the xAPIC page is emulated */
+		return v->dom->dying ? ACT_DEAD : ACT_CONTINUE;
 	domain_crash(v->dom, v, "%s: %s%s%s at guest-physical 0x%lx%s (memory is [0, 0x%lx))",
 		     hv_fault_name(), e->ept.read ? "read" : "", e->ept.write ? "write" : "",
 		     e->ept.fetch ? "fetch" : "", e->ept.gpa,

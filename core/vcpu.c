@@ -22,10 +22,18 @@ static void vtimer_fire(struct timer *t, void *arg)
 	event_raise(v->dom, SLIVER_PORT_TIMER, SLIVER_DOMID_HV);
 }
 
+static void lapic_timer_fire(struct timer *t, void *arg)
+{
+	(void)t;
+	struct vtimer *vt = arg;
+	if (!vt->v->gone)
+		vlapic_timer_expired(vt->v, vt->gen);
+}
+
 struct vcpu *vcpu_create(struct domain *d, unsigned id, uint64_t entry)
 {
 	unsigned ncpu = cpu_count();
-	size_t size = sizeof(struct vcpu) + ncpu * sizeof(struct vtimer);
+	size_t size = sizeof(struct vcpu) + 2 * ncpu * sizeof(struct vtimer);
 	size_t frames = (size + PAGE_SIZE - 1) / PAGE_SIZE;
 	uint64_t pa = frames_alloc(frames, 1);
 	if (!pa)
@@ -39,7 +47,10 @@ struct vcpu *vcpu_create(struct domain *d, unsigned id, uint64_t entry)
 	for (unsigned c = 0; c < ncpu; c++) {
 		v->vt[c].v = v;
 		timer_init(&v->vt[c].t, vtimer_fire, &v->vt[c]);
+		v->vt[ncpu + c].v = v;
+		timer_init(&v->vt[ncpu + c].t, lapic_timer_fire, &v->vt[ncpu + c]);
 	}
+	vlapic_init(v);
 	const char *why = "?";
 	uint16_t asid = next_asid++;
 	if (!next_asid)
@@ -59,7 +70,7 @@ struct vcpu *vcpu_create(struct domain *d, unsigned id, uint64_t entry)
 
 static size_t vcpu_frames(void)
 {
-	size_t size = sizeof(struct vcpu) + cpu_count() * sizeof(struct vtimer);
+	size_t size = sizeof(struct vcpu) + 2 * cpu_count() * sizeof(struct vtimer);
 	return (size + PAGE_SIZE - 1) / PAGE_SIZE;
 }
 
@@ -80,16 +91,48 @@ int vcpu_highest_irq(const struct vcpu *v)
 	return -1;
 }
 
+/* Event-port vectors against the TPR (no ISR: they need no EOI); with lapic=1 the PPR,
+ * which also counts the vLAPIC's vectors in service, and the higher of the vLAPIC's and
+ * the ports' vectors wins. */
 int vcpu_deliverable_irq(const struct vcpu *v)
 {
 	int vec = vcpu_highest_irq(v);
-	return vec >= 0 && (unsigned)vec >> 4 > __atomic_load_n(&v->tpr, __ATOMIC_RELAXED) ? vec
-											   : -1;
+	if (v->dom->lapic) {
+		int lv = vlapic_deliverable(v);
+		uint32_t isrv = 0;
+		for (int w = 3; w >= 0 && !isrv; w--)
+			if (v->lapic.isr[w])
+				isrv = (uint32_t)(w * 64 + 63 - __builtin_clzll(v->lapic.isr[w]));
+		unsigned cls = __atomic_load_n(&v->tpr, __ATOMIC_RELAXED) >> 4;
+		if (isrv >> 4 > cls)
+			cls = isrv >> 4;
+		if (vec >= 0 && (unsigned)vec >> 4 <= cls)
+			vec = -1;
+		return lv > vec ? lv : vec;
+	}
+	return vec >= 0 && (unsigned)vec >> 4 > __atomic_load_n(&v->tpr, __ATOMIC_RELAXED) >> 4u
+		       ? vec
+		       : -1;
 }
 
 bool vcpu_irq_pending(const struct vcpu *v)
 {
-	return vcpu_highest_irq(v) >= 0;
+	if (v->dom->lapic && vlapic_waiting(v)) /* after INIT only a SIPI counts */
+		return vlapic_wake_pending(v);
+	return vcpu_highest_irq(v) >= 0 || (v->dom->lapic && vlapic_wake_pending(v));
+}
+
+void vcpu_irq_injected(struct vcpu *v, int vector)
+{
+	if (v->dom->lapic && vlapic_has_irr(v, vector))
+		vlapic_injected(v, vector);
+	else
+		vcpu_irq_clear(v, vector);
+}
+
+bool vcpu_before_entry(struct vcpu *v)
+{
+	return !v->dom->lapic || vlapic_before_entry(v);
 }
 
 void vcpu_irq_clear(struct vcpu *v, int vector)
@@ -97,9 +140,8 @@ void vcpu_irq_clear(struct vcpu *v, int vector)
 	__atomic_fetch_and(&v->irr[vector / 64], ~(1ull << (vector % 64)), __ATOMIC_ACQ_REL);
 }
 
-static void irq_raise(struct vcpu *v, uint8_t vector, unsigned flags)
+static void notify(struct vcpu *v, unsigned flags)
 {
-	__atomic_fetch_or(&v->irr[vector / 64], 1ull << (vector % 64), __ATOMIC_SEQ_CST);
 	sched_cpumask_t mask = 0;
 	int kick = -1;
 	unsigned self = this_cpu()->id;
@@ -133,6 +175,12 @@ static void irq_raise(struct vcpu *v, uint8_t vector, unsigned flags)
 		vmm_kick_cpu((unsigned)kick, false);
 }
 
+static void irq_raise(struct vcpu *v, uint8_t vector, unsigned flags)
+{
+	__atomic_fetch_or(&v->irr[vector / 64], 1ull << (vector % 64), __ATOMIC_SEQ_CST);
+	notify(v, flags);
+}
+
 void vcpu_irq_raise(struct vcpu *v, uint8_t vector)
 {
 	irq_raise(v, vector, WAKE_EVENT);
@@ -143,19 +191,35 @@ void vcpu_irq_raise_timer(struct vcpu *v, uint8_t vector)
 	irq_raise(v, vector, WAKE_TIMER);
 }
 
-void vcpu_set_timer(struct vcpu *v, uint64_t deadline_ns)
+void vcpu_notify(struct vcpu *v, bool timer)
 {
-	unsigned c = this_cpu()->id;
-	uint64_t gen = __atomic_add_fetch(&v->timer_gen, 1, __ATOMIC_ACQ_REL);
+	notify(v, timer ? WAKE_TIMER : WAKE_EVENT);
+}
+
+/* One of v's per-pCPU timer sets (vt + base), live generation *genp. */
+static void vtimer_arm(struct vcpu *v, unsigned base, uint64_t *genp, uint64_t deadline_ns)
+{
+	struct vtimer *vt = &v->vt[base + this_cpu()->id];
+	uint64_t gen = __atomic_add_fetch(genp, 1, __ATOMIC_ACQ_REL);
 	/* 0 cancels; beyond VMM_FAR_NS it would never fire in any run, and converting it to
 	 * a TSC deadline would overflow: treat both as no timer. */
 	uint64_t now = now_ns();
 	if (!deadline_ns || (deadline_ns > now && deadline_ns - now > VMM_FAR_NS)) {
-		timer_cancel(&v->vt[c].t);
+		timer_cancel(&vt->t);
 		return;
 	}
-	v->vt[c].gen = gen;
-	timer_set(&v->vt[c].t, deadline_ns);
+	vt->gen = gen;
+	timer_set(&vt->t, deadline_ns);
+}
+
+void vcpu_set_timer(struct vcpu *v, uint64_t deadline_ns)
+{
+	vtimer_arm(v, 0, &v->timer_gen, deadline_ns);
+}
+
+void vcpu_set_lapic_timer(struct vcpu *v, uint64_t deadline_ns)
+{
+	vtimer_arm(v, cpu_count(), &v->lapic_timer_gen, deadline_ns);
 }
 
 bool vcpu_block(struct vcpu *v)

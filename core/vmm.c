@@ -275,6 +275,11 @@ static enum exit_action run_vcpu(struct vmm_cpu *pc, struct vcpu *v)
 			return ACT_DEAD;
 		if (__atomic_load_n(&v->paused, __ATOMIC_ACQUIRE))
 			return ACT_PAUSE;
+		if (!vcpu_before_entry(v)) { /* INIT without SIPI yet */
+			if (vcpu_block(v))
+				return ACT_BLOCK;
+			continue;
+		}
 		int vec = vcpu_deliverable_irq(v);
 		uint64_t dl = timer_next_deadline();
 		if (pc->run_until < dl)
@@ -300,7 +305,7 @@ static enum exit_action run_vcpu(struct vmm_cpu *pc, struct vcpu *v)
 				hist_record(&v->lat, ran > woke ? ran - woke : 0);
 		}
 		if (e.injected)
-			vcpu_irq_clear(v, vec);
+			vcpu_irq_injected(v, vec);
 		irq_drain(); /* host interrupts that caused the exit (timers, kicks) run here */
 		unsigned r = e.reason < HV_NR_EXIT_REASONS ? e.reason : HV_NR_EXIT_REASONS - 1;
 		__atomic_fetch_add(&d->exits[r], 1, __ATOMIC_RELAXED);

@@ -11,6 +11,7 @@
 #include "core/bootinfo.h"
 #include "core/evpolicy.h"
 #include "core/timer.h"
+#include "core/vlapic.h"
 #include "lib/hist.h"
 #include "sched/sched.h"
 #include "sliver/bootinfo.h"
@@ -55,8 +56,13 @@ struct vcpu {
 	uint64_t timer_gen;   /* generation of the live vtimer */
 	struct dcon_line con; /* its console line (core/dcon.c) */
 	uint64_t msr_pat, msr_mtrr_def; /* emulated MSRs (exit_cpuid_msr.c) */
-	uint8_t tpr;			/* virtual TPR (CR8): vcpu_deliverable_irq honours it */
-	struct vtimer vt[];		/* cpu_count() entries */
+	/* Virtual TPR, all 8 bits (CR8 is bits 7:4, the vLAPIC's TPR register the whole):
+	 * vcpu_deliverable_irq honours it. */
+	uint8_t tpr;
+	struct vlapic lapic;	  /* the domain's lapic=1 (core/vlapic.c) */
+	uint64_t lapic_timer_gen; /* generation of the live vLAPIC timer */
+	/* 2 x cpu_count() entries: [0, n) HC_SET_TIMER, [n, 2n) the vLAPIC timer */
+	struct vtimer vt[];
 };
 
 struct evport {		/* count, last, senders, allow: under the domain's evlock */
@@ -102,6 +108,7 @@ struct domain {
 	uint64_t events_denied; /* HC_EVENT_SEND refused with -SLIVER_EPERM */
 	uint64_t msr_unknown;	/* RDMSR/WRMSR of an MSR sliver does not offer (#GP) */
 	uint32_t msr_unknown_last;
+	bool lapic; /* lapic=1: a virtual local APIC per vCPU (core/vlapic.c) */
 };
 
 /* What the loop does after an exit was handled. */
@@ -160,6 +167,18 @@ int vcpu_highest_irq(const struct vcpu *v);
 int vcpu_deliverable_irq(const struct vcpu *v);
 bool vcpu_irq_pending(const struct vcpu *v);
 void vcpu_irq_clear(struct vcpu *v, int vector);
+/* The vector chosen by vcpu_deliverable_irq went in at entry: a vLAPIC vector moves to
+ * its ISR, an event-port vector is consumed (vcpu_irq_clear). */
+void vcpu_irq_injected(struct vcpu *v, int vector);
+/* Right before an entry (the vLAPIC's INIT, SIPI, NMI): false when v must not enter
+ * (stopped after INIT until a SIPI): block it. */
+bool vcpu_before_entry(struct vcpu *v);
+/* Wakes v for something already marked pending (a vLAPIC IRR bit, an NMI): as
+ * vcpu_irq_raise without the event bit. */
+void vcpu_notify(struct vcpu *v, bool timer);
+/* Arms (deadline_ns) or cancels (0) the vLAPIC's software timer of v, from any pCPU;
+ * vlapic_timer_expired runs when it fires. */
+void vcpu_set_lapic_timer(struct vcpu *v, uint64_t deadline_ns);
 /* Marks vector pending and makes sure v notices: wakes it when blocked, forces an exit
  * when it runs on another pCPU. Any pCPU, interrupt context included (no lock held). */
 void vcpu_irq_raise(struct vcpu *v, uint8_t vector);
@@ -203,7 +222,7 @@ enum exit_action exit_ud(struct vcpu *v, struct hv_exit *e);
 enum exit_action exit_gp(struct vcpu *v, struct hv_exit *e);
 /* The `msr d<id> unknown=<n> last=0x<msr>` line of a run's end (vmm.c, finish_run). */
 void exit_msr_report(const struct domain *d);
-enum exit_action exit_ept(struct vcpu *v, struct hv_exit *e);
+enum exit_action exit_ept(struct vcpu *v, struct hv_exit *e); /* the vLAPIC page first */
 enum exit_action exit_fatal(struct vcpu *v, struct hv_exit *e);
 
 /* dcon.c: the domain console */

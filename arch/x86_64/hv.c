@@ -231,6 +231,11 @@ void hv_dr_set(struct hv_vcpu *v, unsigned dr, uint64_t val)
 	be->dr_set(v, dr, val);
 }
 
+bool hv_vcpu_reset_real(struct hv_vcpu *v, uint16_t cs, uint16_t ip)
+{
+	return be->vcpu_reset_real && be->vcpu_reset_real(v, cs, ip);
+}
+
 void hv_test_break_guest_state(struct hv_vcpu *v)
 {
 	be->test_break_guest_state(v);

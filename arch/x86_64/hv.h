@@ -117,6 +117,11 @@ struct hv_state {
 	uint16_t cs, ss;
 	uint32_t cs_ar, intr_state, activity;
 	uint64_t idt_vectoring;
+	/* The code segment, for core's instruction fetch (the vLAPIC's MMIO): its base and
+	 * the default size of the code, 16, 32 or 64 (0: the backend does not say; core
+	 * then takes 64 in long mode, else 32). */
+	uint64_t cs_base;
+	uint8_t code_bits;
 };
 
 /* The backend takes its VMXON regions / host save areas, VMCSs / VMCBs, bitmaps and
@@ -150,6 +155,11 @@ void *hv_space_ptr(struct hv_space *s, uint64_t gpa, uint64_t len);
  * the CPU's ASIDs); core reuses tags after 65535 creations. NULL on failure (why set). */
 struct hv_vcpu *hv_vcpu_create(struct hv_space *s, uint16_t asid, uint64_t rip, uint32_t eax,
 			       uint32_t ebx, const char **why);
+/* INIT then SIPI (SDM Vol. 3A 9.1.1 table 9-1, 10.6.1): at its next hv_vcpu_run, before
+ * the entry, v is reset into real mode at CS = cs (base cs << 4), IP = ip, CR0 = ET, paging
+ * off, EFER = 0, general registers 0, no pending event. Called on the pCPU about to run
+ * v. false: the backend cannot (the caller ignores the INIT/SIPI). */
+bool hv_vcpu_reset_real(struct hv_vcpu *v, uint16_t cs, uint16_t ip);
 /* The vCPU must not be running; frees its VMCS / VMCB and state. Any pCPU. */
 void hv_vcpu_destroy(struct hv_vcpu *v);
 /* Releases v from the pCPU it last ran on (VMCLEAR; SVM: saves what VMRUN does not

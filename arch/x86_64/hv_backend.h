@@ -31,6 +31,7 @@ struct hv_backend {
 	struct hv_vcpu *(*vcpu_create)(struct hv_space *s, uint16_t asid, uint64_t rip,
 				       uint32_t eax, uint32_t ebx, const char **why);
 	void (*vcpu_destroy)(struct hv_vcpu *v);
+	bool (*vcpu_reset_real)(struct hv_vcpu *v, uint16_t cs, uint16_t ip); /* NULL: none */
 	void (*vcpu_put)(struct hv_vcpu *v);
 	int (*vcpu_loaded_on)(struct hv_vcpu *v);
 	void (*vcpu_run)(struct hv_vcpu *v, uint64_t deadline_tsc, int inject_vector,

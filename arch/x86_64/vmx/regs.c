@@ -221,6 +221,11 @@ void vmx_read_state(struct hv_vcpu *hv, struct hv_state *st)
 	st->cs = (uint16_t)vmcs_read(v, VMCS_GUEST_CS_SELECTOR);
 	st->ss = (uint16_t)vmcs_read(v, VMCS_GUEST_SS_SELECTOR);
 	st->cs_ar = (uint32_t)vmcs_read(v, VMCS_GUEST_CS_AR);
+	st->cs_base = vmcs_read(v, VMCS_GUEST_CS_BASE);
+	/* CS.L in IA-32e mode: 64-bit code; else CS.D/B: 32 or 16 (SDM 3.4.5). */
+	st->code_bits = (v->efer & EFER_LMA) && (st->cs_ar & SEG_AR_L) ? 64
+			: (st->cs_ar & (1u << 14))		       ? 32
+								       : 16;
 	st->intr_state = (uint32_t)vmcs_read(v, VMCS_GUEST_INTERRUPTIBILITY);
 	st->activity = (uint32_t)vmcs_read(v, VMCS_GUEST_ACTIVITY_STATE);
 	st->idt_vectoring = vmcs_read(v, VMCS_IDT_VECTORING_INFO);

@@ -116,6 +116,10 @@ void vmx_vcpu_run(struct hv_vcpu *hv, uint64_t deadline_tsc, int inject_vector, 
 	*e = (struct hv_exit){.kind = HV_EXIT_NONE};
 	if (!load_here(v, e))
 		return;
+	if (v->reset_pending) { /* INIT/SIPI: the VMCS is current here now */
+		v->reset_pending = false;
+		vmcs_reset_real(v);
+	}
 	inject(v, inject_vector, e);
 	arm_preemption_timer(v, deadline_tsc);
 	if (v->vmx_error) {

@@ -94,6 +94,61 @@ static void guest_state(struct vmx_vcpu *v, uint64_t rip, uint32_t eax, uint32_t
 	v->g.r[3] = ebx;
 }
 
+/* The state after INIT and SIPI (SDM Vol. 3A 9.1.1 table 9-1), in real mode under
+ * unrestricted guest (26.3.1.2: CS type 11, SS type 3, DPL 0): CS = reset_cs with base
+ * reset_cs << 4, the other segments 0, limits 0xFFFF, CR0 = ET (CD/NW left clear), CR4,
+ * EFER, CR2, CR3 0, DR6/DR7 their reset values, general registers 0. */
+void vmcs_reset_real(struct vmx_vcpu *v)
+{
+	segment(v, VMCS_GUEST_CS_SELECTOR, v->reset_cs, (uint64_t)v->reset_cs << 4, 0xffff, 0x9b);
+	segment(v, VMCS_GUEST_SS_SELECTOR, 0, 0, 0xffff, 0x93);
+	segment(v, VMCS_GUEST_DS_SELECTOR, 0, 0, 0xffff, 0x93);
+	segment(v, VMCS_GUEST_ES_SELECTOR, 0, 0, 0xffff, 0x93);
+	segment(v, VMCS_GUEST_FS_SELECTOR, 0, 0, 0xffff, 0x93);
+	segment(v, VMCS_GUEST_GS_SELECTOR, 0, 0, 0xffff, 0x93);
+	segment(v, VMCS_GUEST_LDTR_SELECTOR, 0, 0, 0xffff, 0x10000);
+	segment(v, VMCS_GUEST_TR_SELECTOR, 0, 0, 0xffff, 0x8b);
+	vmcs_write(v, VMCS_GUEST_GDTR_BASE, 0);
+	vmcs_write(v, VMCS_GUEST_GDTR_LIMIT, 0xffff);
+	vmcs_write(v, VMCS_GUEST_IDTR_BASE, 0);
+	vmcs_write(v, VMCS_GUEST_IDTR_LIMIT, 0xffff);
+	/* Preset the shadows so that the checks of vmx_write_cr see no transition (a PG
+	 * 1 -> 0 from 64-bit code would be refused to a guest, not to INIT). */
+	v->cr0 = CR0_ET;
+	v->cr4 = 0;
+	v->efer = 0;
+	vmx_write_cr(to_hv(v), 0, v->cr0);
+	vmx_write_cr(to_hv(v), 4, v->cr4);
+	vmx_write_efer(to_hv(v), 0);
+	vmcs_write(v, VMCS_GUEST_CR3, 0);
+	vmcs_write(v, VMCS_GUEST_DR7, 0x400);
+	vmcs_write(v, VMCS_GUEST_RSP, 0);
+	vmcs_write(v, VMCS_GUEST_RIP, v->reset_ip);
+	vmcs_write(v, VMCS_GUEST_RFLAGS, 0x2);
+	vmcs_write(v, VMCS_GUEST_INTERRUPTIBILITY, 0);
+	vmcs_write(v, VMCS_GUEST_ACTIVITY_STATE, 0);
+	vmcs_write(v, VMCS_GUEST_PENDING_DBG_EXCEPTIONS, 0);
+	vmcs_write(v, VMCS_ENTRY_INTERRUPTION_INFO, 0);
+	for (unsigned i = 0; i < 16; i++)
+		v->g.r[i] = 0;
+	for (unsigned i = 0; i < 4; i++)
+		v->dr[i] = 0;
+	v->dr[6] = 0xffff0ff0;
+	v->dr[7] = 0x400;
+	v->cr2 = 0;
+	write_cr2(0);
+	v->pending_exc = false;
+}
+
+bool vmx_vcpu_reset_real(struct hv_vcpu *hv, uint16_t cs, uint16_t ip)
+{
+	struct vmx_vcpu *v = to_vmx(hv);
+	v->reset_cs = cs;
+	v->reset_ip = ip;
+	v->reset_pending = true;
+	return true;
+}
+
 bool vmcs_setup(struct vmx_vcpu *v, uint64_t rip, uint32_t eax, uint32_t ebx, const char **why)
 {
 	const struct vmx_caps *c = &vmx_caps;

@@ -246,6 +246,7 @@ const struct hv_backend vmx_backend = {
 	.dr_get = vmx_dr_get,
 	.dr_set = vmx_dr_set,
 	.test_break_guest_state = vmx_test_break_guest_state,
+	.vcpu_reset_real = vmx_vcpu_reset_real,
 	.exit_reason_name = vmx_exit_reason_name,
 	.insn_error_name = vmx_insn_error_name,
 };

@@ -62,7 +62,9 @@ struct vmx_vcpu {
 	uint64_t efer;	     /* what the guest believes */
 	bool pending_exc;
 	uint32_t exc_info, exc_error, exc_len;
-	bool vmx_error; /* a VMREAD/VMWRITE failed since the last entry */
+	bool vmx_error;	    /* a VMREAD/VMWRITE failed since the last entry */
+	bool reset_pending; /* hv_vcpu_reset_real: real mode at reset_cs:reset_ip next entry */
+	uint16_t reset_cs, reset_ip;
 	uint32_t vmx_error_field;
 };
 
@@ -120,6 +122,8 @@ void vmx_read_state(struct hv_vcpu *hv, struct hv_state *st);
 uint64_t vmx_dr_get(struct hv_vcpu *hv, unsigned dr);
 void vmx_dr_set(struct hv_vcpu *hv, unsigned dr, uint64_t val);
 void vmx_test_break_guest_state(struct hv_vcpu *hv);
+bool vmx_vcpu_reset_real(struct hv_vcpu *hv, uint16_t cs, uint16_t ip);
+void vmcs_reset_real(struct vmx_vcpu *v); /* applies reset_cs/reset_ip (run.c, loaded) */
 const char *vmx_exit_reason_name(unsigned reason);
 const char *vmx_insn_error_name(uint32_t err);
 /* exits.c: the exit record from the VMCS (raw = the exit-reason field). */

@@ -1,0 +1,90 @@
+/* The MOV decoder (insn_mov.h). Operand-size and address-size rules: SDM Vol. 2A 2.2.1
+ * (REX), table 2-2 (32-bit ModRM), 2-3 (SIB), 2.2.1.3 (the SIB base 101 with mod 00 takes
+ * a disp32), 2.2.1.6 (RIP-relative: the same bytes); moffs is 4 bytes in 32-bit code, 8 in
+ * 64-bit code, 4 there with the 67 prefix. */
+#include "core/insn_mov.h"
+
+const char *insn_mov_decode(const uint8_t *b, unsigned n, bool long64, struct insn_mov *out)
+{
+	*out = (struct insn_mov){0};
+	unsigned i = 0;
+	bool rex_w = false, rex_r = false, addr32_in64 = false;
+	if (n > INSN_MAX_LEN)
+		n = INSN_MAX_LEN;
+	/* Legacy prefixes (any order), then at most one REX right before the opcode. */
+	for (;; i++) {
+		if (i >= n)
+			return "instruction runs past the bytes fetched";
+		uint8_t c = b[i];
+		if (c == 0x2e || c == 0x36 || c == 0x3e || c == 0x26 || c == 0x64 || c == 0x65)
+			continue; /* segment overrides: the address comes from the fault */
+		if (c == 0x66)
+			return "16-bit operand size (66 prefix) is not emulated";
+		if (c == 0x67) {
+			if (!long64)
+				return "16-bit addressing (67 prefix in 32-bit code) is not "
+				       "emulated";
+			addr32_in64 = true;
+			continue;
+		}
+		if (c == 0xf0)
+			return "LOCK prefix";
+		if (c == 0xf2 || c == 0xf3)
+			return "REP/REPNE prefix";
+		break;
+	}
+	if (long64 && (b[i] & 0xf0) == 0x40) {
+		rex_w = b[i] & 8;
+		rex_r = b[i] & 4;
+		if (++i >= n)
+			return "instruction runs past the bytes fetched";
+	}
+	out->size = rex_w ? 8 : 4;
+	uint8_t op = b[i++];
+	if (op == 0xa1 || op == 0xa3) { /* MOV EAX, moffs / MOV moffs, EAX */
+		unsigned off = long64 && !addr32_in64 ? 8 : 4;
+		if (i + off > n)
+			return "instruction runs past the bytes fetched";
+		out->kind = op == 0xa1 ? INSN_MOV_LOAD : INSN_MOV_STORE;
+		out->reg = 0;
+		out->len = (uint8_t)(i + off);
+		return 0;
+	}
+	if (op != 0x8b && op != 0x89 && op != 0xc7)
+		return "not a MOV this decoder knows (8B, 89, C7 /0, A1, A3)";
+	if (i >= n)
+		return "instruction runs past the bytes fetched";
+	uint8_t modrm = b[i++];
+	unsigned mod = modrm >> 6, reg = (modrm >> 3) & 7, rm = modrm & 7;
+	if (mod == 3)
+		return "register operand: not a memory access";
+	if (op == 0xc7 && reg != 0)
+		return "C7 with a ModRM reg field other than 0";
+	unsigned disp = mod == 1 ? 1 : mod == 2 ? 4 : 0;
+	if (rm == 4) { /* SIB */
+		if (i >= n)
+			return "instruction runs past the bytes fetched";
+		uint8_t sib = b[i++];
+		if (mod == 0 && (sib & 7) == 5)
+			disp = 4;
+	} else if (mod == 0 && rm == 5) {
+		disp = 4; /* disp32 (RIP-relative in 64-bit code) */
+	}
+	i += disp;
+	if (op == 0xc7) {
+		if (i + 4 > n)
+			return "instruction runs past the bytes fetched";
+		uint32_t imm = (uint32_t)b[i] | (uint32_t)b[i + 1] << 8 | (uint32_t)b[i + 2] << 16 |
+			       (uint32_t)b[i + 3] << 24;
+		out->imm = rex_w ? (uint64_t)(int64_t)(int32_t)imm : imm;
+		i += 4;
+		out->kind = INSN_MOV_STORE_IMM;
+	} else {
+		if (i > n)
+			return "instruction runs past the bytes fetched";
+		out->kind = op == 0x8b ? INSN_MOV_LOAD : INSN_MOV_STORE;
+		out->reg = (uint8_t)(reg | (rex_r ? 8 : 0));
+	}
+	out->len = (uint8_t)i;
+	return 0;
+}

@@ -1,0 +1,60 @@
+/* The virtual local APIC of a vCPU (domains with lapic=1; docs/lapic.md): xAPIC MMIO at
+ * 0xFEE00000 (fault exits decoded by core/insn_mov.c), x2APIC MSRs 0x800-0x8FF,
+ * IA32_APIC_BASE and IA32_TSC_DEADLINE, the LVT timer on the hypervisor's software timers,
+ * IPIs between the vCPUs of the domain. Its interrupts have IRR/ISR/PPR semantics and are
+ * injected through the same path as event-port vectors (vcpu_deliverable_irq). */
+#ifndef CORE_VLAPIC_H
+#define CORE_VLAPIC_H
+#include <stdbool.h>
+#include <stdint.h>
+#include "arch/x86_64/spinlock.h"
+
+#define VLAPIC_BASE_GPA 0xfee00000ull
+#define VLAPIC_NR_LVT	7 /* CMCI, timer, thermal, perf, LINT0, LINT1, error (0x2F0, 0x320..) */
+
+struct vlapic {
+	spinlock_t lock;    /* timer state, ESR, ICR (the vCPU and timer callbacks) */
+	uint64_t irr[4];    /* requests (atomic bit ops: any pCPU) */
+	uint64_t isr[4];    /* in service: only the vCPU's own pCPU */
+	uint64_t apic_base; /* IA32_APIC_BASE */
+	uint32_t svr, ldr, dfr, esr, esr_pending, icr_lo, icr_hi;
+	uint32_t lvt[VLAPIC_NR_LVT];
+	uint32_t tmict, tdcr;
+	uint64_t tsc_deadline;		 /* IA32_TSC_DEADLINE as written (0: disarmed) */
+	uint64_t t_start, t_period;	 /* one-shot/periodic: count start (ns), tmict*div ns */
+	uint64_t t_next;		 /* next expiry armed (ns), 0: none */
+	bool t_running;			 /* one-shot not yet expired, or periodic */
+	bool nmi_pending;		 /* atomic */
+	bool init_pending, sipi_pending; /* atomic: set by the sender, taken by the vCPU */
+	uint8_t sipi_vector;		 /* the last SIPI's (real mode at vector << 12) */
+	bool wait_sipi; /* after INIT, until a SIPI: the vCPU does not run (its own pCPU) */
+	uint64_t timer_irqs, ipis; /* counters for the end-of-run line */
+};
+
+struct vcpu;
+struct domain;
+struct hv_exit;
+
+void vlapic_init(struct vcpu *v);
+/* The highest vector the vLAPIC may inject now (IRR above PPR), or -1. */
+int vlapic_deliverable(const struct vcpu *v);
+/* The vector went in at entry: IRR -> ISR. */
+void vlapic_injected(struct vcpu *v, int vector);
+bool vlapic_has_irr(const struct vcpu *v, int vector);
+/* Before an entry: INIT resets the APIC and stops the vCPU until a SIPI, which restarts
+ * it in real mode (hv_vcpu_reset_real); a pending NMI is queued. false: do not enter
+ * (waiting for a SIPI: block). */
+bool vlapic_before_entry(struct vcpu *v);
+bool vlapic_wake_pending(const struct vcpu *v);
+bool vlapic_waiting(const struct vcpu *v); /* stopped after INIT until a SIPI */
+/* A fault exit at gpa in the APIC page: true when handled (the instruction emulated or a
+ * fault injected, or the domain crashed with a message), false when it is not the vLAPIC's. */
+bool vlapic_mmio(struct vcpu *v, struct hv_exit *e);
+/* RDMSR/WRMSR of APIC_BASE, TSC_DEADLINE, 0x800-0x8FF: 1 handled (*val for a read), -1
+ * #GP, 0 not a vLAPIC MSR. */
+int vlapic_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *val);
+int vlapic_wrmsr(struct vcpu *v, uint32_t msr, uint64_t val);
+/* The vLAPIC timer's software timer expired (vcpu.c, interrupt context, any pCPU). */
+void vlapic_timer_expired(struct vcpu *v, uint64_t gen);
+
+#endif
