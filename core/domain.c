@@ -442,6 +442,10 @@ static void domain_finish(struct domain *d)
 	domain_free_memory(d);
 	printk("sliver: d%u memory scrubbed and freed (%lu MiB)\n", d->id,
 	       (unsigned long)(d->mem_bytes >> 20));
+	/* pCPU 0 ends a run without run_ms= once every domain has ended, but checks only when
+	 * it picks: if the last domain ends on another pCPU while pCPU 0 sleeps idle, nothing
+	 * else would wake it (found with pinned domains: the run never ended). */
+	vmm_kick_cpu(0, true);
 }
 
 void domain_vcpu_leave(struct vcpu *v)
