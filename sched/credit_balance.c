@@ -151,7 +151,7 @@ sched_cpumask_t cr_balance_push(struct sched *s, unsigned p, struct sched_vcpu *
 		if (!(aff & SCHED_CPU(q)) || !t || t->state != SCHED_VS_RUNNING)
 			continue; /* an idle pCPU steals by itself */
 		uint64_t lq = qc->w_active, lp = pc->w_active;
-		if (lq >= lp || c->w_acct > lp - lq)
+		if (lq >= lp)
 			continue;
 		cr_settle_vt(t, now); /* its gvt up to now (a lone vCPU may run for hours) */
 		if ((int64_t)(t->gvt - next->gvt) <= (int64_t)gap)
