@@ -108,9 +108,10 @@ sched_cpumask_t cr_move_away(struct sched *s, struct sched_vcpu *v, uint64_t now
  * `next` by more than balance_gap of service, one waiting vCPU of p moves to q: those that
  * stay on p get more, q's get less, until the gap has turned the other way. The one that
  * moves is the more advanced (gvt) of the vCPU p just descheduled and its queue head: its
- * own share hardly changes, the most behind stay. It moves only if that does not tip the
- * balance the other way (its part <= W_p - W_q), at most once per balance_hold (no
- * ping-pong: for the same move back the gap must first build up the other way), keeps its
+ * own share hardly changes, the most behind stay. The move may make q the heavier (when
+ * no part fits W_p - W_q, weights can only be held across pCPUs by rotation, as for 5
+ * spinners on 2 pCPUs); it moves at most once per balance_hold (no ping-pong: for the
+ * same move back the gap must first build up the other way), keeps its
  * credit (lag) and priority (no boost for moving, like WAKE_MIGRATE), and q is kicked to
  * re-decide (it may have had no timer). Cost: one pass over the pCPUs, nothing per queued
  * vCPU. Returns the pCPUs to kick. */
