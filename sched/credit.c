@@ -124,6 +124,20 @@ void cr_transfer(struct sched *s, struct sched_vcpu *v, unsigned to, uint64_t no
 		cr_heap_del(s, v);
 	v->vtime = v->vtime - pf->vclock + pt->vclock;
 	v->bvt = v->bvt - pf->vclock + pt->vclock;
+	struct sched_vcpu *t = pt->curr;
+	if (!c1_mode(s) && v->state == SCHED_VS_RUNNABLE && pt->rq_pin && t &&
+	    t->state == SCHED_VS_RUNNING && t->prio != SCHED_PRI_BOOST) {
+		/* A waiting vCPU moved beside a runner: placed by service per weight relative to
+		 * it (gvt, comparable across pCPUs), not by the lag it had on a pCPU it left
+		 * (a debt owed to that pCPU's vCPUs, not to these); at most one bank ahead. */
+		cr_settle_vt(t, now);
+		uint64_t vt = t->vtime + (v->gvt - t->gvt);
+		uint64_t floor = pt->vclock - cr_bank_vt(s, v);
+		if ((int64_t)(vt - floor) < 0)
+			vt = floor;
+		v->gvt += vt - v->vtime;
+		v->vtime = vt;
+	}
 	if (v->w_acct) {
 		pf->w_active -= v->w_acct;
 		pt->w_active += v->w_acct;
