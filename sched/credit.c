@@ -129,12 +129,17 @@ void cr_transfer(struct sched *s, struct sched_vcpu *v, unsigned to, uint64_t no
 	    t->state == SCHED_VS_RUNNING && t->prio != SCHED_PRI_BOOST) {
 		/* A waiting vCPU moved beside a runner: placed by service per weight relative to
 		 * it (gvt, comparable across pCPUs), not by the lag it had on a pCPU it left
-		 * (a debt owed to that pCPU's vCPUs, not to these); at most one bank ahead. */
+		 * (a debt owed to that pCPU's vCPUs, not to these). It only forgives such debt,
+		 * and only down to zero credit (V here): never more credit than it had (a floor
+		 * of one bank instead let attackers that sleep or yield, whose gvt stands
+		 * behind, gain 3-5 points by moving). */
 		cr_settle_vt(t, now);
 		uint64_t vt = t->vtime + (v->gvt - t->gvt);
-		uint64_t floor = pt->vclock - cr_bank_vt(s, v);
+		uint64_t floor = pt->vclock;
 		if ((int64_t)(vt - floor) < 0)
 			vt = floor;
+		if ((int64_t)(vt - v->vtime) > 0)
+			vt = v->vtime;
 		v->gvt += vt - v->vtime;
 		v->vtime = vt;
 	}
