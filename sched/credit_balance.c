@@ -131,25 +131,37 @@ sched_cpumask_t cr_balance_push(struct sched *s, unsigned p, struct sched_vcpu *
 	 * looks are spaced so that a whole sweep takes half of the gap: a gap builds
 	 * up over gap / (share difference) ns, so a move is delayed by a fraction of that,
 	 * and a decision never costs more than BAL_WINDOW pCPUs' worth, at any number. */
-	unsigned first = 0, span = s->nr_pcpus;
-	unsigned sweeps = (span + BAL_WINDOW - 1) / BAL_WINDOW;
-	pc->bal_next = now + s->p.balance_gap_ns / 2 / sweeps;
-	if (span > BAL_WINDOW) {
-		first = pc->bal_cursor % span;
-		pc->bal_cursor = (uint8_t)((first + BAL_WINDOW) % span);
-		span = BAL_WINDOW;
-	}
 	/* A boosted `next` is no measure of p's service: compare with the candidate. */
 	if (next->prio == SCHED_PRI_BOOST)
 		next = c;
-	sched_cpumask_t aff = sched_affinity(s, c) & ~SCHED_CPU(p);
+	/* The pCPUs looked at are those of the candidate's affinity (a vCPU allowed on 2 of
+	 * 64 pCPUs is looked for on those 2 at every look, not once in 8 looks). */
+	sched_cpumask_t aff = sched_affinity(s, c) & ~SCHED_CPU(p) & sched_all_pcpus(s);
+	unsigned n = (unsigned)__builtin_popcountll(aff);
+	unsigned sweeps = (n + BAL_WINDOW - 1) / BAL_WINDOW;
+	pc->bal_next = now + s->p.balance_gap_ns / 2 / (sweeps ? sweeps : 1);
+	sched_cpumask_t look = aff;
+	if (n > BAL_WINDOW) {
+		/* From the cursor on (wrapping), the first BAL_WINDOW of them. */
+		unsigned first = pc->bal_cursor % s->nr_pcpus;
+		sched_cpumask_t hi = aff & ~(SCHED_CPU(first) - 1), lo = aff & ~hi;
+		look = 0;
+		for (unsigned i = 0; i < BAL_WINDOW; i++) {
+			sched_cpumask_t *from = hi ? &hi : &lo;
+			sched_cpumask_t b = *from & (0 - *from);
+			*from &= ~b;
+			look |= b;
+			pc->bal_cursor = (uint8_t)((__builtin_ctzll(b) + 1) % s->nr_pcpus);
+		}
+	}
 	uint64_t gap = cr_ns_to_vt(s->p.balance_gap_ns, ew_of(next));
 	int best = -1;
-	for (unsigned i = 0; aff && i < span; i++) {
-		unsigned q = (first + i) % s->nr_pcpus;
+	while (look) {
+		unsigned q = (unsigned)__builtin_ctzll(look);
+		look &= look - 1;
 		struct sched_pcpu *qc = &s->pcpu[q];
 		struct sched_vcpu *t = qc->curr;
-		if (!(aff & SCHED_CPU(q)) || !t || t->state != SCHED_VS_RUNNING)
+		if (!t || t->state != SCHED_VS_RUNNING)
 			continue; /* an idle pCPU steals by itself */
 		uint64_t lq = qc->w_active, lp = pc->w_active;
 		if (lq >= lp)

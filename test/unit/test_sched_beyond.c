@@ -457,6 +457,48 @@ static void test_trap_move_beside_pinned_by_service(void **st)
 		fail_msg("F waited 5 ms behind the pinned vCPUs");
 }
 
+/* A balancing look covers the candidate's allowed pCPUs: 16 pCPUs, A and B allowed on 0 and
+ * 15 share pCPU 0, C runs alone on 15 (10 ms ahead in service per weight after 20 ms),
+ * pCPUs 1-14 each run a pinned spinner. The first look from pCPU 0 once the gap counts
+ * must find pCPU 15. The old code looked at 8 pCPUs in index order (0-7 first), so a vCPU
+ * allowed on 2 of 64 pCPUs was looked for once in 8 looks (sim-beyond-64: a 35% echo on
+ * 0-1 stayed beside the 15 pinned vCPUs of pCPU 0, 65% for 100%). */
+static void test_balance_looks_at_the_allowed_pcpus(void **st)
+{
+	(void)st;
+	assert_int_equal(sched_init(&S, 16), 0);
+	assert_int_equal(sched_config(&S, "credit.balance_gap_us", "0", 0), 0);
+	memset(D, 0, sizeof(D));
+	memset(V, 0, sizeof(V));
+	for (unsigned i = 0; i < 17; i++) {
+		D[i].id = i + 1;
+		V[i].dom = &D[i];
+		/* V0, V1: A, B on pCPU 0; V2: C on 15; V3..V16: one on each of 1..14. */
+		V[i].affinity = SCHED_CPU(i < 2 ? 0 : i == 2 ? 15 : i - 2);
+		assert_int_equal(sched_vcpu_insert(&S, &V[i], 0), 0);
+		sched_wake(&S, &V[i], 0, WAKE_NEW);
+	}
+	for (unsigned i = 0; i < 2; i++)
+		sched_set_affinity(&S, &V[i], SCHED_CPU(0) | SCHED_CPU(15), 0);
+	for (unsigned p = 1; p < 15; p++)
+		assert_ptr_equal(sched_pick_next(&S, p, 0).vcpu, &V[p + 2]);
+	uint64_t t = 0, t1 = 0;
+	while (t < 20 * MS) {
+		struct sched_pick pk = sched_pick_next(&S, 0, t);
+		while (t1 <= t)
+			t1 = sched_pick_next(&S, 15, t1).run_until;
+		t = pk.run_until == SCHED_NEVER ? t + MS : pk.run_until;
+	}
+	assert_int_equal(V[0].pcpu, 0);
+	assert_int_equal(V[1].pcpu, 0);
+	assert_int_equal(sched_config(&S, "credit.balance_gap_us", "2000", t), 0);
+	sched_take_kicks(&S);
+	sched_pick_next(&S, 15, t);
+	struct sched_pick pk = sched_pick_next(&S, 0, t);
+	assert_true(V[0].pcpu == 15 || V[1].pcpu == 15);
+	assert_true(pk.kick & SCHED_CPU(15));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -467,6 +509,7 @@ int main(void)
 		cmocka_unit_test(test_balance_at_a_boosted_decision),
 		cmocka_unit_test(test_weights_held_across_pcpus),
 		cmocka_unit_test(test_trap_move_beside_pinned_by_service),
+		cmocka_unit_test(test_balance_looks_at_the_allowed_pcpus),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
