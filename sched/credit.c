@@ -110,7 +110,8 @@ static struct sched_vcpu *queue_head(struct sched_pcpu *pc)
 }
 
 /* Moves a vCPU that is on no run queue (its heap is NONE, SLEEP or PARK) to pCPU `to`,
- * keeping its credit (lag) and its earning state. */
+ * keeping its credit (lag; a debt only partly, beside a pinned queue) and its earning
+ * state. */
 void cr_transfer(struct sched *s, struct sched_vcpu *v, unsigned to, uint64_t now)
 {
 	unsigned from = v->pcpu;
@@ -124,25 +125,7 @@ void cr_transfer(struct sched *s, struct sched_vcpu *v, unsigned to, uint64_t no
 		cr_heap_del(s, v);
 	v->vtime = v->vtime - pf->vclock + pt->vclock;
 	v->bvt = v->bvt - pf->vclock + pt->vclock;
-	struct sched_vcpu *t = pt->curr;
-	if (!c1_mode(s) && v->state == SCHED_VS_RUNNABLE && pt->rq_pin && t &&
-	    t->state == SCHED_VS_RUNNING && t->prio != SCHED_PRI_BOOST) {
-		/* A waiting vCPU moved beside a runner: placed by service per weight relative to
-		 * it (gvt, comparable across pCPUs), not by the lag it had on a pCPU it left
-		 * (a debt owed to that pCPU's vCPUs, not to these). It only forgives such debt,
-		 * and only down to zero credit (V here): never more credit than it had (a floor
-		 * of one bank instead let attackers that sleep or yield, whose gvt stands
-		 * behind, gain 3-5 points by moving). */
-		cr_settle_vt(t, now);
-		uint64_t vt = t->vtime + (v->gvt - t->gvt);
-		uint64_t floor = pt->vclock;
-		if ((int64_t)(vt - floor) < 0)
-			vt = floor;
-		if ((int64_t)(vt - v->vtime) > 0)
-			vt = v->vtime;
-		v->gvt += vt - v->vtime;
-		v->vtime = vt;
-	}
+	cr_by_service_beside_pinned(s, v, to, now);
 	if (v->w_acct) {
 		pf->w_active -= v->w_acct;
 		pt->w_active += v->w_acct;

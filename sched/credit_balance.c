@@ -49,6 +49,32 @@ unsigned cr_off_pinned(struct sched *s, struct sched_vcpu *v, unsigned p)
 	return best;
 }
 
+/* Called by cr_transfer once v's lag has been carried to pCPU `to` (docs/scheduler.md,
+ * invariants 4 and 13). */
+void cr_by_service_beside_pinned(struct sched *s, struct sched_vcpu *v, unsigned to, uint64_t now)
+{
+	struct sched_pcpu *pt = &s->pcpu[to];
+	struct sched_vcpu *t = pt->curr;
+	if (!c1_mode(s) && v->state == SCHED_VS_RUNNABLE && pt->rq_pin && t &&
+	    t->state == SCHED_VS_RUNNING && t->prio != SCHED_PRI_BOOST) {
+		/* A waiting vCPU moved beside a runner: placed by service per weight relative to
+		 * it (gvt, comparable across pCPUs), not by the lag it had on a pCPU it left
+		 * (a debt owed to that pCPU's vCPUs, not to these). It only forgives such debt,
+		 * and only down to zero credit (V here): never more credit than it had (a floor
+		 * of one bank instead let attackers that sleep or yield, whose gvt stands
+		 * behind, gain 3-5 points by moving). */
+		cr_settle_vt(t, now);
+		uint64_t vt = t->vtime + (v->gvt - t->gvt);
+		uint64_t floor = pt->vclock;
+		if ((int64_t)(vt - floor) < 0)
+			vt = floor;
+		if ((int64_t)(vt - v->vtime) > 0)
+			vt = v->vtime;
+		v->gvt += vt - v->vtime;
+		v->vtime = vt;
+	}
+}
+
 /* An idle pCPU takes the best queued vCPU another pCPU is not running and it may run. */
 struct sched_vcpu *cr_steal(struct sched *s, unsigned p, uint64_t now)
 {
@@ -137,7 +163,9 @@ sched_cpumask_t cr_balance_push(struct sched *s, unsigned p, struct sched_vcpu *
 	/* The pCPUs looked at are those of the candidate's affinity (a vCPU allowed on 2 of
 	 * 64 pCPUs is looked for on those 2 at every look, not once in 8 looks). */
 	sched_cpumask_t aff = sched_affinity(s, c) & ~SCHED_CPU(p) & sched_all_pcpus(s);
-	unsigned n = (unsigned)__builtin_popcountll(aff);
+	unsigned n = 0; /* a loop, not popcount: the hypervisor links no libgcc */
+	for (sched_cpumask_t m = aff; m; m &= m - 1)
+		n++;
 	unsigned sweeps = (n + BAL_WINDOW - 1) / BAL_WINDOW;
 	pc->bal_next = now + s->p.balance_gap_ns / 2 / (sweeps ? sweeps : 1);
 	sched_cpumask_t look = aff;
