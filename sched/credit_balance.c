@@ -1,6 +1,7 @@
 /* Credit policy between pCPUs: the idle and movable-work summaries, wake placement,
  * stealing, the hand-off to idle pCPUs, pulling from beside pinned queues and balancing
- * between busy pCPUs (docs/scheduler.md, invariants 12-14). */
+ * between busy pCPUs, and where a vCPU moved beside a pinned queue stands (docs/scheduler.md,
+ * invariants 4 and 12-14). */
 #include "sched/credit_priv.h"
 
 /* Decides whether v, just queued on its pCPU, must preempt what runs there. */
