@@ -110,7 +110,8 @@ static struct sched_vcpu *queue_head(struct sched_pcpu *pc)
 }
 
 /* Moves a vCPU that is on no run queue (its heap is NONE, SLEEP or PARK) to pCPU `to`,
- * keeping its credit (lag) and its earning state. */
+ * keeping its credit (lag; a debt only partly, beside a pinned queue) and its earning
+ * state. */
 void cr_transfer(struct sched *s, struct sched_vcpu *v, unsigned to, uint64_t now)
 {
 	unsigned from = v->pcpu;
@@ -124,6 +125,7 @@ void cr_transfer(struct sched *s, struct sched_vcpu *v, unsigned to, uint64_t no
 		cr_heap_del(s, v);
 	v->vtime = v->vtime - pf->vclock + pt->vclock;
 	v->bvt = v->bvt - pf->vclock + pt->vclock;
+	cr_by_service_beside_pinned(s, v, to, now);
 	if (v->w_acct) {
 		pf->w_active -= v->w_acct;
 		pt->w_active += v->w_acct;

@@ -1,6 +1,7 @@
 /* Credit policy between pCPUs: the idle and movable-work summaries, wake placement,
  * stealing, the hand-off to idle pCPUs, pulling from beside pinned queues and balancing
- * between busy pCPUs (docs/scheduler.md, invariants 12-14). */
+ * between busy pCPUs, and where a vCPU moved beside a pinned queue stands (docs/scheduler.md,
+ * invariants 4 and 12-14). */
 #include "sched/credit_priv.h"
 
 /* Decides whether v, just queued on its pCPU, must preempt what runs there. */
@@ -47,6 +48,32 @@ unsigned cr_off_pinned(struct sched *s, struct sched_vcpu *v, unsigned p)
 		}
 	}
 	return best;
+}
+
+/* Called by cr_transfer once v's lag has been carried to pCPU `to` (docs/scheduler.md,
+ * invariants 4 and 13). */
+void cr_by_service_beside_pinned(struct sched *s, struct sched_vcpu *v, unsigned to, uint64_t now)
+{
+	struct sched_pcpu *pt = &s->pcpu[to];
+	struct sched_vcpu *t = pt->curr;
+	if (!c1_mode(s) && v->state == SCHED_VS_RUNNABLE && pt->rq_pin && t &&
+	    t->state == SCHED_VS_RUNNING && t->prio != SCHED_PRI_BOOST) {
+		/* A waiting vCPU moved beside a runner: placed by service per weight relative to
+		 * it (gvt, comparable across pCPUs), not by the lag it had on a pCPU it left
+		 * (a debt owed to that pCPU's vCPUs, not to these). It only forgives such debt,
+		 * and only down to zero credit (V here): never more credit than it had (a floor
+		 * of one bank instead let attackers that sleep or yield, whose gvt stands
+		 * behind, gain 3-5 points by moving). */
+		cr_settle_vt(t, now);
+		uint64_t vt = t->vtime + (v->gvt - t->gvt);
+		uint64_t floor = pt->vclock;
+		if ((int64_t)(vt - floor) < 0)
+			vt = floor;
+		if ((int64_t)(vt - v->vtime) > 0)
+			vt = v->vtime;
+		v->gvt += vt - v->vtime;
+		v->vtime = vt;
+	}
 }
 
 /* An idle pCPU takes the best queued vCPU another pCPU is not running and it may run. */
@@ -108,9 +135,10 @@ sched_cpumask_t cr_move_away(struct sched *s, struct sched_vcpu *v, uint64_t now
  * `next` by more than balance_gap of service, one waiting vCPU of p moves to q: those that
  * stay on p get more, q's get less, until the gap has turned the other way. The one that
  * moves is the more advanced (gvt) of the vCPU p just descheduled and its queue head: its
- * own share hardly changes, the most behind stay. It moves only if that does not tip the
- * balance the other way (its part <= W_p - W_q), at most once per balance_hold (no
- * ping-pong: for the same move back the gap must first build up the other way), keeps its
+ * own share hardly changes, the most behind stay. The move may make q the heavier (when
+ * no part fits W_p - W_q, weights can only be held across pCPUs by rotation, as for 5
+ * spinners on 2 pCPUs); it moves at most once per balance_hold (no ping-pong: for the
+ * same move back the gap must first build up the other way), keeps its
  * credit (lag) and priority (no boost for moving, like WAKE_MIGRATE), and q is kicked to
  * re-decide (it may have had no timer). Cost: one pass over the pCPUs, nothing per queued
  * vCPU. Returns the pCPUs to kick. */
@@ -130,28 +158,42 @@ sched_cpumask_t cr_balance_push(struct sched *s, unsigned p, struct sched_vcpu *
 	 * looks are spaced so that a whole sweep takes half of the gap: a gap builds
 	 * up over gap / (share difference) ns, so a move is delayed by a fraction of that,
 	 * and a decision never costs more than BAL_WINDOW pCPUs' worth, at any number. */
-	unsigned first = 0, span = s->nr_pcpus;
-	unsigned sweeps = (span + BAL_WINDOW - 1) / BAL_WINDOW;
-	pc->bal_next = now + s->p.balance_gap_ns / 2 / sweeps;
-	if (span > BAL_WINDOW) {
-		first = pc->bal_cursor % span;
-		pc->bal_cursor = (uint8_t)((first + BAL_WINDOW) % span);
-		span = BAL_WINDOW;
-	}
 	/* A boosted `next` is no measure of p's service: compare with the candidate. */
 	if (next->prio == SCHED_PRI_BOOST)
 		next = c;
-	sched_cpumask_t aff = sched_affinity(s, c) & ~SCHED_CPU(p);
+	/* The pCPUs looked at are those of the candidate's affinity (a vCPU allowed on 2 of
+	 * 64 pCPUs is looked for on those 2 at every look, not once in 8 looks). */
+	sched_cpumask_t aff = sched_affinity(s, c) & ~SCHED_CPU(p) & sched_all_pcpus(s);
+	unsigned n = 0; /* a loop, not popcount: the hypervisor links no libgcc */
+	for (sched_cpumask_t m = aff; m; m &= m - 1)
+		n++;
+	unsigned sweeps = (n + BAL_WINDOW - 1) / BAL_WINDOW;
+	pc->bal_next = now + s->p.balance_gap_ns / 2 / (sweeps ? sweeps : 1);
+	sched_cpumask_t look = aff;
+	if (n > BAL_WINDOW) {
+		/* From the cursor on (wrapping), the first BAL_WINDOW of them. */
+		unsigned first = pc->bal_cursor % s->nr_pcpus;
+		sched_cpumask_t hi = aff & ~(SCHED_CPU(first) - 1), lo = aff & ~hi;
+		look = 0;
+		for (unsigned i = 0; i < BAL_WINDOW; i++) {
+			sched_cpumask_t *from = hi ? &hi : &lo;
+			sched_cpumask_t b = *from & (0 - *from);
+			*from &= ~b;
+			look |= b;
+			pc->bal_cursor = (uint8_t)((__builtin_ctzll(b) + 1) % s->nr_pcpus);
+		}
+	}
 	uint64_t gap = cr_ns_to_vt(s->p.balance_gap_ns, ew_of(next));
 	int best = -1;
-	for (unsigned i = 0; aff && i < span; i++) {
-		unsigned q = (first + i) % s->nr_pcpus;
+	while (look) {
+		unsigned q = (unsigned)__builtin_ctzll(look);
+		look &= look - 1;
 		struct sched_pcpu *qc = &s->pcpu[q];
 		struct sched_vcpu *t = qc->curr;
-		if (!(aff & SCHED_CPU(q)) || !t || t->state != SCHED_VS_RUNNING)
+		if (!t || t->state != SCHED_VS_RUNNING)
 			continue; /* an idle pCPU steals by itself */
 		uint64_t lq = qc->w_active, lp = pc->w_active;
-		if (lq >= lp || c->w_acct > lp - lq)
+		if (lq >= lp)
 			continue;
 		cr_settle_vt(t, now); /* its gvt up to now (a lone vCPU may run for hours) */
 		if ((int64_t)(t->gvt - next->gvt) <= (int64_t)gap)

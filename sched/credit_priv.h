@@ -138,6 +138,7 @@ void cr_c1_catch_up(struct sched *s, uint64_t now);
 /* credit_balance.c: between pCPUs */
 sched_cpumask_t cr_tickle(struct sched *s, struct sched_vcpu *v);
 unsigned cr_off_pinned(struct sched *s, struct sched_vcpu *v, unsigned p);
+void cr_by_service_beside_pinned(struct sched *s, struct sched_vcpu *v, unsigned to, uint64_t now);
 struct sched_vcpu *cr_steal(struct sched *s, unsigned p, uint64_t now);
 sched_cpumask_t cr_move_away(struct sched *s, struct sched_vcpu *v, uint64_t now);
 sched_cpumask_t cr_balance_push(struct sched *s, unsigned p, struct sched_vcpu *next,
