@@ -20,6 +20,7 @@
 #include "core/vmm.h"
 #include "drivers/console.h"
 #include "lib/cmdline.h"
+#include "lib/string.h"
 
 struct sched vmm_sched;
 spinlock_t vmm_lock = SPINLOCK_INIT;
@@ -106,6 +107,19 @@ void vmm_kick_mask(sched_cpumask_t mask)
 	for (unsigned c = 0; mask && c < cpu_count(); c++, mask >>= 1)
 		if (mask & 1)
 			vmm_kick_cpu(c, true);
+}
+
+/* SVM has no preemption-timer backstop, and under QEMU TCG (round-robin vCPUs, -icount)
+ * a vCPU runs until the next timer deadline of *any* vCPU: with no near deadline armed,
+ * one pCPU's guest runs for up to ~100 ms of emulated time while the other pCPUs do not
+ * execute at all (docs/svm.md, QEMU item 6). So on SVM every VM entry has a host timer
+ * at most VMM_SVM_BACKSTOP_NS ahead (the timer does nothing: the exit is the point). */
+#define VMM_SVM_BACKSTOP_NS 500000ull
+static uint64_t backstop_ns;
+
+static void backstop_fn(struct timer *t, void *arg)
+{
+	(void)t, (void)arg;
 }
 
 static void slice_end(struct timer *t, void *arg)
@@ -199,6 +213,8 @@ void vmm_boot(void)
 	 * (ping.cpu) and nothing else, as the 2006 table had one pCPU of guests and the pinger
 	 * on another machine. A pCPU outside the scheduler also stays out of credit1's
 	 * credit_total (period * pCPUs), which is how a one-pCPU pool is accounted. */
+	if (!strcmp(hv_backend_name(), "svm"))
+		backstop_ns = VMM_SVM_BACKSTOP_NS;
 	uint64_t sched_pcpus = bootarg_u64("vmm.sched_pcpus"); /* 0: all */
 	if (sched_pcpus == 0 || sched_pcpus > cpu_count())
 		sched_pcpus = cpu_count();
@@ -280,6 +296,10 @@ static enum exit_action run_vcpu(struct vmm_cpu *pc, struct vcpu *v)
 		if (pc->run_until < dl)
 			dl = pc->run_until;
 		uint64_t dl_tsc = UINT64_MAX, now = now_ns();
+		if (backstop_ns && dl > now + backstop_ns) {
+			dl = now + backstop_ns;
+			timer_set(&pc->backstop, dl);
+		}
 		if (dl <= now)
 			dl_tsc = 0; /* already due: exit at once */
 		else if (dl - now < VMM_FAR_NS)
@@ -340,6 +360,7 @@ void vmm_cpu_loop(void)
 		hv_exit(EXIT_FAIL);
 	}
 	timer_init(&pc->slice, slice_end, pc);
+	timer_init(&pc->backstop, backstop_fn, NULL);
 	ping_cpu_start(cpu);
 	while (cpu >= vmm_sched.nr_pcpus) { /* outside the scheduler: timers only */
 		uint64_t idle_from = now_ns();
