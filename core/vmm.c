@@ -8,7 +8,8 @@
  * counters and exit 0 with a pass line), ping.dom= ping.interval_us= ping.count= ping.cpu=,
  * vmm.sched_pcpus= (the pCPUs the scheduler uses, see vmm_boot),
  * vmm.nmi_test_us= (see nmi_test_start), vmm.break_dom= vmm.break_ms= (see maybe_break),
- * vmm.create_loop= (domain_create_loop). Every key is checked once (core/bootargs.c). */
+ * vmm.create_loop= (domain_create_loop), vmm.svm_backstop_us= (see backstop_fn). Every key is
+ * checked once (core/bootargs.c). */
 #include "arch/x86_64/idt.h"
 #include "arch/x86_64/power.h"
 #include "arch/x86_64/smp.h"
@@ -109,12 +110,14 @@ void vmm_kick_mask(sched_cpumask_t mask)
 			vmm_kick_cpu(c, true);
 }
 
-/* SVM has no preemption-timer backstop, and under QEMU TCG (round-robin vCPUs, -icount)
- * a vCPU runs until the next timer deadline of *any* vCPU: with no near deadline armed,
- * one pCPU's guest runs for up to ~100 ms of emulated time while the other pCPUs do not
- * execute at all (docs/svm.md, QEMU item 6). So on SVM every VM entry has a host timer
- * at most VMM_SVM_BACKSTOP_NS ahead (the timer does nothing: the exit is the point). */
-#define VMM_SVM_BACKSTOP_NS 500000ull
+/* SVM has no preemption-timer backstop, and QEMU's TCG runs its vCPUs round-robin on one
+ * thread (always under -icount): a vCPU runs until the next QEMU_CLOCK_VIRTUAL deadline
+ * or the 100 ms round-robin kick, and meanwhile the other vCPUs do not execute at all.
+ * With no near timer armed (a spinner alone on its pCPU runs with no deadline), one
+ * pCPU's guest keeps the whole machine for up to 100 ms while another pCPU's due timer
+ * waits (docs/svm.md, QEMU item 6). So on SVM under TCG every VM entry has a host timer
+ * at most vmm.svm_backstop_us (default 500, 0: none) ahead; it does nothing, the exit is
+ * the point. Hardware SVM needs none (the deadline's LAPIC timer exits the guest). */
 static uint64_t backstop_ns;
 
 static void backstop_fn(struct timer *t, void *arg)
@@ -213,8 +216,12 @@ void vmm_boot(void)
 	 * (ping.cpu) and nothing else, as the 2006 table had one pCPU of guests and the pinger
 	 * on another machine. A pCPU outside the scheduler also stays out of credit1's
 	 * credit_total (period * pCPUs), which is how a one-pCPU pool is accounted. */
-	if (!strcmp(hv_backend_name(), "svm"))
-		backstop_ns = VMM_SVM_BACKSTOP_NS;
+	if (!strcmp(hv_backend_name(), "svm") && cpu_is_qemu_tcg())
+		backstop_ns = bootarg_u64("vmm.svm_backstop_us") * 1000;
+	if (backstop_ns)
+		printk("sliver: QEMU TCG: a host timer at most %lu us ahead of every VM entry "
+		       "(vmm.svm_backstop_us)\n",
+		       (unsigned long)(backstop_ns / 1000));
 	uint64_t sched_pcpus = bootarg_u64("vmm.sched_pcpus"); /* 0: all */
 	if (sched_pcpus == 0 || sched_pcpus > cpu_count())
 		sched_pcpus = cpu_count();
