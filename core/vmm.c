@@ -115,9 +115,9 @@ void vmm_kick_mask(sched_cpumask_t mask)
  * or the 100 ms round-robin kick, and meanwhile the other vCPUs do not execute at all.
  * With no near timer armed (a spinner alone on its pCPU runs with no deadline), one
  * pCPU's guest keeps the whole machine for up to 100 ms while another pCPU's due timer
- * waits (docs/svm.md, QEMU item 6). So on SVM under TCG every VM entry has a host timer
- * at most vmm.svm_backstop_us (default 500, 0: none) ahead; it does nothing, the exit is
- * the point. Hardware SVM needs none (the deadline's LAPIC timer exits the guest). */
+ * waits (docs/svm.md, QEMU item 6). So on SVM under TCG with 2+ pCPUs every VM entry has
+ * a host timer at most vmm.svm_backstop_us (default 500, 0: none) ahead; it does nothing,
+ * the exit is the point. Hardware SVM needs none (the deadline's LAPIC timer exits). */
 static uint64_t backstop_ns;
 
 static void backstop_fn(struct timer *t, void *arg)
@@ -216,7 +216,7 @@ void vmm_boot(void)
 	 * (ping.cpu) and nothing else, as the 2006 table had one pCPU of guests and the pinger
 	 * on another machine. A pCPU outside the scheduler also stays out of credit1's
 	 * credit_total (period * pCPUs), which is how a one-pCPU pool is accounted. */
-	if (!strcmp(hv_backend_name(), "svm") && cpu_is_qemu_tcg())
+	if (!strcmp(hv_backend_name(), "svm") && cpu_is_qemu_tcg() && cpu_count() > 1)
 		backstop_ns = bootarg_u64("vmm.svm_backstop_us") * 1000;
 	if (backstop_ns)
 		printk("sliver: QEMU TCG: a host timer at most %lu us ahead of every VM entry "
