@@ -1,9 +1,9 @@
 /* The VMM: vmm_boot builds the domains on the BSP; vmm_cpu_loop is every pCPU's loop:
  * pick the next vCPU through sched/, arm the one-shot timer at run_until, enter the guest
  * (hv_vcpu_run, with the backend's backstop at the same deadline: the VMX-preemption
- * timer; SVM needs none, a physical interrupt always exits), drain
- * the host interrupts the exit left pending, handle the exit, repeat until the slice ends,
- * the vCPU blocks or yields, or a kick asks for a new decision.
+ * timer; SVM needs none, a physical interrupt always exits, except under QEMU TCG: see
+ * backstop_fn), drain the host interrupts the exit left pending, handle the exit, repeat
+ * until the slice ends, the vCPU blocks or yields, or a kick asks for a new decision.
  * Command line: sched/credit keys (sched/sched.h), run_ms=<emulated ms> (then print the
  * counters and exit 0 with a pass line), ping.dom= ping.interval_us= ping.count= ping.cpu=,
  * vmm.sched_pcpus= (the pCPUs the scheduler uses, see vmm_boot),
