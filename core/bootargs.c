@@ -38,6 +38,7 @@ static const struct cmdkey keys[] = {
 	{"vmm.break_dom", CMDKEY_U64, 0, SLIVER_MAX_DOMS - 1, 0},
 	{"vmm.break_ms", CMDKEY_U64, 0, MS_MAX, 100},
 	{"vmm.create_loop", CMDKEY_U64, 0, 1000, 0},
+	{"vmm.svm_backstop_us", CMDKEY_U64, 0, MS_MAX, 500}, /* 0: off (core/vmm.c) */
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 

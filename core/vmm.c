@@ -1,14 +1,15 @@
 /* The VMM: vmm_boot builds the domains on the BSP; vmm_cpu_loop is every pCPU's loop:
  * pick the next vCPU through sched/, arm the one-shot timer at run_until, enter the guest
  * (hv_vcpu_run, with the backend's backstop at the same deadline: the VMX-preemption
- * timer; SVM needs none, a physical interrupt always exits), drain
- * the host interrupts the exit left pending, handle the exit, repeat until the slice ends,
- * the vCPU blocks or yields, or a kick asks for a new decision.
+ * timer; SVM needs none, a physical interrupt always exits, except under QEMU TCG: see
+ * backstop_fn), drain the host interrupts the exit left pending, handle the exit, repeat
+ * until the slice ends, the vCPU blocks or yields, or a kick asks for a new decision.
  * Command line: sched/credit keys (sched/sched.h), run_ms=<emulated ms> (then print the
  * counters and exit 0 with a pass line), ping.dom= ping.interval_us= ping.count= ping.cpu=,
  * vmm.sched_pcpus= (the pCPUs the scheduler uses, see vmm_boot),
  * vmm.nmi_test_us= (see nmi_test_start), vmm.break_dom= vmm.break_ms= (see maybe_break),
- * vmm.create_loop= (domain_create_loop). Every key is checked once (core/bootargs.c). */
+ * vmm.create_loop= (domain_create_loop), vmm.svm_backstop_us= (see backstop_fn). Every key is
+ * checked once (core/bootargs.c). */
 #include "arch/x86_64/idt.h"
 #include "arch/x86_64/power.h"
 #include "arch/x86_64/smp.h"
@@ -20,6 +21,7 @@
 #include "core/vmm.h"
 #include "drivers/console.h"
 #include "lib/cmdline.h"
+#include "lib/string.h"
 
 struct sched vmm_sched;
 spinlock_t vmm_lock = SPINLOCK_INIT;
@@ -106,6 +108,21 @@ void vmm_kick_mask(sched_cpumask_t mask)
 	for (unsigned c = 0; mask && c < cpu_count(); c++, mask >>= 1)
 		if (mask & 1)
 			vmm_kick_cpu(c, true);
+}
+
+/* SVM has no preemption-timer backstop, and QEMU's TCG runs its vCPUs round-robin on one
+ * thread (always under -icount): a vCPU runs until the next QEMU_CLOCK_VIRTUAL deadline
+ * or the 100 ms round-robin kick, and meanwhile the other vCPUs do not execute at all.
+ * With no near timer armed (a spinner alone on its pCPU runs with no deadline), one
+ * pCPU's guest keeps the whole machine for up to 100 ms while another pCPU's due timer
+ * waits (docs/svm.md, QEMU item 6). So on SVM under TCG with 2+ pCPUs every VM entry has
+ * a host timer at most vmm.svm_backstop_us (default 500, 0: none) ahead; it does nothing,
+ * the exit is the point. Hardware SVM needs none (the deadline's LAPIC timer exits). */
+static uint64_t backstop_ns;
+
+static void backstop_fn(struct timer *t, void *arg)
+{
+	(void)t, (void)arg;
 }
 
 static void slice_end(struct timer *t, void *arg)
@@ -199,6 +216,12 @@ void vmm_boot(void)
 	 * (ping.cpu) and nothing else, as the 2006 table had one pCPU of guests and the pinger
 	 * on another machine. A pCPU outside the scheduler also stays out of credit1's
 	 * credit_total (period * pCPUs), which is how a one-pCPU pool is accounted. */
+	if (!strcmp(hv_backend_name(), "svm") && cpu_is_qemu_tcg() && cpu_count() > 1)
+		backstop_ns = bootarg_u64("vmm.svm_backstop_us") * 1000;
+	if (backstop_ns)
+		printk("sliver: QEMU TCG: a host timer at most %lu us ahead of every VM entry "
+		       "(vmm.svm_backstop_us)\n",
+		       (unsigned long)(backstop_ns / 1000));
 	uint64_t sched_pcpus = bootarg_u64("vmm.sched_pcpus"); /* 0: all */
 	if (sched_pcpus == 0 || sched_pcpus > cpu_count())
 		sched_pcpus = cpu_count();
@@ -285,6 +308,10 @@ static enum exit_action run_vcpu(struct vmm_cpu *pc, struct vcpu *v)
 		if (pc->run_until < dl)
 			dl = pc->run_until;
 		uint64_t dl_tsc = UINT64_MAX, now = now_ns();
+		if (backstop_ns && dl > now + backstop_ns) {
+			dl = now + backstop_ns;
+			timer_set(&pc->backstop, dl);
+		}
 		if (dl <= now)
 			dl_tsc = 0; /* already due: exit at once */
 		else if (dl - now < VMM_FAR_NS)
@@ -345,6 +372,7 @@ void vmm_cpu_loop(void)
 		hv_exit(EXIT_FAIL);
 	}
 	timer_init(&pc->slice, slice_end, pc);
+	timer_init(&pc->backstop, backstop_fn, NULL);
 	ping_cpu_start(cpu);
 	while (cpu >= vmm_sched.nr_pcpus) { /* outside the scheduler: timers only */
 		uint64_t idle_from = now_ns();

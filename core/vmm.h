@@ -119,11 +119,12 @@ struct vmm_cpu {
 	uint64_t run_until;
 	volatile uint32_t need_resched;
 	struct timer slice;
-	uint64_t sched_calls; /* pick_next calls */
-	uint64_t idle_ns;     /* time in the idle wait */
-	struct hist decision; /* TSC ticks per pick_next, the lock held */
-	bool reset_decision;  /* HC_COUNTERS_RESET: clear `decision` at the next pick */
-	struct hist conwrite; /* TSC ticks per HC_CONSOLE_WRITE on this pCPU */
+	uint64_t sched_calls;  /* pick_next calls */
+	uint64_t idle_ns;      /* time in the idle wait */
+	struct hist decision;  /* TSC ticks per pick_next, the lock held */
+	bool reset_decision;   /* HC_COUNTERS_RESET: clear `decision` at the next pick */
+	struct hist conwrite;  /* TSC ticks per HC_CONSOLE_WRITE on this pCPU */
+	struct timer backstop; /* SVM: a guest run never goes without a near host timer */
 };
 
 extern struct sched vmm_sched;

@@ -8,8 +8,10 @@ HV_SRCS += arch/x86_64/svm/svm.c arch/x86_64/svm/vmcb.c arch/x86_64/svm/npt.c \
 # What only SVM shows in the guest e2e twins of mk/vmm.mk (NAME_SVM, mk/e2e.mk): the dense
 # exit-reason indices of arch/x86_64/svm/exits.c (0 INTR, 1 NMI, 3 VINTR, 5 HLT, 6 IOIO,
 # 8 VMMCALL, 29 MOV to DR7, 32 WBINVD, 49 VMEXIT_INVALID) in the `exits` lines.
-# d3 idles: HLT (5) once, I/O (6) for its prints.
-e2e-vmx-mix_SVM = --expect '^exits d3( [0-9]+:[0-9]+)* 5:1 6:[0-9]+'
+# d3 idles: HLT (5) once, I/O (6) for its prints. Pings: at least 1000 of the 1500 answered,
+# fewer than 100 lost (31 answered before core/vmm.c's TCG backstop, docs/svm.md QEMU item 6).
+e2e-vmx-mix_SVM = --expect '^exits d3( [0-9]+:[0-9]+)* 5:1 6:[0-9]+' \
+	--expect '^ping d4 n=1[0-9]{3} lost=[0-9]{1,2} '
 # MOV to DR7 and WBINVD (INVD exits as WBINVD under QEMU 7.2) seen; the test hook's failed
 # VMRUN is VMEXIT_INVALID (49), counted once.
 e2e-vmx-hostile_SVM = --expect '^exits d1 .* 29:[0-9]+ .*32:2( |$$)' \
@@ -22,9 +24,7 @@ e2e-vmx-nmi_SVM = --expect '^exits d1 ([0-9]+:[0-9]+ )*1:[1-9]' \
 	--expect '^exits d2 ([0-9]+:[0-9]+ )*1:[1-9]'
 
 # The mix scenario on one pCPU under QEMU TCG+SVM: every guest of e2e-vmx-mix with the same
-# expectations, ping replies counted. (Its two-pCPU twin e2e-vmx-mix-svm loses most pings:
-# QEMU 7.2 delivers a vCPU's own LAPIC timer and IPIs late to a vCPU in SVM guest mode while
-# the other vCPU is busy too, docs/svm.md "QEMU 7.2".)
+# expectations, ping replies counted (no TCG backstop on one pCPU, docs/svm.md QEMU item 6).
 e2e-svm-mix-1cpu: $(BUILD)/vmx-mix-bios.iso
 	tools/e2e.sh $@ $(e2e-vmx-mix_EXPECT) $(e2e-vmx-mix_SVM) \
 	    --expect '^ping d4 n=1[0-9]{3} lost=[0-9] ' \
@@ -32,7 +32,9 @@ e2e-svm-mix-1cpu: $(BUILD)/vmx-mix-bios.iso
 
 # The SVM twins that pass today join `make test` (all of them do with SVM_E2E=1).
 SVM_PASSING := e2e-vmx-hostile-svm e2e-vmx-duty-1cpu-svm e2e-vmx-nmi-svm \
-	e2e-vmx-service-svm e2e-service-shell-svm e2e-demo-svm e2e-config-createloop-svm
+	e2e-vmx-service-svm e2e-service-shell-svm e2e-demo-svm e2e-config-createloop-svm \
+	e2e-vmx-mix-svm e2e-vmx-mix-svm-4cpu e2e-vmx-mix-svm-uefi e2e-fuzz-holes-svm \
+	e2e-console-flood-svm e2e-manydoms-svm
 TEST_TARGETS += e2e-svm-mix-1cpu $(if $(filter 1,$(SVM_E2E)),,$(SVM_PASSING))
 SVM_TESTS += e2e-svm-mix-1cpu
 .PHONY: e2e-svm-mix-1cpu

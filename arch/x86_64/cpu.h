@@ -113,6 +113,17 @@ static inline bool cpu_has_feature_ecx1(unsigned bit)
 	return cpuid(1, 0).ecx >> bit & 1;
 }
 
+/* QEMU's TCG (an emulator, not a hardware-assisted VMM): CPUID.1:ECX[31] (hypervisor
+ * present) and the signature "TCGTCGTCGTCG" in leaf 0x40000000 EBX:ECX:EDX. */
+static inline bool cpu_is_qemu_tcg(void)
+{
+	if (!cpu_has_feature_ecx1(31))
+		return false;
+	struct cpuid_regs r = cpuid(0x40000000, 0);
+	/* "TCGT", "CGTC", "GTCG" as little-endian words */
+	return r.ebx == 0x54474354 && r.ecx == 0x43544743 && r.edx == 0x47435447;
+}
+
 /* 64-bit TSS (SDM Vol. 3A 8.7). */
 struct tss64 {
 	uint32_t reserved0;
