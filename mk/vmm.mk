@@ -135,3 +135,8 @@ e2e-novirt-qemu: $(BUILD)/vmx-one.iso
 	    -- --emu qemu --cpu-model qemu64,-svm --icount --cpus 2 --timeout 60 $<
 TEST_TARGETS += e2e-novirt-qemu
 .PHONY: e2e-novirt-qemu
+
+# The minimal PC's pure part (boot=mb1/real, ACPI tables, PM timer; issue 13).
+UNIT_TESTS += pcboot
+UNIT_SRCS_pcboot := test/unit/test_pcboot.c core/pcboot.c core/loader.c drivers/acpi_tables.c \
+                    lib/cmdline.c lib/clockconv.c lib/fmt.c
