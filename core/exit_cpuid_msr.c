@@ -36,7 +36,8 @@
 	 BIT(26) | BIT(27) | BIT(28))
 /* CPUID.7.0:EBX: FSGSBASE, TSC_ADJUST (a per-vCPU offset), BMI1, SMEP, BMI2, ERMS, ADX,
  * SMAP, CLFLUSHOPT. */
-#define LEAF7_EBX_OK (BIT(0) | BIT(1) | BIT(3) | BIT(7) | BIT(8) | BIT(9) | BIT(19) | BIT(20) | BIT(23))
+#define LEAF7_EBX_OK                                                                               \
+	(BIT(0) | BIT(1) | BIT(3) | BIT(7) | BIT(8) | BIT(9) | BIT(19) | BIT(20) | BIT(23))
 /* CPUID.80000001H: ECX LAHF, LZCNT, PREFETCHW; EDX SYSCALL, NX, 1 GiB pages, LM. */
 #define EXT1_ECX_OK (BIT(0) | BIT(5) | BIT(8))
 #define EXT1_EDX_OK (BIT(11) | BIT(20) | BIT(26) | BIT(29))

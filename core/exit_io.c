@@ -2,7 +2,8 @@
  * the domain console, LSR always says "transmitter empty", the divisor latch, LCR, MCR
  * and scratch registers keep what was written. Port 0xE9 (the Bochs/QEMU debug port)
  * writes to the console too. The minimal PC's ports are exit_pc.c's. Every other port
- * reads all-ones and ignores writes; those are counted. String I/O is not emulated: the domain is crashed with that reason. */
+ * reads all-ones and ignores writes; those are counted. String I/O is not emulated: the domain is
+ * crashed with that reason. */
 #include "core/vmm.h"
 
 #define COM1	 0x3f8

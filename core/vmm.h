@@ -58,8 +58,8 @@ struct vcpu {
 	/* IA32_TSC / TSC_ADJUST (exit_cpuid_msr.c): guest TSC = host TSC + tsc_offset. */
 	uint64_t tsc_offset, tsc_adjust;
 	uint64_t misc_enable; /* IA32_MISC_ENABLE (its writable bits) */
-	bool wait_sipi; /* boot=mb1/real AP: not started (vlapic's INIT-SIPI starts it) */
-	struct vtimer vt[];		/* cpu_count() entries */
+	bool wait_sipi;	      /* boot=mb1/real AP: not started (vlapic's INIT-SIPI starts it) */
+	struct vtimer vt[];   /* cpu_count() entries */
 };
 
 struct evport {		/* count, last, senders, allow: under the domain's evlock */
@@ -99,11 +99,11 @@ struct domain {
 	uint64_t signalled_by; /* domains that raised one of our ports: we may reply */
 	struct dcon con;
 	int exit_code;
-	uint8_t boot;		 /* enum pc_boot (core/pcboot.h): boot=sliver|mb1|real */
-	uint32_t real_load;	 /* boot=real flat image: load= address */
+	uint8_t boot;		   /* enum pc_boot (core/pcboot.h): boot=sliver|mb1|real */
+	uint32_t real_load;	   /* boot=real flat image: load= address */
 	uint16_t real_cs, real_ip; /* boot=real: the entry */
-	uint16_t fwcfg_sel;	 /* fw_cfg selector (exit_pc.c) */
-	uint32_t fwcfg_off;	 /* fw_cfg data offset */
+	uint16_t fwcfg_sel;	   /* fw_cfg selector (exit_pc.c) */
+	uint32_t fwcfg_off;	   /* fw_cfg data offset */
 	/* Counters (atomic adds: several vCPUs may count at once). */
 	uint64_t exits[HV_NR_EXIT_REASONS];
 	uint64_t hypercalls, io_exits, io_other, events_sent, events_received, wakes;

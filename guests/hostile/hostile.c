@@ -574,7 +574,7 @@ static void try_tsc(const struct sliver_boot_info *bi)
 	verdict("HC_CLOCK within the TSC clock again", got, c1 <= h2 && h2 <= c2);
 	uint64_t misc = 0;
 	r = rd_msr(0x1a0, &misc);
-	w = wr_msr(0x1a0, misc ^ 1); /* fast strings: the guest's */
+	w = wr_msr(0x1a0, misc ^ 1);		   /* fast strings: the guest's */
 	int w2 = wr_msr(0x1a0, misc ^ (1u << 11)); /* BTS unavailable: read-only */
 	uint64_t misc2 = 0;
 	rd_msr(0x1a0, &misc2);

@@ -139,8 +139,8 @@ static void check_msrs(void)
 	const uint64_t to = 1ull << 40;
 	wrmsr(0x10, to);
 	uint64_t t = rdtsc(), adj = rdmsr(0x3b);
-	pc_check("IA32_TSC write", t >= to && t - to < (1ull << 32) && adj != 0,
-		 "rdtsc-%llx=%llx", (unsigned long long)to, (unsigned long long)(t - to));
+	pc_check("IA32_TSC write", t >= to && t - to < (1ull << 32) && adj != 0, "rdtsc-%llx=%llx",
+		 (unsigned long long)to, (unsigned long long)(t - to));
 	uint32_t c, d;
 	cpuid(1, &c, &d);
 	uint32_t a0 = cpuid_eax(0xa);

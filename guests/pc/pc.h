@@ -56,7 +56,8 @@ static inline uint32_t cpuid_eax(uint32_t leaf)
 
 void pc_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints `pc: <what>: <got> ok|BAD` and counts a failure. */
-void pc_check(const char *what, bool ok, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void pc_check(const char *what, bool ok, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* lm.S: long mode, its own checks, then OUT status to 0xf4. */
 __attribute__((noreturn)) void pc_lm_exit(uint32_t status);
 
