@@ -203,6 +203,9 @@ enum exit_action exit_rdmsr(struct vcpu *v, struct hv_exit *e)
 	case MSR_IA32_TSC_ADJUST:
 		val = v->tsc_adjust;
 		break;
+	case MSR_IA32_TSC: /* VMX passes reads (the offset applies); a backend may exit */
+		val = rdtsc() + v->tsc_offset;
+		break;
 	case MSR_IA32_MTRRCAP:
 		val = 0; /* no variable or fixed ranges, no WC */
 		break;
