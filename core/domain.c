@@ -1,5 +1,6 @@
 /* Domains: one per multiboot2 module. Creation parses the module's command line
- * (name= mem=<MiB> vcpus= weight= cap= pin=<cpu list> role=service|guest evt.allow= lapic=),
+ * (name= mem=<MiB> vcpus= weight= cap= pin=<cpu list> role=service|guest evt.allow= lapic=
+ * boot=sliver|mb1|real load=<addr>; boot=mb1/real: core/pcboot.h, docs/guests.md),
  * checks and loads the ELF into fresh host memory mapped by its own EPT/NPT, writes a boot-info
  * page per vCPU and inserts the vCPUs into the scheduler. A module that cannot run as
  * written (a bad word, a name over 31 characters or taken, a pin list too long, cap above
@@ -12,6 +13,7 @@
 #include "core/evpolicy.h"
 #include "core/loader.h"
 #include "core/mm.h"
+#include "core/pcboot.h"
 #include "core/vmm.h"
 #include "drivers/console.h"
 #include "lib/cmdline.h"
@@ -225,6 +227,21 @@ static const char *module_words(struct domain *d, const char *cl, uint64_t *mem,
 		return "lapic= must be 0 or 1";
 	if (cmdline_has(cl, "lapic"))
 		d->lapic = lapic;
+	enum pc_boot boot = PC_BOOT_SLIVER;
+	if (cmdline_has(cl, "boot") &&
+	    (!cmdline_get(cl, "boot", val, sizeof val) || !pc_boot_parse(val, &boot)))
+		return "boot= must be sliver, mb1 or real";
+	d->boot = (uint8_t)boot;
+	if (boot != PC_BOOT_SLIVER && *mem < (PC_MIN_MEM >> 20))
+		return "boot=mb1/real needs mem= of 2 MiB or more";
+	uint64_t load = 0x7c00;
+	if (cmdline_has(cl, "load") &&
+	    (boot != PC_BOOT_REAL || !cmdline_get_u64(cl, "load", &load) || load > UINT32_MAX))
+		return "load= is an address, with boot=real only";
+	d->real_load = (uint32_t)load;
+	/* A PC has a local APIC: boot=mb1/real turn it on unless lapic=0 says otherwise. */
+	if (boot != PC_BOOT_SLIVER && !cmdline_has(cl, "lapic"))
+		d->lapic = true;
 	/* The pCPUs that run guests: all, or the first vmm.sched_pcpus. */
 	unsigned ncpu = vmm_sched.nr_pcpus;
 	sched_cpumask_t online = ncpu >= 64 ? ~0ull : SCHED_CPU(ncpu) - 1;
@@ -235,6 +252,55 @@ static const char *module_words(struct domain *d, const char *cl, uint64_t *mem,
 	d->sd.cap = (uint32_t)cap;
 	d->pin = pin & online;
 	return NULL;
+}
+
+/* Checks (mem == NULL) or loads the module's image as its boot= says; the entry point
+ * (boot=real: its linear address) in info->entry. NULL or the reason. */
+static const char *image_load(struct domain *d, const void *img, size_t len, void *mem,
+			      struct elf_image_info *info, char *why, size_t wl)
+{
+	uint32_t entry;
+	const char *err;
+	switch (d->boot) {
+	case PC_BOOT_MB1:
+		err = mb1_load(img, len, mem, d->mem_bytes, &entry, why, wl);
+		info->entry = entry;
+		return err;
+	case PC_BOOT_REAL:
+		err = real_load(img, len, mem, d->mem_bytes, d->real_load, &d->real_cs, &d->real_ip,
+				why, wl);
+		info->entry = (uint64_t)d->real_cs * 16 + d->real_ip;
+		return err;
+	default:
+		return mem ? elf_load(img, len, mem, SLIVER_GUEST_LOAD_MIN, d->mem_bytes, info, why,
+				      wl)
+			   : elf_check(img, len, SLIVER_GUEST_LOAD_MIN, d->mem_bytes, info, why,
+				       wl);
+	}
+}
+
+static const char *image_kind(const struct domain *d, const struct elf_image_info *info)
+{
+	if (d->boot == PC_BOOT_MB1)
+		return "multiboot1";
+	if (d->boot == PC_BOOT_REAL)
+		return "real-mode";
+	return info->is64 ? "64-bit ELF" : "32-bit ELF";
+}
+
+/* boot=mb1/real: what a PC's firmware leaves in low memory (core/pcboot.h has the map):
+ * the BDA's base-memory size and EBDA segment, the multiboot1 information, the ACPI
+ * tables. Memory is zero already. */
+static void write_pc_memory(struct domain *d)
+{
+	uint8_t *bda = hv_space_ptr(d->space, 0x400, 0x100);
+	uint16_t kib = PC_LOW_END >> 10, ebda = PC_INFO_GPA >> 4;
+	memcpy(bda + 0x13, &kib, 2);  /* 0x413: base memory in KiB */
+	memcpy(bda + 0x0e, &ebda, 2); /* 0x40e: EBDA segment */
+	char cl[SLIVER_CMDLINE_MAX];
+	pc_guest_cmdline(d->cmdline, cl, sizeof cl);
+	mb1_info_build(hv_space_ptr(d->space, PC_INFO_GPA, PC_INFO_SIZE), d->mem_bytes, cl);
+	acpi_build(hv_space_ptr(d->space, PC_ACPI_GPA, PC_ACPI_SIZE), d->nr_vcpus);
 }
 
 static bool quiet; /* the create loop: no line per attempt */
@@ -257,6 +323,7 @@ struct domain *domain_create(unsigned id, const struct boot_module *m)
 		printk("sliver: module %u: command line longer than %u characters: the rest was "
 		       "cut\n",
 		       id, BOOT_CMDLINE_MAX - 1);
+	exit_pc_init(); /* the same values every time: a reader never sees a mix */
 	uint64_t dpa = frames_alloc(DOM_FRAMES, 1);
 	if (!dpa) {
 		refuse_q(id, m, "out of hypervisor memory");
@@ -280,8 +347,8 @@ struct domain *domain_create(unsigned id, const struct boot_module *m)
 
 	const void *img = phys_to_virt(m->start);
 	size_t len = (size_t)(m->end - m->start);
-	struct elf_image_info info;
-	if (elf_check(img, len, SLIVER_GUEST_LOAD_MIN, d->mem_bytes, &info, why, sizeof why)) {
+	struct elf_image_info info = {0};
+	if (image_load(d, img, len, NULL, &info, why, sizeof why)) {
 		refuse_q(id, m, why);
 		goto fail;
 	}
@@ -293,8 +360,7 @@ struct domain *domain_create(unsigned id, const struct boot_module *m)
 		refuse_q(id, m, why);
 		goto fail;
 	}
-	if (elf_load(img, len, phys_to_virt(d->mem_hpa), SLIVER_GUEST_LOAD_MIN, d->mem_bytes, &info,
-		     why, sizeof why)) {
+	if (image_load(d, img, len, phys_to_virt(d->mem_hpa), &info, why, sizeof why)) {
 		refuse_q(id, m, why);
 		goto fail;
 	}
@@ -310,8 +376,20 @@ struct domain *domain_create(unsigned id, const struct boot_module *m)
 			goto fail;
 		}
 		d->vcpu[i]->sv.affinity = d->pin;
-		write_boot_info(d, i);
+		if (d->boot == PC_BOOT_SLIVER) {
+			write_boot_info(d, i);
+			continue;
+		}
+		/* A PC starts its BSP only; the APs wait for INIT-SIPI (the virtual LAPIC's). */
+		d->vcpu[i]->lapic.wait_sipi = i > 0;
+		if (d->boot == PC_BOOT_REAL &&
+		    !hv_vcpu_start_real(d->vcpu[i]->hv, d->real_cs, d->real_ip)) {
+			refuse_q(id, m, "boot=real: this backend cannot start a vCPU in real mode");
+			goto fail;
+		}
 	}
+	if (d->boot != PC_BOOT_SLIVER)
+		write_pc_memory(d);
 	uint64_t now = now_ns();
 	spin_lock(&vmm_lock);
 	for (; inserted < d->nr_vcpus; inserted++) {
@@ -329,9 +407,9 @@ struct domain *domain_create(unsigned id, const struct boot_module *m)
 	d->state = SLIVER_DOM_RUNNING;
 	domains[id] = d;
 	if (!quiet)
-		printk("sliver: d%u %s: %s ELF entry=0x%lx mem=%lu MiB vcpus=%u weight=%u "
+		printk("sliver: d%u %s: %s entry=0x%lx mem=%lu MiB vcpus=%u weight=%u "
 		       "cap=%u%s%s\n",
-		       id, d->name, info.is64 ? "64-bit" : "32-bit", info.entry, (unsigned long)mem,
+		       id, d->name, image_kind(d, &info), info.entry, (unsigned long)mem,
 		       d->nr_vcpus, d->sd.weight, d->sd.cap,
 		       d->role == SLIVER_ROLE_SERVICE ? " role=service" : "",
 		       d->lapic ? " lapic" : "");
@@ -416,6 +494,10 @@ void domain_start(struct domain *d)
 	sched_cpumask_t mask = 0;
 	spin_lock(&vmm_lock);
 	for (unsigned i = 0; i < d->nr_vcpus; i++) {
+		if (vlapic_waiting(d->vcpu[i])) { /* blocked until the virtual LAPIC's SIPI */
+			d->vcpu[i]->blocked = true;
+			continue;
+		}
 		d->vcpu[i]->wake_ns = now;
 		mask |= sched_wake(&vmm_sched, &d->vcpu[i]->sv, now, WAKE_NEW);
 	}
@@ -507,6 +589,16 @@ void domain_shutdown(struct domain *d, int code)
 	dcon_flush(d);
 	d->exit_code = code;
 	printk("sliver: d%u shutdown code=%d\n", d->id, code);
+	domain_end(d, SLIVER_DOM_SHUTDOWN);
+}
+
+void domain_exit_status(struct domain *d, uint32_t status)
+{
+	if (d->dying)
+		return;
+	dcon_flush(d);
+	d->exit_code = (int)status;
+	printk("sliver: d%u exited status=%u\n", d->id, status);
 	domain_end(d, SLIVER_DOM_SHUTDOWN);
 }
 

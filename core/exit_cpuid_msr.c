@@ -8,10 +8,13 @@
  * MSRs: the per-vCPU ones pass in the bitmap (arch: reads, and writes of the VMCS-
  * switched ones); here EFER and the SWAPGS/SYSCALL MSRs go to the backend, which checks
  * them (hv_write_efer, hv_msr_write), PAT and MTRR_DEF_TYPE are checked per-vCPU values, MTRRCAP
- * and MISC_ENABLE constants, and everything else is #GP(0) and counted per domain (`msr` line of a
- * run's end), writes to IA32_TSC included (emulators.md, Bochs bug 3). */
+ * a constant, MISC_ENABLE a per-vCPU value with one writable bit, IA32_TSC and TSC_ADJUST a
+ * per-vCPU TSC offset (the host's TSC is never written: emulators.md, Bochs bug 3), and
+ * everything else is #GP(0) and counted per domain (`msr` line of a run's end). */
 #include "arch/x86_64/cr.h"
 #include "arch/x86_64/msr.h"
+#include "arch/x86_64/tsc.h"
+#include "core/pcboot.h"
 #include "core/vmm.h"
 #include "drivers/console.h"
 
@@ -31,8 +34,10 @@
 	(BIT(0) | BIT(1) | BIT(2) | BIT(3) | BIT(4) | BIT(5) | BIT(6) | BIT(8) | BIT(11) |         \
 	 BIT(12) | BIT(13) | BIT(15) | BIT(16) | BIT(17) | BIT(19) | BIT(23) | BIT(24) | BIT(25) | \
 	 BIT(26) | BIT(27) | BIT(28))
-/* CPUID.7.0:EBX: FSGSBASE, BMI1, SMEP, BMI2, ERMS, ADX, SMAP, CLFLUSHOPT. */
-#define LEAF7_EBX_OK (BIT(0) | BIT(3) | BIT(7) | BIT(8) | BIT(9) | BIT(19) | BIT(20) | BIT(23))
+/* CPUID.7.0:EBX: FSGSBASE, TSC_ADJUST (a per-vCPU offset), BMI1, SMEP, BMI2, ERMS, ADX,
+ * SMAP, CLFLUSHOPT. */
+#define LEAF7_EBX_OK                                                                               \
+	(BIT(0) | BIT(1) | BIT(3) | BIT(7) | BIT(8) | BIT(9) | BIT(19) | BIT(20) | BIT(23))
 /* CPUID.80000001H: ECX LAHF, LZCNT, PREFETCHW; EDX SYSCALL, NX, 1 GiB pages, LM. */
 #define EXT1_ECX_OK (BIT(0) | BIT(5) | BIT(8))
 #define EXT1_EDX_OK (BIT(11) | BIT(20) | BIT(26) | BIT(29))
@@ -129,6 +134,44 @@ static bool mtrr_def_ok(uint64_t val)
 	return !(val & ~0x8ffull) && (t == 0 || t == 1 || (t >= 4 && t <= 6));
 }
 
+/* IA32_MISC_ENABLE (SDM Vol. 4 table 2-2): fast strings (bit 0) is the guest's; BTS and
+ * PEBS unavailable (bits 11, 12) are read-only and a write that changes them is #GP(0);
+ * every other bit is ignored and reads 0 (no PMU, no thermal control, no MONITOR, no CPUID
+ * limit). KVM does the same for the read-only bits and ignores EMON (bit 7) (Linux
+ * arch/x86/kvm/x86.c, kvm_set_msr_common, MSR_IA32_MISC_ENABLE); it keeps the others as
+ * written, sliver keeps only what it honours. */
+#define MISC_FAST_STRINGS (1ull << 0)
+#define MISC_RO		  ((1ull << 11) | (1ull << 12))
+#define MISC_RESET	  (MISC_FAST_STRINGS | MISC_RO)
+
+static bool misc_enable_write(struct vcpu *v, uint64_t val)
+{
+	uint64_t old = v->misc_enable ? v->misc_enable : MISC_RESET;
+	if ((old ^ val) & MISC_RO)
+		return false;
+	v->misc_enable = (val & MISC_FAST_STRINGS) | MISC_RO;
+	return true;
+}
+
+/* The guest's TSC is the host's plus v->tsc_offset. A write of IA32_TSC moves the offset and
+ * IA32_TSC_ADJUST by the same amount, a write of TSC_ADJUST moves the offset by its change
+ * (SDM Vol. 3B 17.17.3). A boot=sliver vCPU's boot-info tsc_base follows, so its clock
+ * without exits stays the hypervisor's. */
+static bool tsc_offset_set(struct vcpu *v, uint64_t offset)
+{
+	if (!hv_set_tsc_offset(v->hv, offset))
+		return false;
+	v->tsc_adjust += offset - v->tsc_offset;
+	v->tsc_offset = offset;
+	if (v->dom->boot == PC_BOOT_SLIVER) {
+		struct sliver_boot_info *bi =
+			hv_space_ptr(v->dom->space, SLIVER_BOOTINFO_GPA(v->id), sizeof *bi);
+		if (bi)
+			bi->tsc_base = tsc_at_boot + offset;
+	}
+	return true;
+}
+
 /* An MSR sliver does not offer: #GP(0), as on a CPU without it, counted per domain and
  * named for the first few (a guest kernel probing MSRs is worth knowing about). */
 static enum exit_action msr_unknown(struct vcpu *v, struct hv_exit *e, bool write)
@@ -174,7 +217,13 @@ enum exit_action exit_rdmsr(struct vcpu *v, struct hv_exit *e)
 		val = hv_read_efer(h);
 		break;
 	case MSR_IA32_MISC_ENABLE:
-		val = 1; /* fast strings */
+		val = v->misc_enable ? v->misc_enable : MISC_RESET;
+		break;
+	case MSR_IA32_TSC_ADJUST:
+		val = v->tsc_adjust;
+		break;
+	case MSR_IA32_TSC: /* VMX passes reads (the offset applies); a backend may exit */
+		val = rdtsc() + v->tsc_offset;
 		break;
 	case MSR_IA32_MTRRCAP:
 		val = 0; /* no variable or fixed ranges, no WC */
@@ -216,6 +265,14 @@ enum exit_action exit_wrmsr(struct vcpu *v, struct hv_exit *e)
 		ok = hv_write_efer(h, val);
 		break;
 	case MSR_IA32_MISC_ENABLE:
+		ok = misc_enable_write(v, val);
+		break;
+	case MSR_IA32_TSC:
+		ok = tsc_offset_set(v, val - rdtsc());
+		break;
+	case MSR_IA32_TSC_ADJUST:
+		ok = tsc_offset_set(v, v->tsc_offset + (val - v->tsc_adjust));
+		break;
 	case MSR_IA32_MTRRCAP:
 		ok = false; /* offered read-only: a write is #GP like a read-only MSR's */
 		break;

@@ -1,8 +1,9 @@
 /* Port I/O. COM1 (0x3f8-0x3ff) is enough of a 16550 for polling output: THR writes go to
  * the domain console, LSR always says "transmitter empty", the divisor latch, LCR, MCR
  * and scratch registers keep what was written. Port 0xE9 (the Bochs/QEMU debug port)
- * writes to the console too. Every other port reads all-ones and ignores writes; those
- * are counted. String I/O is not emulated: the domain is crashed with that reason. */
+ * writes to the console too. The minimal PC's ports are exit_pc.c's. Every other port
+ * reads all-ones and ignores writes; those are counted. String I/O is not emulated: the domain is
+ * crashed with that reason. */
 #include "core/vmm.h"
 
 #define COM1	 0x3f8
@@ -74,7 +75,17 @@ enum exit_action exit_io(struct vcpu *v, struct hv_exit *e)
 	}
 	uint64_t mask = size == 1 ? 0xff : size == 2 ? 0xffff : 0xffffffffu;
 	bool com1 = port >= COM1 && port < COM1 + 8 && size == 1;
-	if (e->io.in) {
+	uint64_t pv = e->io.in ? mask : hv_gpr_get(h, HV_RAX) & mask;
+	enum exit_action act = ACT_CONTINUE;
+	if (!com1 && exit_pc_io(v, port, size, e->io.in, &pv, &act)) {
+		if (act == ACT_DEAD)
+			return act;
+		if (e->io.in) {
+			uint64_t rax = hv_gpr_get(h, HV_RAX);
+			pv &= mask;
+			hv_gpr_set(h, HV_RAX, size == 4 ? pv : (rax & ~mask) | pv);
+		}
+	} else if (e->io.in) {
 		uint64_t val = mask;
 		if (com1)
 			val = com1_in(d, port - COM1);

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include "arch/x86_64/tsc.h"
 #include "core/mm.h"
+#include "core/pcboot.h"
 #include "core/vmm.h"
 #include "drivers/console.h"
 #include "lib/string.h"
@@ -55,8 +56,11 @@ struct vcpu *vcpu_create(struct domain *d, unsigned id, uint64_t entry)
 	uint16_t asid = next_asid++;
 	if (!next_asid)
 		next_asid = 1;
-	v->hv = hv_vcpu_create(d->space, asid, entry, SLIVER_BOOT_MAGIC, SLIVER_BOOTINFO_GPA(id),
-			       &why);
+	/* Multiboot1 (0.6.96, 3.2): EAX = 0x2BADB002, EBX = the information block. */
+	bool mb1 = d->boot == PC_BOOT_MB1;
+	v->hv = hv_vcpu_create(d->space, asid, entry,
+			       mb1 ? MB1_BOOTLOADER_MAGIC : SLIVER_BOOT_MAGIC,
+			       mb1 ? PC_INFO_GPA : SLIVER_BOOTINFO_GPA(id), &why);
 	if (!v->hv) {
 		printk("sliver: d%u vCPU %u: %s\n", d->id, id, why);
 		frames_free(pa, frames);

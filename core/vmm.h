@@ -61,6 +61,9 @@ struct vcpu {
 	uint8_t tpr;
 	struct vlapic lapic;	  /* the domain's lapic=1 (core/vlapic.c) */
 	uint64_t lapic_timer_gen; /* generation of the live vLAPIC timer */
+	/* IA32_TSC / TSC_ADJUST (exit_cpuid_msr.c): guest TSC = host TSC + tsc_offset. */
+	uint64_t tsc_offset, tsc_adjust;
+	uint64_t misc_enable; /* IA32_MISC_ENABLE (its writable bits) */
 	/* 2 x cpu_count() entries: [0, n) HC_SET_TIMER, [n, 2n) the vLAPIC timer */
 	struct vtimer vt[];
 };
@@ -102,6 +105,11 @@ struct domain {
 	struct domset signalled_by; /* domains that raised one of our ports: we may reply */
 	struct dcon con;
 	int exit_code;
+	uint8_t boot;		   /* enum pc_boot (core/pcboot.h): boot=sliver|mb1|real */
+	uint32_t real_load;	   /* boot=real flat image: load= address */
+	uint16_t real_cs, real_ip; /* boot=real: the entry */
+	uint16_t fwcfg_sel;	   /* fw_cfg selector (exit_pc.c) */
+	uint32_t fwcfg_off;	   /* fw_cfg data offset */
 	/* Counters (atomic adds: several vCPUs may count at once). */
 	uint64_t exits[HV_NR_EXIT_REASONS];
 	uint64_t hypercalls, io_exits, io_other, events_sent, events_received, wakes;
@@ -216,6 +224,13 @@ enum exit_action exit_cpuid(struct vcpu *v, struct hv_exit *e);
 enum exit_action exit_rdmsr(struct vcpu *v, struct hv_exit *e);
 enum exit_action exit_wrmsr(struct vcpu *v, struct hv_exit *e);
 enum exit_action exit_io(struct vcpu *v, struct hv_exit *e);
+/* exit_pc.c: the minimal PC's ports (isa-debug-exit, PM timer, fw_cfg, PIC/PIT absent).
+ * false: not one of them. *act becomes ACT_DEAD when the guest exited through 0xf4. */
+void exit_pc_init(void); /* once, after tsc_calibrate */
+bool exit_pc_io(struct vcpu *v, uint16_t port, unsigned size, bool in, uint64_t *val,
+		enum exit_action *act);
+/* domain.c: isa-debug-exit: `sliver: d<id> exited status=<v>`, then as domain_shutdown. */
+void domain_exit_status(struct domain *d, uint32_t status);
 enum exit_action exit_hlt(struct vcpu *v, struct hv_exit *e);
 enum exit_action exit_cr(struct vcpu *v, struct hv_exit *e);
 enum exit_action exit_dr(struct vcpu *v, struct hv_exit *e);

@@ -215,6 +215,16 @@ int hv_msr_write(struct hv_vcpu *v, uint32_t msr, uint64_t val)
 	return be->msr_write(v, msr, val);
 }
 
+bool hv_set_tsc_offset(struct hv_vcpu *v, uint64_t offset)
+{
+	return be->set_tsc_offset && be->set_tsc_offset(v, offset);
+}
+
+bool hv_vcpu_start_real(struct hv_vcpu *v, uint16_t cs, uint16_t ip)
+{
+	return be->start_real && be->start_real(v, cs, ip);
+}
+
 void hv_read_state(struct hv_vcpu *v, struct hv_state *st)
 {
 	memset(st, 0, sizeof *st);

@@ -199,6 +199,14 @@ uint64_t hv_guest_cr4_valid(void);
  * SFMASK): 1 done, -1 refused (#GP: non-canonical address, reserved bits), 0 not one of
  * them. v must be loaded on this pCPU. */
 int hv_msr_write(struct hv_vcpu *v, uint32_t msr, uint64_t val);
+/* The guest's TSC is the host's plus offset (mod 2^64) for RDTSC, RDTSCP and RDMSR
+ * IA32_TSC; the host's TSC is never written. false: the backend cannot offset (the
+ * write is then refused). v must be loaded on this pCPU. */
+bool hv_set_tsc_offset(struct hv_vcpu *v, uint64_t offset);
+/* Right after hv_vcpu_create, before the first run: the vCPU starts in real mode at
+ * cs:ip (CS base cs * 16, the other segments 0, limits 0xffff, IVT at 0) instead of
+ * 32-bit protected mode. false when the backend cannot (boot=real is then refused). */
+bool hv_vcpu_start_real(struct hv_vcpu *v, uint16_t cs, uint16_t ip);
 void hv_read_state(struct hv_vcpu *v, struct hv_state *st);
 /* The guest's debug registers are per-vCPU values that never reach the hardware (MOV DR
  * exits): DR0-3, DR6, DR7 (4 and 5 alias 6 and 7). */

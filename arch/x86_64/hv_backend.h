@@ -50,6 +50,9 @@ struct hv_backend {
 	uint64_t (*read_efer)(struct hv_vcpu *v);
 	uint64_t (*guest_cr4_valid)(void);
 	int (*msr_write)(struct hv_vcpu *v, uint32_t msr, uint64_t val);
+	/* Optional (NULL: not offered, hv.c answers false). */
+	bool (*set_tsc_offset)(struct hv_vcpu *v, uint64_t offset);
+	bool (*start_real)(struct hv_vcpu *v, uint16_t cs, uint16_t ip);
 	void (*read_state)(struct hv_vcpu *v, struct hv_state *st);
 	uint64_t (*dr_get)(struct hv_vcpu *v, unsigned dr);
 	void (*dr_set)(struct hv_vcpu *v, unsigned dr, uint64_t val);

@@ -30,7 +30,8 @@ struct sliver_boot_info {
 	uint64_t mem_bytes; /* guest-physical memory size */
 	/* Clock without exits: ns since hypervisor boot =
 	 *   ((rdtsc() - tsc_base) * tsc_mul) >> tsc_shift   (96-bit intermediate product)
-	 * This is the time base of HC_CLOCK and HC_SET_TIMER. */
+	 * This is the time base of HC_CLOCK and HC_SET_TIMER. A WRMSR of IA32_TSC or
+	 * IA32_TSC_ADJUST by this vCPU moves its tsc_base by the same amount. */
 	uint64_t tsc_base;
 	uint32_t tsc_mul;
 	uint32_t tsc_shift;

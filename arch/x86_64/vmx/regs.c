@@ -277,3 +277,15 @@ int vmx_msr_write(struct hv_vcpu *hv, uint32_t msr, uint64_t val)
 	}
 	return 1;
 }
+
+/* IA32_TSC / TSC_ADJUST writes (core keeps the per-vCPU offset): "use TSC offsetting"
+ * makes RDTSC, RDTSCP and RDMSR IA32_TSC return TSC + offset (SDM Vol. 3C 26.6.5, 27.3);
+ * the host's TSC is never written. false when the CPU lacks the control. v is loaded here. */
+bool vmx_set_tsc_offset(struct hv_vcpu *hv, uint64_t offset)
+{
+	struct vmx_vcpu *v = to_vmx(hv);
+	if (!(v->cpu_ctls & CPU_USE_TSC_OFFSETTING))
+		return false;
+	vmcs_write(v, VMCS_TSC_OFFSET, offset);
+	return !v->vmx_error;
+}

@@ -270,3 +270,30 @@ void vmx_vcpu_destroy(struct hv_vcpu *hv)
 	frame_free(v->vmcs_pa);
 	frame_free(virt_to_phys(v));
 }
+
+/* boot=real: the new vCPU starts in real mode at cs:ip instead (unrestricted guest, SDM
+ * Vol. 3C 26.3.1.2: CR0.PE = 0; CS/SS/DS/ES/FS/GS selector = base >> 4, limit 0xffff,
+ * accessed read/write data or execute/read code, DPL 0, 16-bit). v has never run. */
+bool vmx_start_real(struct hv_vcpu *hv, uint16_t cs, uint16_t ip)
+{
+	struct vmx_vcpu *v = to_vmx(hv);
+	if (v->cpu >= 0 || v->launched)
+		return false;
+	struct vmx_cpu *vc = &vmx_cpu[this_cpu()->id];
+	if (vc->current)
+		vmx_vcpu_put(to_hv(vc->current));
+	if (!vmptrld(v->vmcs_pa))
+		return false;
+	segment(v, VMCS_GUEST_CS_SELECTOR, cs, (uint64_t)cs << 4, 0xffff, 0x9b);
+	segment(v, VMCS_GUEST_SS_SELECTOR, 0, 0, 0xffff, 0x93);
+	segment(v, VMCS_GUEST_DS_SELECTOR, 0, 0, 0xffff, 0x93);
+	segment(v, VMCS_GUEST_ES_SELECTOR, 0, 0, 0xffff, 0x93);
+	segment(v, VMCS_GUEST_FS_SELECTOR, 0, 0, 0xffff, 0x93);
+	segment(v, VMCS_GUEST_GS_SELECTOR, 0, 0, 0xffff, 0x93);
+	vmcs_write(v, VMCS_GUEST_IDTR_LIMIT, 0x3ff); /* real-mode IVT at 0 */
+	vmcs_write(v, VMCS_GUEST_RIP, ip);
+	v->cr0 = CR0_ET;
+	vmx_write_cr(hv, 0, v->cr0);
+	bool ok = !v->vmx_error;
+	return vmclear(v->vmcs_pa) && ok;
+}

@@ -66,7 +66,9 @@ static bool vmx_detect(const char **why)
 		    CPU_HLT_EXITING | CPU_UNCONDITIONAL_IO_EXITING | CPU_USE_MSR_BITMAPS |
 			    CPU_ACTIVATE_SECONDARY_CONTROLS | CPU_MOV_DR_EXITING |
 			    CPU_CR8_LOAD_EXITING | CPU_CR8_STORE_EXITING,
-		    CPU_MWAIT_EXITING | CPU_MONITOR_EXITING | CPU_RDPMC_EXITING, &c->cpu)) {
+		    CPU_MWAIT_EXITING | CPU_MONITOR_EXITING | CPU_RDPMC_EXITING |
+			    CPU_USE_TSC_OFFSETTING,
+		    &c->cpu)) {
 		*why = "processor-based controls lack HLT/I/O/CR8 exiting, MSR bitmaps or "
 		       "secondary controls";
 		return false;
@@ -242,6 +244,8 @@ const struct hv_backend vmx_backend = {
 	.read_efer = vmx_read_efer,
 	.guest_cr4_valid = vmx_guest_cr4_valid,
 	.msr_write = vmx_msr_write,
+	.set_tsc_offset = vmx_set_tsc_offset,
+	.start_real = vmx_start_real,
 	.read_state = vmx_read_state,
 	.dr_get = vmx_dr_get,
 	.dr_set = vmx_dr_set,

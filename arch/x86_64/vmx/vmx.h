@@ -118,6 +118,8 @@ uint64_t vmx_read_cr(struct hv_vcpu *hv, unsigned cr);
 bool vmx_write_efer(struct hv_vcpu *hv, uint64_t val);
 uint64_t vmx_read_efer(struct hv_vcpu *hv);
 int vmx_msr_write(struct hv_vcpu *hv, uint32_t msr, uint64_t val);
+bool vmx_set_tsc_offset(struct hv_vcpu *hv, uint64_t offset);
+bool vmx_start_real(struct hv_vcpu *hv, uint16_t cs, uint16_t ip);
 void vmx_read_state(struct hv_vcpu *hv, struct hv_state *st);
 uint64_t vmx_dr_get(struct hv_vcpu *hv, unsigned dr);
 void vmx_dr_set(struct hv_vcpu *hv, unsigned dr, uint64_t val);

@@ -1,0 +1,80 @@
+/* The ports of the minimal PC (docs/guests.md), for every domain: QEMU's isa-debug-exit at
+ * 0xf4 (an 8-, 16- or 32-bit OUT of v ends the domain with status v), the ACPI PM timer
+ * (3.579545 MHz from the host TSC, 24 bits, the FADT's PM_TMR_BLK) and PM1 block, fw_cfg's
+ * signature, ID and CPU count (QEMU docs/specs/fw_cfg.rst: selector 0x510, data 0x511).
+ * The 8259 PICs and the 8254 PIT are absent: reads give all-ones (every IMR bit set:
+ * masked), writes are ignored and counted as io_other. */
+#include "arch/x86_64/tsc.h"
+#include "core/pcboot.h"
+#include "core/vmm.h"
+
+enum { FW_CFG_SIGNATURE = 0x0, FW_CFG_ID = 0x1, FW_CFG_NB_CPUS = 0x5 };
+#define PM1_CNT_SCI_EN 1u /* ACPI mode is always on (FADT SMI_CMD = 0) */
+
+static struct clockconv pm_conv;
+
+void exit_pc_init(void)
+{
+	pm_conv = clockconv_init(tsc_hz, PC_PM_TIMER_HZ);
+}
+
+static uint8_t fwcfg_byte(struct domain *d)
+{
+	uint32_t off = d->fwcfg_off++;
+	switch (d->fwcfg_sel) {
+	case FW_CFG_SIGNATURE:
+		return off < 4 ? (uint8_t) "QEMU"[off] : 0;
+	case FW_CFG_ID: /* bit 0: the traditional port interface; no DMA */
+		return off == 0 ? 1 : 0;
+	case FW_CFG_NB_CPUS:
+		return off < 2 ? (uint8_t)(d->nr_vcpus >> (8 * off)) : 0;
+	default:
+		return 0;
+	}
+}
+
+static bool legacy_absent(uint16_t port)
+{
+	return port == 0x20 || port == 0x21 || port == 0xa0 || port == 0xa1 || /* 8259 PICs */
+	       (port >= 0x40 && port <= 0x43);				       /* 8254 PIT */
+}
+
+bool exit_pc_io(struct vcpu *v, uint16_t port, unsigned size, bool in, uint64_t *val,
+		enum exit_action *act)
+{
+	struct domain *d = v->dom;
+	if (port == PC_PORT_DEBUG_EXIT && !in) {
+		domain_exit_status(d, (uint32_t)*val);
+		*act = ACT_DEAD;
+		return true;
+	}
+	if (port >= PC_PORT_PM_TMR && port < PC_PORT_PM_TMR + 4 && in) {
+		uint32_t t = pm_timer_count(pm_conv, rdtsc() - tsc_at_boot);
+		*val = t >> (8 * (port - PC_PORT_PM_TMR));
+		return true;
+	}
+	if (port >= PC_PORT_PM1A_EVT && port < PC_PORT_PM1A_CNT + 2) {
+		if (in)
+			*val = port == PC_PORT_PM1A_CNT ? PM1_CNT_SCI_EN : 0;
+		else
+			__atomic_fetch_add(&d->io_other, 1, __ATOMIC_RELAXED);
+		return true;
+	}
+	if (port == PC_PORT_FWCFG_SEL && !in && size == 2) {
+		d->fwcfg_sel = (uint16_t)*val;
+		d->fwcfg_off = 0;
+		return true;
+	}
+	if (port == PC_PORT_FWCFG_DATA && in && size == 1) {
+		*val = fwcfg_byte(d);
+		return true;
+	}
+	if (legacy_absent(port)) {
+		if (in)
+			*val = ~0ull;
+		else
+			__atomic_fetch_add(&d->io_other, 1, __ATOMIC_RELAXED);
+		return true;
+	}
+	return false;
+}

@@ -1,0 +1,273 @@
+/* The pure part of the minimal PC (core/pcboot.h): multiboot1 (Multiboot Specification
+ * 0.6.96, sections 3.1 and 3.3) and the ACPI tables of a domain (ACPI 6.5, 5.2). Every
+ * field of an image is untrusted: offsets and sizes are checked with overflow-safe
+ * arithmetic before anything is read or written. */
+#include "core/pcboot.h"
+#include "core/loader.h"
+#include "lib/cmdline.h"
+#include "lib/fmt.h"
+#include "lib/string.h"
+
+#define FAIL(...)                                                                                  \
+	do {                                                                                       \
+		fmt_snprintf(why, wl, __VA_ARGS__);                                                \
+		return why;                                                                        \
+	} while (0)
+
+/* The module keys core/domain.c reads (docs/config.md, "Module lines"). */
+static const char *const sliver_keys[] = {"name", "mem",  "vcpus",     "weight", "cap",
+					  "pin",  "role", "evt.allow", "boot",	 "load"};
+
+bool pc_sliver_key(const char *w, size_t n)
+{
+	if (n >= 2 && w[0] == '"') /* GRUB's "key=value" */
+		w++, n -= 2;
+	for (size_t i = 0; i < sizeof sliver_keys / sizeof sliver_keys[0]; i++) {
+		size_t k = strlen(sliver_keys[i]);
+		if (n >= k && !memcmp(w, sliver_keys[i], k) && (n == k || w[k] == '='))
+			return true;
+	}
+	return false;
+}
+
+bool pc_boot_parse(const char *s, enum pc_boot *b)
+{
+	if (!strcmp(s, "sliver"))
+		*b = PC_BOOT_SLIVER;
+	else if (!strcmp(s, "mb1"))
+		*b = PC_BOOT_MB1;
+	else if (!strcmp(s, "real"))
+		*b = PC_BOOT_REAL;
+	else
+		return false;
+	return true;
+}
+
+static uint32_t rd32(const uint8_t *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
+const char *mb1_find(const void *img, size_t len, struct mb1_header *h, char *why, size_t wl)
+{
+	const uint8_t *p = img;
+	size_t end = len < MB1_SEARCH ? len : MB1_SEARCH;
+	for (size_t off = 0; end >= 12 && off <= end - 12; off += 4) {
+		if (rd32(p + off) != MB1_HEADER_MAGIC)
+			continue;
+		uint32_t flags = rd32(p + off + 4), sum = rd32(p + off + 8);
+		if (MB1_HEADER_MAGIC + flags + sum != 0)
+			FAIL("multiboot1 header at 0x%zx: bad checksum", off);
+		/* Bits 0-15 the loader must honour: 0 (align modules), 1 (memory info) are
+		 * met; 2 (video mode) is not offered. */
+		if (flags & 0xfffcu)
+			FAIL("multiboot1 header asks for flags 0x%x sliver does not offer",
+			     flags & 0xfffcu);
+		memset(h, 0, sizeof *h);
+		h->magic = MB1_HEADER_MAGIC, h->flags = flags, h->checksum = sum;
+		h->offset = (uint32_t)off;
+		if (flags & MB1_HDR_AOUT_KLUDGE) {
+			if (off + 32 > len)
+				FAIL("multiboot1 a.out header truncated");
+			h->header_addr = rd32(p + off + 12), h->load_addr = rd32(p + off + 16);
+			h->load_end_addr = rd32(p + off + 20), h->bss_end_addr = rd32(p + off + 24);
+			h->entry_addr = rd32(p + off + 28);
+		}
+		return NULL;
+	}
+	FAIL("no multiboot1 header in the first 8 KiB");
+}
+
+static const char *aout_load(const uint8_t *p, size_t len, const struct mb1_header *h, uint8_t *m,
+			     uint64_t mem_size, uint32_t *entry, char *why, size_t wl)
+{
+	/* 3.1.3: the file offset of load_addr is header offset - (header_addr - load_addr). */
+	if (h->header_addr < h->load_addr || h->header_addr - h->load_addr > h->offset)
+		FAIL("multiboot1 header_addr 0x%x below load_addr 0x%x or before the file",
+		     h->header_addr, h->load_addr);
+	uint64_t foff = h->offset - (h->header_addr - h->load_addr);
+	uint64_t end = h->load_end_addr ? h->load_end_addr : h->load_addr + (len - foff);
+	if (end < h->load_addr || end - h->load_addr > len - foff)
+		FAIL("multiboot1 load_end_addr 0x%llx outside the file", (unsigned long long)end);
+	uint64_t bss = h->bss_end_addr ? h->bss_end_addr : end;
+	if (bss < end)
+		FAIL("multiboot1 bss_end_addr below load_end_addr");
+	if (h->load_addr < PC_HIGH_MIN || bss > mem_size)
+		FAIL("multiboot1 image at 0x%x-0x%llx outside guest memory [0x%x, 0x%llx)",
+		     h->load_addr, (unsigned long long)bss, PC_HIGH_MIN,
+		     (unsigned long long)mem_size);
+	if (h->entry_addr < h->load_addr || h->entry_addr >= bss)
+		FAIL("multiboot1 entry 0x%x is not inside the image", h->entry_addr);
+	if (m) {
+		memcpy(m + h->load_addr, p + foff, end - h->load_addr);
+		memset(m + end, 0, bss - end);
+	}
+	*entry = h->entry_addr;
+	return NULL;
+}
+
+const char *mb1_load(const void *img, size_t len, void *mem, uint64_t mem_size, uint32_t *entry,
+		     char *why, size_t wl)
+{
+	struct mb1_header h;
+	const char *err = mb1_find(img, len, &h, why, wl);
+	if (err)
+		return err;
+	if (h.flags & MB1_HDR_AOUT_KLUDGE)
+		return aout_load(img, len, &h, mem, mem_size, entry, why, wl);
+	struct elf_image_info in;
+	err = mem ? elf_load(img, len, mem, PC_HIGH_MIN, mem_size, &in, why, wl)
+		  : elf_check(img, len, PC_HIGH_MIN, mem_size, &in, why, wl);
+	if (err)
+		return err;
+	if (in.is64 || in.entry > UINT32_MAX)
+		FAIL("multiboot1 needs a 32-bit ELF (or the a.out kludge)");
+	*entry = (uint32_t)in.entry;
+	return NULL;
+}
+
+const char *real_load(const void *img, size_t len, void *mem, uint64_t mem_size, uint32_t at,
+		      uint16_t *cs, uint16_t *ip, char *why, size_t wl)
+{
+	uint32_t magic = 0;
+	uint64_t entry;
+	if (len >= 4)
+		memcpy(&magic, img, 4);
+	if (magic == 0x464c457fu) { /* "\x7fELF" */
+		struct elf_image_info in;
+		const char *err =
+			mem ? elf_load(img, len, mem, PC_LOW_LOAD_MIN, PC_LOW_END, &in, why, wl)
+			    : elf_check(img, len, PC_LOW_LOAD_MIN, PC_LOW_END, &in, why, wl);
+		if (err)
+			return err;
+		entry = in.entry;
+	} else {
+		if (len == 0)
+			FAIL("boot=real image is empty");
+		if (at < PC_LOW_LOAD_MIN || at >= PC_LOW_END || len > PC_LOW_END - at)
+			FAIL("boot=real image of %zu bytes at 0x%x outside [0x%x, 0x%x)", len, at,
+			     PC_LOW_LOAD_MIN, PC_LOW_END);
+		if (mem)
+			memcpy((uint8_t *)mem + at, img, len);
+		entry = at;
+	}
+	(void)mem_size;
+	/* CS:IP with IP < 16: any linear address below 1 MiB is reachable. */
+	*cs = (uint16_t)(entry >> 4);
+	*ip = (uint16_t)(entry & 0xf);
+	return NULL;
+}
+
+void pc_guest_cmdline(const char *cmdline, char *out, size_t outlen)
+{
+	size_t o = 0, n;
+	if (!outlen)
+		return;
+	for (const char *w = cmdline_next(cmdline, &n); w; w = cmdline_next(w + n, &n)) {
+		if (pc_sliver_key(w, n))
+			continue;
+		if (o + (o > 0) + n >= outlen)
+			break;
+		if (o)
+			out[o++] = ' ';
+		memcpy(out + o, w, n);
+		o += n;
+	}
+	out[o] = 0;
+}
+
+static void wr32(uint8_t *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+}
+
+uint32_t mb1_info_build(uint8_t *page, uint64_t mem_bytes, const char *cmdline)
+{
+	/* 3.3: flags 0, mem_lower 4, mem_upper 8, cmdline 16, mods_count 20, mods_addr 24. */
+	enum { CMDLINE_OFF = 0x100, MODS_OFF = 0xf00 };
+	memset(page, 0, PC_INFO_SIZE);
+	uint32_t flags = MB1_INFO_MEM | MB1_INFO_CMDLINE | MB1_INFO_MODS;
+	uint64_t upper = mem_bytes > PC_HIGH_MIN ? (mem_bytes - PC_HIGH_MIN) >> 10 : 0;
+	if (upper > UINT32_MAX)
+		upper = UINT32_MAX;
+	wr32(page + 0, flags);
+	wr32(page + 4, PC_LOW_END >> 10);
+	wr32(page + 8, (uint32_t)upper);
+	wr32(page + 16, PC_INFO_GPA + CMDLINE_OFF);
+	wr32(page + 20, 0);
+	wr32(page + 24, PC_INFO_GPA + MODS_OFF);
+	size_t n = strnlen(cmdline, MODS_OFF - CMDLINE_OFF - 1);
+	memcpy(page + CMDLINE_OFF, cmdline, n);
+	return flags;
+}
+
+/* ACPI 6.5 5.2.6: every table starts with this header; the bytes of the whole table sum
+ * to 0. */
+static void acpi_header(uint8_t *t, const char sig[4], uint32_t len, uint8_t rev)
+{
+	memcpy(t, sig, 4);
+	wr32(t + 4, len);
+	t[8] = rev;
+	memcpy(t + 10, "SLIVER", 6);   /* OEM ID */
+	memcpy(t + 16, "SLIVERPC", 8); /* OEM table ID */
+	wr32(t + 24, 1);	       /* OEM revision */
+	memcpy(t + 28, "SLVR", 4);     /* creator ID */
+	wr32(t + 32, 1);
+}
+
+static void acpi_sum(uint8_t *p, size_t len, size_t at)
+{
+	uint8_t s = 0;
+	p[at] = 0;
+	for (size_t i = 0; i < len; i++)
+		s = (uint8_t)(s + p[i]);
+	p[at] = (uint8_t)-s;
+}
+
+void acpi_build(uint8_t *buf, unsigned ncpus)
+{
+	enum { RSDP = 0, RSDT = 0x40, MADT = 0x80, FADT = 0x200, DSDT = 0x300 };
+	enum { RSDT_LEN = 36 + 8, FADT_LEN = 116, DSDT_LEN = 36 };
+	uint32_t madt_len = 44 + 8 * ncpus;
+	memset(buf, 0, PC_ACPI_SIZE);
+	/* RSDP (5.2.5.3), ACPI 1.0 form: signature, checksum, OEM ID, revision 0, RSDT. */
+	memcpy(buf + RSDP, "RSD PTR ", 8);
+	memcpy(buf + RSDP + 9, "SLIVER", 6);
+	wr32(buf + RSDP + 16, PC_ACPI_GPA + RSDT);
+	acpi_sum(buf + RSDP, 20, 8);
+	/* RSDT (5.2.7): the MADT and the FADT. */
+	acpi_header(buf + RSDT, "RSDT", RSDT_LEN, 1);
+	wr32(buf + RSDT + 36, PC_ACPI_GPA + MADT);
+	wr32(buf + RSDT + 40, PC_ACPI_GPA + FADT);
+	acpi_sum(buf + RSDT, RSDT_LEN, 9);
+	/* MADT (5.2.12): local APIC address, flags 0 (no 8259 to mask: PCAT_COMPAT clear),
+	 * one Processor Local APIC entry (type 0, length 8) per vCPU, enabled. */
+	uint8_t *m = buf + MADT;
+	acpi_header(m, "APIC", madt_len, 3);
+	wr32(m + 36, 0xfee00000u);
+	for (unsigned i = 0; i < ncpus; i++) {
+		uint8_t *e = m + 44 + 8 * i;
+		e[0] = 0, e[1] = 8, e[2] = (uint8_t)i, e[3] = (uint8_t)i;
+		wr32(e + 4, 1); /* enabled */
+	}
+	acpi_sum(m, madt_len, 9);
+	/* FADT (5.2.9), revision 1 layout (116 bytes): DSDT 40, SCI_INT 46 (9, as on a
+	 * PIIX4), SMI_CMD 48 = 0 (ACPI mode always on: nothing to enable), PM1a_EVT_BLK 56,
+	 * PM1a_CNT_BLK 64, PM_TMR_BLK 76, PM1_EVT_LEN 88 = 4, PM1_CNT_LEN 89 = 2,
+	 * PM_TMR_LEN 91 = 4, flags 112: TMR_VAL_EXT clear (24-bit timer). */
+	uint8_t *f = buf + FADT;
+	acpi_header(f, "FACP", FADT_LEN, 1);
+	wr32(f + 40, PC_ACPI_GPA + DSDT);
+	f[46] = 9;
+	wr32(f + 56, PC_PORT_PM1A_EVT);
+	wr32(f + 64, PC_PORT_PM1A_CNT);
+	wr32(f + 76, PC_PORT_PM_TMR);
+	f[88] = 4, f[89] = 2, f[91] = 4;
+	wr32(f + 112, 0);
+	acpi_sum(f, FADT_LEN, 9);
+	/* DSDT: a header and no AML (no devices, no \_S5: power-off is isa-debug-exit). */
+	acpi_header(buf + DSDT, "DSDT", DSDT_LEN, 1);
+	acpi_sum(buf + DSDT, DSDT_LEN, 9);
+}

@@ -1,0 +1,97 @@
+/* The minimal PC of boot=mb1 and boot=real domains (docs/guests.md), the pure part:
+ * multiboot1 header and image loading, the multiboot1 information block, the ACPI tables
+ * that describe the domain, the guest command line without sliver's own keys, and the ACPI
+ * PM timer's count. No hypervisor state: host-tested (test/unit/test_pcboot.c).
+ *
+ * Guest-physical layout of such a domain (RAM from 0, as on a PC):
+ *   0x00000-0x004ff  real-mode IVT and BIOS data area (zero; BDA word 0x413 = 639 KiB)
+ *   0x00500-0x9efff  free low memory (mem_lower = 636 KiB); boot=real images load here
+ *   0x9f000-0x9ffff  multiboot1 information, cmdline, module list (the "EBDA")
+ *   0xa0000-0xdffff  RAM, not reported (VGA / option ROM hole on a PC)
+ *   0xe0000-0xfffff  ACPI RSDP (0xe0000), RSDT, MADT, FADT, DSDT; BIOS area
+ *   0x100000-mem     mem_upper: boot=mb1 images and their modules */
+#ifndef CORE_PCBOOT_H
+#define CORE_PCBOOT_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "lib/clockconv.h"
+
+enum pc_boot { PC_BOOT_SLIVER, PC_BOOT_MB1, PC_BOOT_REAL };
+
+#define MB1_HEADER_MAGIC     0x1badb002u
+#define MB1_BOOTLOADER_MAGIC 0x2badb002u
+#define MB1_SEARCH	     8192u /* the header lies in the image's first 8 KiB, 4-aligned */
+#define MB1_HDR_AOUT_KLUDGE  (1u << 16)
+#define MB1_INFO_MEM	     (1u << 0)
+#define MB1_INFO_CMDLINE     (1u << 2)
+#define MB1_INFO_MODS	     (1u << 3)
+
+#define PC_LOW_LOAD_MIN 0x500u	 /* boot=real: the first byte after the BDA */
+#define PC_INFO_GPA	0x9f000u /* multiboot1 information block */
+#define PC_INFO_SIZE	0x1000u
+#define PC_LOW_END	PC_INFO_GPA /* mem_lower ends here */
+#define PC_ACPI_GPA	0xe0000u    /* RSDP (16-aligned, in the BIOS area a scan finds) */
+#define PC_ACPI_SIZE	0x1000u
+#define PC_HIGH_MIN	0x100000u /* boot=mb1 images load at or above 1 MiB */
+#define PC_MIN_MEM	0x200000u /* boot=mb1/real domains need at least 2 MiB */
+
+/* The ports of the minimal PC. */
+#define PC_PORT_DEBUG_EXIT 0xf4	 /* QEMU isa-debug-exit */
+#define PC_PORT_PM1A_EVT   0x600 /* as QEMU's PIIX4 PM block */
+#define PC_PORT_PM1A_CNT   0x604
+#define PC_PORT_PM_TMR	   0x608
+#define PC_PORT_FWCFG_SEL  0x510
+#define PC_PORT_FWCFG_DATA 0x511
+#define PC_PM_TIMER_HZ	   3579545u /* ACPI 6.5, 4.8.3.3 */
+
+struct mb1_header { /* Multiboot 0.6.96, 3.1.1 */
+	uint32_t magic, flags, checksum;
+	uint32_t header_addr, load_addr, load_end_addr, bss_end_addr, entry_addr;
+	uint32_t offset; /* of the header in the file */
+};
+
+/* A module= key (core/domain.c reads them; docs/config.md lists them): sliver's own words,
+ * not passed to a boot=mb1 guest's command line. */
+bool pc_sliver_key(const char *w, size_t n);
+
+/* "sliver"/"mb1"/"real" -> *b; false for anything else. */
+bool pc_boot_parse(const char *s, enum pc_boot *b);
+
+/* Finds and checks the multiboot1 header: NULL, or the reason in why[]. */
+const char *mb1_find(const void *img, size_t len, struct mb1_header *h, char *why, size_t wl);
+
+/* Checks (mem == NULL) or loads the boot=mb1 image into mem (host pointer to GPA 0, mem_size
+ * bytes): an a.out-kludge header's load_addr..load_end_addr..bss_end_addr, else the ELF at
+ * or above PC_HIGH_MIN. *entry gets the entry point. NULL or the reason. */
+const char *mb1_load(const void *img, size_t len, void *mem, uint64_t mem_size, uint32_t *entry,
+		     char *why, size_t wl);
+
+/* Checks or loads a boot=real image: an ELF32 whose segments lie in [PC_LOW_LOAD_MIN,
+ * PC_INFO_GPA) with an entry below 1 MiB, else a flat binary loaded at `at` (module key
+ * load=, default 0x7c00) and entered there; *cs:*ip is the real-mode entry. */
+const char *real_load(const void *img, size_t len, void *mem, uint64_t mem_size, uint32_t at,
+		      uint16_t *cs, uint16_t *ip, char *why, size_t wl);
+
+/* Copies the words of cmdline that are not sliver's own keys (nor the path GRUB puts
+ * first... it is kept, as GRUB passes it to a multiboot1 kernel) into out. */
+void pc_guest_cmdline(const char *cmdline, char *out, size_t outlen);
+
+/* Writes the multiboot1 information block for a domain of mem_bytes into page (the
+ * PC_INFO_SIZE bytes at PC_INFO_GPA): flags mem|cmdline|mods, mods_count 0. Returns the
+ * flags. */
+uint32_t mb1_info_build(uint8_t *page, uint64_t mem_bytes, const char *cmdline);
+
+/* Writes RSDP, RSDT, MADT (one enabled processor-local-APIC entry per vCPU, APIC ids
+ * 0..ncpus-1, LAPIC at 0xfee00000, no IOAPIC), FADT (PM timer at PC_PORT_PM_TMR, 24-bit)
+ * and an empty DSDT into buf, the PC_ACPI_SIZE bytes at PC_ACPI_GPA. Checksums right. */
+void acpi_build(uint8_t *buf, unsigned ncpus);
+
+/* The 24-bit PM timer count tsc_delta TSC ticks after its start (conv: TSC -> 3.579545
+ * MHz, clockconv_init(tsc_hz, PC_PM_TIMER_HZ)). */
+static inline uint32_t pm_timer_count(struct clockconv conv, uint64_t tsc_delta)
+{
+	return (uint32_t)clockconv_apply(conv, tsc_delta) & 0xffffffu;
+}
+
+#endif

@@ -1,0 +1,175 @@
+/* guests/pc: a multiboot1 kernel written as for QEMU's minimal PC (boot=mb1): no sliver
+ * ABI, no hypercalls. Reads its multiboot1 information, finds the ACPI tables by the
+ * BIOS-area scan and counts the MADT's CPUs, reads fw_cfg, checks the PIC answers as
+ * masked, times the ACPI PM timer against the TSC, writes IA32_MISC_ENABLE and IA32_TSC,
+ * then switches to long mode (lm.S) and exits through isa-debug-exit (port 0xf4) with
+ * status= from its command line when every check held, else 0x40 + the failures.
+ * Prints `pc: <what>: <got> ok|BAD` on COM1. Arguments: status=<n> cpus=<n expected>.
+ * The virtual LAPIC's checks (IA32_APIC_BASE, the xAPIC page, the LVT timer, IPIs) go in
+ * a file of their own next to this one, called where marked below. */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include "guests/pc/pc.h"
+#include "lib/cmdline.h"
+#include "lib/fmt.h"
+#include "lib/string.h"
+
+#define MB1_BOOTLOADER_MAGIC 0x2badb002u
+
+struct mb1_info {
+	uint32_t flags, mem_lower, mem_upper, boot_device, cmdline, mods_count, mods_addr;
+};
+
+static unsigned fails;
+static char cmdline[256];
+
+void pc_printf(const char *fmt, ...)
+{
+	char buf[160];
+	va_list ap;
+	va_start(ap, fmt);
+	fmt_vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	for (const char *p = buf; *p; p++) {
+		while (!(inb(0x3fd) & 0x20))
+			;
+		outb(0x3f8, (uint8_t)*p);
+	}
+}
+
+void pc_check(const char *what, bool ok, const char *fmt, ...)
+{
+	char got[96];
+	va_list ap;
+	va_start(ap, fmt);
+	fmt_vsnprintf(got, sizeof got, fmt, ap);
+	va_end(ap);
+	pc_printf("pc: %s: %s %s\n", what, got, ok ? "ok" : "BAD");
+	fails += !ok;
+}
+
+static uint64_t arg(const char *key, uint64_t def)
+{
+	uint64_t v;
+	return cmdline_get_u64(cmdline, key, &v) ? v : def;
+}
+
+static bool sum_ok(const uint8_t *p, uint32_t len)
+{
+	uint8_t s = 0;
+	for (uint32_t i = 0; i < len; i++)
+		s = (uint8_t)(s + p[i]);
+	return s == 0;
+}
+
+/* ACPI 6.5 5.2.5.1: the RSDP on a 16-byte boundary in the BIOS area 0xE0000-0xFFFFF. */
+static unsigned acpi_cpus(void)
+{
+	for (uint32_t a = 0xe0000; a < 0x100000; a += 16) {
+		const uint8_t *r = (const uint8_t *)a;
+		if (memcmp(r, "RSD PTR ", 8) || !sum_ok(r, 20))
+			continue;
+		uint32_t rsdt;
+		memcpy(&rsdt, r + 16, 4);
+		const uint8_t *t = (const uint8_t *)rsdt;
+		uint32_t len;
+		memcpy(&len, t + 4, 4);
+		if (memcmp(t, "RSDT", 4) || !sum_ok(t, len))
+			return 0;
+		for (uint32_t i = 36; i + 4 <= len; i += 4) {
+			uint32_t pa, mlen;
+			memcpy(&pa, t + i, 4);
+			const uint8_t *m = (const uint8_t *)pa;
+			memcpy(&mlen, m + 4, 4);
+			if (memcmp(m, "APIC", 4) || !sum_ok(m, mlen))
+				continue;
+			unsigned n = 0;
+			for (uint32_t o = 44; o + 2 <= mlen && m[o + 1] >= 2; o += m[o + 1])
+				if (m[o] == 0 && (m[o + 4] & 1))
+					n++;
+			return n;
+		}
+		return 0;
+	}
+	return 0;
+}
+
+static void check_fwcfg(unsigned cpus)
+{
+	char sig[5] = {0};
+	outw(0x510, 0); /* FW_CFG_SIGNATURE */
+	for (unsigned i = 0; i < 4; i++)
+		sig[i] = (char)inb(0x511);
+	outw(0x510, 5); /* FW_CFG_NB_CPUS */
+	unsigned n = inb(0x511);
+	n |= (unsigned)inb(0x511) << 8;
+	pc_check("fw_cfg", !strcmp(sig, "QEMU") && n == cpus, "%s cpus=%u", sig, n);
+}
+
+/* The PM timer (3.579545 MHz, 24 bits) against the TSC: two windows of 1 and 2 ms of PM
+ * ticks must take TSC ticks in the ratio 1:2 (within 2%), and the timer must move. */
+static uint64_t pm_window(uint32_t ticks)
+{
+	uint32_t p0 = inl(0x608) & 0xffffff;
+	uint64_t t0 = rdtsc();
+	while (((inl(0x608) - p0) & 0xffffff) < ticks)
+		;
+	return rdtsc() - t0;
+}
+
+static void check_pm_timer(void)
+{
+	uint64_t a = pm_window(3580), b = pm_window(7160);
+	bool ok = a > 0 && b > 2 * a - a / 50 && b < 2 * a + a / 50;
+	pc_check("pm timer 1 ms / 2 ms in TSC ticks", ok, "%llu/%llu (tsc ~%llu MHz)",
+		 (unsigned long long)a, (unsigned long long)b, (unsigned long long)(a / 1000));
+}
+
+static void check_msrs(void)
+{
+	uint64_t misc = rdmsr(0x1a0);
+	wrmsr(0x1a0, misc & ~1ull); /* fast strings off */
+	uint64_t off = rdmsr(0x1a0);
+	wrmsr(0x1a0, misc);
+	uint64_t back = rdmsr(0x1a0);
+	pc_check("IA32_MISC_ENABLE fast strings", (misc & 1) && !(off & 1) && back == misc,
+		 "%llx/%llx/%llx", (unsigned long long)misc, (unsigned long long)off,
+		 (unsigned long long)back);
+	const uint64_t to = 1ull << 40;
+	wrmsr(0x10, to);
+	uint64_t t = rdtsc(), adj = rdmsr(0x3b);
+	pc_check("IA32_TSC write", t >= to && t - to < (1ull << 32) && adj != 0, "rdtsc-%llx=%llx",
+		 (unsigned long long)to, (unsigned long long)(t - to));
+	uint32_t c, d;
+	cpuid(1, &c, &d);
+	uint32_t a0 = cpuid_eax(0xa);
+	pc_check("cpuid PDCM hidden, leaf 0xA zero", !(c & (1u << 15)) && a0 == 0, "%x/%x",
+		 c & (1u << 15), a0);
+}
+
+void pc_main(uint32_t magic, const struct mb1_info *mi)
+{
+	pc_printf("pc: start\n");
+	if (magic != MB1_BOOTLOADER_MAGIC) {
+		pc_check("multiboot1 magic", false, "%x", magic);
+		pc_lm_exit(0x7f);
+	}
+	if (mi->flags & (1u << 2))
+		fmt_snprintf(cmdline, sizeof cmdline, "%s", (const char *)mi->cmdline);
+	pc_check("mb1 info", (mi->flags & 0xd) == 0xd && (uint32_t)mi >= 0x1000,
+		 "flags=%x mem_lower=%u mem_upper=%u cmdline='%s'", mi->flags, mi->mem_lower,
+		 mi->mem_upper, cmdline);
+	unsigned cpus = acpi_cpus(), want = (unsigned)arg("cpus", 1);
+	pc_check("acpi madt cpus", cpus == want, "%u", cpus);
+	check_fwcfg(want);
+	uint8_t imr = inb(0x21), imr2 = inb(0xa1);
+	outb(0x43, 0x34); /* PIT mode set: ignored */
+	pc_check("pic masked", imr == 0xff && imr2 == 0xff, "%x/%x", imr, imr2);
+	check_pm_timer();
+	check_msrs();
+	/* vlapic: the LAPIC checks (APIC_BASE, xAPIC page, LVT timer modes, IPIs) go here. */
+	unsigned status = fails ? 0x40 + fails : (unsigned)arg("status", 0);
+	pc_printf("pc: %u checks failed, exit status %u\n", fails, status);
+	pc_lm_exit(status);
+}

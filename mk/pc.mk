@@ -1,0 +1,41 @@
+# guests/pc: the minimal PC for unmodified third-party guests (issue 13, docs/guests.md).
+# pc.elf is a multiboot1 kernel (boot=mb1), pc-real.bin a flat real-mode binary
+# (boot=real); neither uses the sliver-ABI runtime of guests/lib (only its libgcc32 for
+# 64-bit division).
+PC_GUEST_OBJS := $(patsubst %,$(BUILD)/guests/obj/guests/pc/%.o,mb1_entry pc lm) \
+                 $(patsubst %,$(BUILD)/guests/obj/%.o,lib/fmt lib/string lib/cmdline guests/lib/libgcc32)
+$(BUILD)/guests/pc.elf: $(PC_GUEST_OBJS) guests/lib/guest.ld
+	$(LD) $(GUEST_LDFLAGS) -o $@ $(filter %.o,$^)
+$(BUILD)/guests/pc-real.bin: $(BUILD)/guests/obj/guests/pc/real.o
+	$(LD) -m elf_i386 -nostdlib -static -Ttext=0x8000 --oformat binary -o $@ $<
+GUEST_ELFS += $(BUILD)/guests/pc.elf $(BUILD)/guests/pc-real.bin
+
+# boot=mb1 with 2 vCPUs (the AP waits for a SIPI: only the MADT counts it) next to a
+# sliver-ABI spinner: every check of pc.c ok, long mode, exit status 42 through 0xf4.
+e2e-pc-mb1_EXPECT = $(E2E_END) --reject 'BAD|crashed|refused' \
+    --expect '^sliver: d1 pc: multiboot1 entry=0x10[0-9a-f]{4} mem=8 MiB vcpus=2 ' \
+    --expect "^\(d1\) pc: mb1 info: flags=[0-9a-f]*d mem_lower=636 mem_upper=7168 cmdline='cpus=2 status=42' ok$$" \
+    --expect '^\(d1\) pc: acpi madt cpus: 2 ok$$' \
+    --expect '^\(d1\) pc: fw_cfg: QEMU cpus=2 ok$$' \
+    --expect '^\(d1\) pc: pic masked: ff/ff ok$$' \
+    --expect '^\(d1\) pc: pm timer 1 ms / 2 ms in TSC ticks: [0-9]+/[0-9]+ .* ok$$' \
+    --expect '^\(d1\) pc: IA32_MISC_ENABLE fast strings: 1801/1800/1801 ok$$' \
+    --expect '^\(d1\) pc: IA32_TSC write: .* ok$$' \
+    --expect '^\(d1\) pc: cpuid PDCM hidden, leaf 0xA zero: 0/0 ok$$' \
+    --expect '^\(d1\) pc: long mode ok$$' \
+    --expect '^sliver: d1 exited status=42$$' \
+    --expect '^stat d2 name=spin state=running guest_ms=[0-9]+ '
+$(eval $(call e2e_twin,e2e-pc-mb1,$(BUILD)/pc-mb1-bios.iso,--cpus 2 --timeout 150))
+
+# boot=real: the flat binary at 0x8000 in real mode, exit status 17 (0x11); modules that
+# are not valid images for their boot= are refused with one line each.
+e2e-pc-real_EXPECT = $(E2E_END) --reject 'BAD|crashed' \
+    --expect '^sliver: d1 real: real-mode entry=0x8000 mem=2 MiB vcpus=1 ' \
+    --expect '^\(d1\) pc-real: hello from real mode$$' \
+    --expect '^\(d1\) pc-real: cr0.pe=0 cs=0800 bda=636 ok$$' \
+    --expect '^sliver: d1 exited status=17$$' \
+    --expect '^sliver: module 2 \(boot=mb1 name=nomb1\) refused: no multiboot1 header in the first 8 KiB$$' \
+    --expect '^sliver: module 3 \(boot=real name=highreal\) refused: segment 0 at 0x100000\+0x[0-9a-f]+ outside guest memory \[0x500, 0x9f000\)$$' \
+    --expect '^sliver: module 4 \(boot=bios name=bogus\) refused: boot= must be sliver, mb1 or real$$' \
+    --expect '^sliver: module 5 \(boot=real name=noload load=0x100\) refused: boot=real image of [0-9]+ bytes at 0x100 outside'
+$(eval $(call e2e_twin,e2e-pc-real,$(BUILD)/pc-real-bios.iso,--cpus 2 --timeout 150))
