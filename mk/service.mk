@@ -27,7 +27,7 @@ e2e-service-shell_EXPECT = --expect '^sliver: run complete: PASS' --reject 'cras
 	    --expect '^\(d1\) trace cpu0 t_us=[0-9.]+ (wake|boost|switch) d5v0' \
 	    --expect '^\(d1\) pin d4v0 cpus=0-1$$' --expect '^\(d1\) reset: counters of 5 cleared$$' \
 	    --expect "^\(d1\) error: unknown command 'bogus'" --expect '^\(d1\) error: usage: ping' \
-	    --expect "^\(d1\) error: sched: '99' is not a domain id" \
+	    --expect "^\(d1\) error: sched: '1024' is not a domain id" \
 	    --expect "^\(d1\) error: sched: bad argument 'weight=0'" \
 	    --expect '^\(d1\) error: pause: d1 is this shell' --expect '^\(d1\) autorun: done$$'
 $(eval $(call e2e_twin,e2e-service-shell,$(BUILD)/service.iso,--cpus 2 --timeout 300))

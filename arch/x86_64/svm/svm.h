@@ -81,6 +81,8 @@ bool svm_space_map(struct hv_space *s);
 void svm_space_unmap(struct hv_space *s);
 
 /* vmcb.c */
+bool svm_start_real(struct hv_vcpu *v, uint16_t cs, uint16_t ip);
+bool svm_set_tsc_offset(struct hv_vcpu *v, uint64_t offset);
 struct hv_vcpu *svm_vcpu_create(struct hv_space *s, uint16_t asid, uint64_t rip, uint32_t eax,
 				uint32_t ebx, const char **why);
 void svm_vcpu_destroy(struct hv_vcpu *v);

@@ -144,3 +144,49 @@ void svm_vcpu_destroy(struct hv_vcpu *v)
 	svm_frame_free(s->vmcb_pa);
 	svm_frame_free(virt_to_phys(s));
 }
+
+/* Real mode at cs:ip (boot=real's start, and the SIPI after a virtual INIT): CR0 = ET,
+ * paging off, EFER = SVME only, every segment a 64 KiB real-mode one (base = selector <<
+ * 4), IDTR the real-mode IVT. Nested paging runs real mode natively (APM 15.19: no
+ * paged-real-mode trick needed). The vCPU is not running; its pCPU is this one or none. */
+bool svm_start_real(struct hv_vcpu *v, uint16_t cs, uint16_t ip)
+{
+	struct svm_vcpu *s = (struct svm_vcpu *)v;
+	struct vmcb *vb = s->vmcb;
+	segment(&vb->cs, cs, 0xffff, 0x9b);
+	vb->cs.base = (uint64_t)cs << 4;
+	segment(&vb->ss, 0, 0xffff, 0x93);
+	segment(&vb->ds, 0, 0xffff, 0x93);
+	segment(&vb->es, 0, 0xffff, 0x93);
+	segment(&vb->fs, 0, 0xffff, 0x93);
+	segment(&vb->gs, 0, 0xffff, 0x93);
+	segment(&vb->ldtr, 0, 0xffff, 0x82);
+	segment(&vb->tr, 0, 0xffff, 0x8b);
+	segment(&vb->gdtr, 0, 0xffff, 0);
+	segment(&vb->idtr, 0, 0x3ff, 0);
+	vb->cpl = 0;
+	s->cr0 = CR0_ET;
+	s->cr4 = 0;
+	s->efer = 0;
+	svm_write_cr(v, 0, s->cr0);
+	svm_write_cr(v, 4, s->cr4);
+	vb->cr3 = 0;
+	vb->efer = EFER_SVME;
+	vb->rflags = 0x2;
+	vb->rip = ip;
+	vb->rsp = 0;
+	vb->eventinj = 0;
+	s->pending_event = false; /* INIT drops what was to be delivered */
+	s->dirty = CLEAN_ALL;
+	return true;
+}
+
+/* IA32_TSC / TSC_ADJUST writes: the VMCB's TSC offset (APM 15.30.3) makes RDTSC, RDTSCP
+ * and RDMSR TSC read TSC + offset; the host's TSC is never written. */
+bool svm_set_tsc_offset(struct hv_vcpu *v, uint64_t offset)
+{
+	struct svm_vcpu *s = (struct svm_vcpu *)v;
+	s->vmcb->tsc_offset = offset;
+	s->dirty |= CLEAN_I;
+	return true;
+}
