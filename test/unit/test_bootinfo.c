@@ -14,7 +14,8 @@
 #include <cmocka.h>
 #include "core/bootinfo.h"
 
-static uint8_t img[8192] __attribute__((aligned(8)));
+/* Room for BOOT_MAX_MODULES + 3 module tags of 40 bytes and a few more tags. */
+static uint8_t img[(BOOT_MAX_MODULES + 8) * 48] __attribute__((aligned(8)));
 static size_t img_len;
 static struct boot_info bi;
 
