@@ -1,5 +1,5 @@
 # Scheduler (sched/), its unit tests and the discrete-event simulator (test/sim/).
-SCHED_SRCS := sched/sched.c sched/credit.c sched/rr.c
+SCHED_SRCS := sched/sched.c sched/credit.c sched/rr.c sched/yield_to.c
 HV_SRCS += $(SCHED_SRCS)
 # What sched/ uses of lib/ (linked once in the hypervisor by mk/platform.mk).
 SCHED_LIB := lib/cmdline.c
@@ -39,3 +39,6 @@ bench-sim: $(BUILD)/sliver-sim $(BUILD)/sliver-bench-decision
 	tools/bench-sim.sh $(BUILD)/sliver-sim $(BUILD)/sliver-bench-decision
 
 TEST_TARGETS += sim-test
+
+UNIT_TESTS += sched_ple
+UNIT_SRCS_sched_ple := test/unit/test_sched_ple.c $(SCHED_SRCS) $(SCHED_LIB)

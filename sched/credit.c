@@ -746,6 +746,7 @@ static void credit_vcpu_remove(struct sched *s, struct sched_vcpu *v, uint64_t n
 		pc->curr = NULL;
 	}
 	heap_del(s, v);
+	sched_yield_forget(s, v);
 	deactivate(s, pc, v);
 	v->state = SCHED_VS_BLOCKED;
 	pc->nr_vcpus--;
@@ -965,6 +966,28 @@ static void credit_yield(struct sched *s, struct sched_vcpu *v, uint64_t now)
 	sched_trace_ev(s, v->pcpu, now, SCHED_EV_YIELD, v, vcredit(s, v));
 }
 
+/* Directed yield (sched/yield_to.c chose t): v yields, t runs next on v's pCPU when its
+ * affinity allows (moved like a balancing move: keeps its credit, no boost), else on its
+ * own pCPU, kicked with resched set. */
+static sched_cpumask_t credit_yield_to(struct sched *s, struct sched_vcpu *v, struct sched_vcpu *t,
+				       uint64_t now)
+{
+	credit_yield(s, v, now);
+	if (t->state != SCHED_VS_RUNNABLE || (t->heap != HEAP_NORM && t->heap != HEAP_BOOST))
+		return 0;
+	unsigned p = v->pcpu;
+	if (t->pcpu != p && sched_allowed(s, t, p) && !(t->flags & F_MOVE)) {
+		heap_del(s, t);
+		transfer(s, t, p, now);
+		enqueue(s, t);
+	}
+	s->pcpu[t->pcpu].yield_next = t;
+	if (t->pcpu == p)
+		return 0;
+	s->pcpu[t->pcpu].resched = true;
+	return SCHED_CPU(t->pcpu);
+}
+
 /* An idle pCPU takes the best queued vCPU another pCPU is not running and it may run. */
 static struct sched_vcpu *steal(struct sched *s, unsigned p, uint64_t now)
 {
@@ -1079,6 +1102,8 @@ static struct sched_vcpu *decide_current(struct sched *s, unsigned p, uint64_t n
 			       : was_boosted || now >= pc->curr_since + slice_of(s, cur);
 	/* A boosted vCPU finishes its (short) latency slice; others yield to a tickle. */
 	bool want = yielded || expired || (pc->resched && !boosted);
+	if (expired && !yielded)
+		cur->in_spin_loop = false; /* ran a full slice: a directed-yield target again */
 	if (want && !yielded && s->p.ratelimit_ns && now < cur->run_start + s->p.ratelimit_ns &&
 	    queue_head(pc)) {
 		/* Ratelimit: keep it, decide again when it has run long enough. */
@@ -1167,7 +1192,9 @@ static struct sched_pick credit_pick_next(struct sched *s, unsigned p, uint64_t 
 	if (yielder)
 		yielder->flags &= (uint8_t)~F_YIELD;
 	while (!next) {
-		next = queue_head(pc);
+		next = sched_take_yield_next(s, p);
+		if (!next)
+			next = queue_head(pc);
 		if (next && next == yielder) {
 			/* A yield gives way to anyone else queued here, once. */
 			heap_del(s, yielder);
@@ -1395,6 +1422,7 @@ const struct sched_ops sched_credit_ops = {
 	.wake = credit_wake,
 	.sleep = credit_sleep,
 	.yield = credit_yield,
+	.yield_to = credit_yield_to,
 	.pick_next = credit_pick_next,
 	.set_params = credit_set_params,
 	.set_affinity = credit_set_affinity,
