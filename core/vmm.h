@@ -196,6 +196,9 @@ enum exit_action exit_rdmsr(struct vcpu *v, struct hv_exit *e);
 enum exit_action exit_wrmsr(struct vcpu *v, struct hv_exit *e);
 enum exit_action exit_io(struct vcpu *v, struct hv_exit *e);
 enum exit_action exit_hlt(struct vcpu *v, struct hv_exit *e);
+enum exit_action exit_pause_loop(struct vcpu *v, struct hv_exit *e);
+/* exit_pause_loop.c: PAUSE-loop detection from sched.ple and the ple.* keys (at boot). */
+void vmm_pause_loop_init(void);
 enum exit_action exit_cr(struct vcpu *v, struct hv_exit *e);
 enum exit_action exit_dr(struct vcpu *v, struct hv_exit *e);
 enum exit_action exit_ud(struct vcpu *v, struct hv_exit *e);
