@@ -52,11 +52,11 @@ enum hv_exit_kind {
 	HV_EXIT_HLT,
 	HV_EXIT_PAUSE,
 	HV_EXIT_PAUSE_LOOP, /* the guest spins: PAUSE-loop exit (VMX) or PAUSE filter (SVM) */
-	HV_EXIT_CR,  /* cr.* */
-	HV_EXIT_DR,  /* dr.*: MOV to/from a debug register */
-	HV_EXIT_UD,  /* an instruction guests may not use (VMX, MONITOR...): #UD */
-	HV_EXIT_GP,  /* an instruction that gives #GP(0) here (RDPMC: no counters) */
-	HV_EXIT_NOP, /* completes with no effect a guest can see (INVD, WBINVD) */
+	HV_EXIT_CR,	    /* cr.* */
+	HV_EXIT_DR,	    /* dr.*: MOV to/from a debug register */
+	HV_EXIT_UD,	    /* an instruction guests may not use (VMX, MONITOR...): #UD */
+	HV_EXIT_GP,	    /* an instruction that gives #GP(0) here (RDPMC: no counters) */
+	HV_EXIT_NOP,	    /* completes with no effect a guest can see (INVD, WBINVD) */
 	HV_EXIT_EPT, /* ept.*: access outside the guest's memory (EPT violation, NPT fault) */
 	HV_EXIT_TRIPLE_FAULT,
 	HV_EXIT_ENTRY_FAIL, /* VM entry failed: fail.* */
