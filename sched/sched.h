@@ -174,7 +174,8 @@ struct sched_vcpu {
 	struct sched_vcpu *rq_next, *rq_prev; /* rr run queue */
 	struct sched_vcpu *next_in_dom;
 	bool in_spin_loop; /* took a PAUSE-loop exit and has not run a full slice since:
-			    * no directed-yield target (sched/yield_to.c) */
+			    * a directed-yield target only every other time (dy_eligible) */
+	bool dy_eligible;  /* KVM's dy_eligible: toggled each time a flagged one is passed */
 	struct sched_counters c;
 };
 
@@ -337,11 +338,12 @@ static inline void sched_yield(struct sched *s, struct sched_vcpu *v, uint64_t n
 }
 /* Directed yield (sched/yield_to.c, docs/scheduler.md "PAUSE-loop exits"). */
 /* The vCPU a spinner v should yield to: a RUNNABLE vCPU of v's domain that did not itself
- * just spin (in_spin_loop), first in id order strictly after dom->last_boosted (wrapping;
- * the last boosted one itself comes last), or NULL. Only reads. */
+ * just spin (in_spin_loop clear, or its dy_eligible set), first in id order strictly after
+ * dom->last_boosted (wrapping; the last boosted one itself comes last), or NULL. Only
+ * reads (sched_pause_loop toggles dy_eligible of the flagged ones it passed). */
 struct sched_vcpu *sched_yield_candidate(const struct sched *s, const struct sched_vcpu *v);
 /* v (RUNNING) took a PAUSE-loop exit: marks it in_spin_loop, then by s->p.ple yields
- * (yield) or yields to sched_yield_candidate (directed, a plain yield when there is none).
+ * (yield) or yields to sched_yield_candidate (directed; none: v goes on, as in KVM).
  * The caller calls pick_next on v's pCPU next and kicks the returned pCPUs. */
 sched_cpumask_t sched_pause_loop(struct sched *s, struct sched_vcpu *v, uint64_t now);
 /* The policy's pick: takes pCPU p's yield_next if it is still queued there (else NULL). */

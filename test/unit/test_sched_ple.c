@@ -45,7 +45,8 @@ static struct sched_vcpu *reference(unsigned n, const struct sched_vcpu *spinner
 {
 	for (unsigned k = 1; k <= n; k++) {
 		struct sched_vcpu *t = &V[(D[0].last_boosted + k) % n];
-		if (t != spinner && t->state == SCHED_VS_RUNNABLE && !t->in_spin_loop)
+		if (t != spinner && t->state == SCHED_VS_RUNNABLE &&
+		    (!t->in_spin_loop || t->dy_eligible))
 			return t;
 	}
 	return NULL;
@@ -110,22 +111,24 @@ static void test_candidate_matches_reference(void **st)
 				sched_wake(&S, &V[i], 0, WAKE_NEW);
 		for (unsigned p = 0; p < pcpus; p++)
 			sched_pick_next(&S, p, 1);
-		for (unsigned i = 0; i < n; i++)
+		for (unsigned i = 0; i < n; i++) {
 			V[i].in_spin_loop = rnd(4) == 0;
+			V[i].dy_eligible = rnd(2);
+		}
 		D[0].last_boosted = rnd(n);
 		for (unsigned i = 0; i < n; i++) {
 			struct sched_vcpu *c = sched_yield_candidate(&S, &V[i]);
 			assert_ptr_equal(c, reference(n, &V[i]));
 			if (c) {
 				assert_int_equal(c->state, SCHED_VS_RUNNABLE);
-				assert_false(c->in_spin_loop);
+				assert_true(!c->in_spin_loop || c->dy_eligible);
 				assert_ptr_not_equal(c, &V[i]);
 			}
 		}
 	}
 }
 
-/* A single-vCPU domain has no candidate: the exit is a plain yield. */
+/* A single-vCPU domain has no candidate: the spinner goes on (no yield, as KVM). */
 static void test_single_vcpu_plain_yield(void **st)
 {
 	(void)st;
@@ -134,13 +137,15 @@ static void test_single_vcpu_plain_yield(void **st)
 	assert_ptr_equal(sched_pick_next(&S, 0, 0).vcpu, &V[0]);
 	assert_null(sched_yield_candidate(&S, &V[0]));
 	assert_int_equal(sched_pause_loop(&S, &V[0], MS), 0);
-	assert_int_equal(V[0].c.yields, 1);
+	assert_int_equal(V[0].c.yields, 0);
 	assert_int_equal(V[0].c.yield_to, 0);
 	assert_int_equal(V[0].c.pause_loops, 1);
 	assert_true(V[0].in_spin_loop);
+	assert_ptr_equal(sched_pick_next(&S, 0, MS).vcpu, &V[0]);
 }
 
-/* All siblings blocked or running: no candidate, a plain yield. */
+/* All siblings blocked or running: no candidate, the spinner goes on; with sched.ple=yield
+ * every exit is a plain yield. */
 static void test_all_blocked_or_running(void **st)
 {
 	(void)st;
@@ -152,8 +157,11 @@ static void test_all_blocked_or_running(void **st)
 	for (unsigned i = 0; i < 2; i++)
 		assert_null(sched_yield_candidate(&S, &V[i]));
 	sched_pause_loop(&S, &V[0], MS);
-	assert_int_equal(V[0].c.yields, 1);
+	assert_int_equal(V[0].c.yields, 0);
 	assert_int_equal(D[0].c.yield_to, 0);
+	assert_int_equal(sched_config(&S, "sched.ple", "yield", MS), 0);
+	sched_pause_loop(&S, &V[0], 2 * MS);
+	assert_int_equal(V[0].c.yields, 1);
 }
 
 /* A vCPU that took a PAUSE-loop exit is skipped until it has run a full slice. */
@@ -172,8 +180,17 @@ static void test_skip_just_spun(void **st)
 	assert_ptr_equal(sched_pick_next(&S, 0, 2 * MS).vcpu, c);
 	assert_true(a->in_spin_loop);
 	assert_null(sched_yield_candidate(&S, c)); /* a and b both just spun */
+	/* c spins with no candidate: a and b were passed over, each becomes eligible once
+	 * (KVM's dy_eligible), a first (after c in the order). */
+	sched_pause_loop(&S, c, 3 * MS);
+	assert_true(a->dy_eligible && b->dy_eligible);
+	assert_ptr_equal(sched_yield_candidate(&S, c), a);
+	sched_pause_loop(&S, c, 3 * MS);
+	assert_ptr_equal(sched_pick_next(&S, 0, 3 * MS).vcpu, a);
+	assert_false(a->dy_eligible); /* checked (and chosen): toggled back */
+	assert_true(b->dy_eligible);  /* not reached: keeps its turn */
 	/* c runs whole slices; a and b run theirs too and become eligible again. */
-	uint64_t t = 2 * MS;
+	uint64_t t = 3 * MS;
 	for (unsigned k = 0; k < 20; k++)
 		t = sched_pick_next(&S, 0, t).run_until;
 	assert_false(a->in_spin_loop);
