@@ -146,6 +146,10 @@ int main(int argc, char **argv)
 			       held > 0 ? spin / held * 100 : 0.0,
 			       (unsigned long long)d->sd.c.pause_loops,
 			       (unsigned long long)d->sd.c.yield_to);
+			double rate = (double)d->lock_acq / ((double)C.duration_ns / 1e9);
+			if (C.exp_lock_rate_min > 0 && rate < C.exp_lock_rate_min)
+				fail("lock d%u rate=%.0f/s below %.0f/s", d->id, rate,
+				     C.exp_lock_rate_min);
 		}
 		for (struct sched_vcpu *sv = d->sd.vcpus; sv; sv = sv->next_in_dom)
 			if (C.exp_migrations_max > 0 &&

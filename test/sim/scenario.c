@@ -338,6 +338,7 @@ int scenario_load(struct sim_cfg *c, const char *path, int noverrides, char **ov
 	    get_double(h, what, "expect.ping_max_us", &c->exp_ping_max_us) ||
 	    get_double(h, what, "expect.ping_avg_min_us", &c->exp_ping_avg_min_us) ||
 	    get_double(h, what, "expect.lat_p99_us", &c->exp_lat_p99_us) ||
+	    get_double(h, what, "expect.lock_rate_min", &c->exp_lock_rate_min) ||
 	    get_double(h, what, "expect.share_tol", &c->exp_share_tol) ||
 	    get_double(h, what, "expect.cap_tol", &c->exp_cap_tol) ||
 	    get_double(h, what, "expect.rel_tol_pct", &c->exp_rel_tol_pct) ||

@@ -107,6 +107,7 @@ struct sim_cfg {
 		exp_rel_tol_pct, exp_gain_max, exp_lat_p99_us;
 	double exp_migrations_max;  /* per vCPU over the run (no ping-pong) */
 	double exp_ping_p99_min_us; /* lower bound (the credit1 reproduction check) */
+	double exp_lock_rate_min;   /* lockstress acquisitions per second, every such domain */
 };
 
 /* scenario.c */
