@@ -974,9 +974,17 @@ static void credit_yield(struct sched *s, struct sched_vcpu *v, uint64_t now)
 static sched_cpumask_t credit_yield_to(struct sched *s, struct sched_vcpu *v, struct sched_vcpu *t,
 				       uint64_t now)
 {
-	credit_yield(s, v, now);
 	if (t->state != SCHED_VS_RUNNABLE || (t->heap != HEAP_NORM && t->heap != HEAP_BOOST))
 		return 0;
+	/* Fairness: no jump for a target ahead of its queue's head by more than one slice
+	 * of service (credit1: one without credit), like CFS's next buddy. */
+	struct sched_vcpu *h = hn_min(s->pcpu[t->pcpu].rq_norm);
+	if (c1_mode(s) ? t->prio == SCHED_PRI_OVER
+		       : t->heap == HEAP_NORM && h &&
+				 (int64_t)(t->vtime - h->vtime) >
+					 (int64_t)ns_to_vt(s->p.tslice_ns, ew_of(t)))
+		return 0;
+	credit_yield(s, v, now);
 	s->pcpu[t->pcpu].yield_next = t;
 	if (t->pcpu == v->pcpu)
 		return 0;

@@ -250,8 +250,9 @@ struct sched_ops {
 	void (*yield)(struct sched *s, struct sched_vcpu *v, uint64_t now);
 	/* Directed yield (sched/yield_to.c chose t): v (RUNNING) yields as with yield, and t
 	 * (RUNNABLE, same domain) runs next: moved to v's pCPU when its affinity allows, else
-	 * on its own pCPU, which is returned to kick. t's run is charged to t. NULL: the
-	 * policy has none and a plain yield is made. */
+	 * on its own pCPU, which is returned to kick. t's run is charged to t. The policy may
+	 * refuse a target too far ahead of its queue (fairness): then v goes on, nothing
+	 * changes, and it returns 0. NULL: the policy has none and a plain yield is made. */
 	sched_cpumask_t (*yield_to)(struct sched *s, struct sched_vcpu *v, struct sched_vcpu *t,
 				    uint64_t now);
 	struct sched_pick (*pick_next)(struct sched *s, unsigned pcpu, uint64_t now);
@@ -338,9 +339,9 @@ static inline void sched_yield(struct sched *s, struct sched_vcpu *v, uint64_t n
 }
 /* Directed yield (sched/yield_to.c, docs/scheduler.md "PAUSE-loop exits"). */
 /* The vCPU a spinner v should yield to: a RUNNABLE vCPU of v's domain that did not itself
- * just spin (in_spin_loop clear, or its dy_eligible set), first in id order strictly after
- * dom->last_boosted (wrapping; the last boosted one itself comes last), or NULL. Only
- * reads (sched_pause_loop toggles dy_eligible of the flagged ones it passed). */
+ * just spin (in_spin_loop clear, or dy_eligible set), first in
+ * id order strictly after dom->last_boosted (wrapping; the last boosted one itself comes last), or
+ * NULL. Only reads (sched_pause_loop toggles dy_eligible of the flagged ones it passed). */
 struct sched_vcpu *sched_yield_candidate(const struct sched *s, const struct sched_vcpu *v);
 /* v (RUNNING) took a PAUSE-loop exit: marks it in_spin_loop, then by s->p.ple yields
  * (yield) or yields to sched_yield_candidate (directed; none: v goes on, as in KVM).
