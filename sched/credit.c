@@ -976,9 +976,18 @@ static sched_cpumask_t credit_yield_to(struct sched *s, struct sched_vcpu *v, st
 {
 	if (t->state != SCHED_VS_RUNNABLE || (t->heap != HEAP_NORM && t->heap != HEAP_BOOST))
 		return 0;
-	/* Fairness: no jump for a target ahead of its queue's head by more than one slice
-	 * of service (credit1: one without credit), like CFS's next buddy. */
-	struct sched_vcpu *h = hn_min(s->pcpu[t->pcpu].rq_norm);
+	/* Fairness: no jump for a target ahead by more than one slice of service (credit1:
+	 * one without credit) of the vCPU it passes: its queue's head, or the vCPU it would
+	 * preempt on another pCPU (vtimes of one pCPU compare), like CFS's next buddy. */
+	struct sched_pcpu *tp = &s->pcpu[t->pcpu];
+	struct sched_vcpu *h = hn_min(tp->rq_norm), *c = tp->curr;
+	if (h == t)
+		h = NULL;
+	if (c && c != v && c->state == SCHED_VS_RUNNING) {
+		settle_vt(c, now);
+		if (!h || (int64_t)(c->vtime - h->vtime) < 0)
+			h = c;
+	}
 	if (c1_mode(s) ? t->prio == SCHED_PRI_OVER
 		       : t->heap == HEAP_NORM && h &&
 				 (int64_t)(t->vtime - h->vtime) >

@@ -28,7 +28,8 @@ module2 /guests/spinner.elf name=hog4"
 	[2x-lock2]="$LOCK
 $LOCK2"
 )
-ORDER="1x 1.125x-hog 2x-hogs 3x-hogs 2x-lock2"
+ORDER=${ORDER:-1x 1.125x-hog 2x-hogs 3x-hogs 2x-lock2}
+MODES=${MODES:-off yield directed}
 run_one() {
 	local s=$1 m=$2 n="ple-$1-$2"
 	{
@@ -41,7 +42,7 @@ run_one() {
 }
 jobs_run=0
 for s in $ORDER; do
-	for m in off yield directed; do
+	for m in $MODES; do
 		run_one "$s" "$m" &
 		jobs_run=$((jobs_run + 1))
 		if [ $((jobs_run % 2)) -eq 0 ]; then wait; fi
@@ -51,7 +52,7 @@ wait
 echo "| setup | sched.ple | lock rate (acq/s) | lock share | other shares | PAUSE-loop exits |"
 echo "|---|---|---|---|---|---|"
 for s in $ORDER; do
-	for m in off yield directed; do
+	for m in $MODES; do
 		log="$out/ple-$s-$m.log"
 		tr -d '\r' <"$log" | awk -v s="$s" -v m="$m" '
 			/^\(d1\) lockstress: acq=/ { split($3, a, "="); rate = a[2]; sub("/s", "", rate) }
