@@ -19,6 +19,9 @@
 #include "lib/string.h"
 #include "sliver/errno.h"
 
+/* Every vCPU's boot-info page lies below the lowest address an image may load at. */
+_Static_assert(SLIVER_BOOTINFO_GPA(SLIVER_MAX_VCPUS - 1) + 0x1000u <= SLIVER_GUEST_LOAD_MIN,
+	       "boot-info pages overlap the image");
 #define DEFAULT_MEM_MIB 4
 #define MAX_MEM_MIB	2048
 
@@ -186,7 +189,7 @@ static const char *module_words(struct domain *d, const char *cl, uint64_t *mem,
 		return "mem= must be 1..2048 (MiB)";
 	if (cmdline_has(cl, "vcpus") &&
 	    (!cmdline_get_u64(cl, "vcpus", &vcpus) || vcpus == 0 || vcpus > SLIVER_MAX_VCPUS))
-		return "vcpus= must be 1..8";
+		return "vcpus= must be 1..64";
 	if (cmdline_has(cl, "weight") &&
 	    (!cmdline_get_u64(cl, "weight", &weight) || weight == 0 || weight > SCHED_MAX_WEIGHT))
 		return "weight= must be 1..65535";

@@ -1,5 +1,6 @@
 # Scheduler (sched/), its unit tests and the discrete-event simulator (test/sim/).
-SCHED_SRCS := sched/sched.c sched/credit.c sched/rr.c sched/yield_to.c
+SCHED_SRCS := sched/sched.c sched/credit.c sched/credit_vt.c sched/credit_cap.c sched/credit_c1.c \
+              sched/credit_balance.c sched/rr.c sched/yield_to.c
 HV_SRCS += $(SCHED_SRCS)
 # What sched/ uses of lib/ (linked once in the hypervisor by mk/platform.mk).
 SCHED_LIB := lib/cmdline.c
@@ -8,7 +9,8 @@ UNIT_TESTS += sched
 UNIT_SRCS_sched := test/unit/test_sched.c $(SCHED_SRCS) $(SCHED_LIB)
 
 # The simulator links the very same sched/ sources, built for speed (no sanitizers).
-SIM_SRCS := test/sim/main.c test/sim/sim.c test/sim/scenario.c test/sim/stats.c test/sim/lock.c \
+SIM_SRCS := test/sim/main.c test/sim/sim.c test/sim/scenario.c test/sim/stats.c test/sim/ideal.c test/sim/gen.c \
+            test/sim/lock.c \
             lib/cmdline.c $(SCHED_SRCS)
 SIM_CFLAGS := -std=gnu11 -O2 -g $(WARN) -Iinclude -I.
 
@@ -24,6 +26,9 @@ UNIT_SRCS_sched_domain := test/unit/test_sched_domain.c $(SCHED_SRCS) $(SCHED_LI
 
 UNIT_TESTS += sched_boost
 UNIT_SRCS_sched_boost := test/unit/test_sched_boost.c $(SCHED_SRCS) $(SCHED_LIB)
+
+UNIT_TESTS += sched_beyond
+UNIT_SRCS_sched_beyond := test/unit/test_sched_beyond.c $(SCHED_SRCS) $(SCHED_LIB)
 
 $(BUILD)/sliver-bench-decision: test/sim/bench_decision.c $(SCHED_SRCS) $(SCHED_LIB) $(wildcard sched/*.h)
 	@mkdir -p $(dir $@)

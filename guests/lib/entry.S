@@ -4,7 +4,9 @@
  * picks this vCPU's stack, calls rt_start. */
 #include "guests/lib/hcinsn.inc"
 #define RT_STACK_SHIFT 14   /* 16 KiB per vCPU, must match RT_STACK_SIZE in rt.h */
-#define MAX_VCPUS 8         /* SLIVER_MAX_VCPUS */
+#define MAX_VCPUS 8         /* the runtime's own limit (SLIVER_MAX_VCPUS is 64): a stack
+                                 * is 16 KiB of .bss per vCPU and most scenarios give a
+                                 * guest 2 MiB */
 
 	.code32
 	.section .text.entry, "ax"

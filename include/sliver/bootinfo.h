@@ -13,9 +13,9 @@
 
 #define SLIVER_BOOT_MAGIC      0x534c5652u /* "SLVR" */
 #define SLIVER_BOOT_VERSION    1u
-#define SLIVER_MAX_VCPUS       8
+#define SLIVER_MAX_VCPUS       64 /* per domain (issue 10); guests/lib's runtime stacks 8 */
 #define SLIVER_BOOTINFO_GPA(v) (0x1000u + (uint32_t)(v)*0x1000u) /* vCPU v's page */
-#define SLIVER_GUEST_LOAD_MIN  0x10000u
+#define SLIVER_GUEST_LOAD_MIN  0x41000u /* above the last boot-info page, vCPU 63's */
 #define SLIVER_CMDLINE_MAX     1024
 
 #define SLIVER_BI_SERVICE (1u << 0) /* flags: this domain has role=service */

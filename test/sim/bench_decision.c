@@ -2,10 +2,15 @@
  * code with N runnable vCPUs on one pCPU. One step = the running vCPU blocks (sleep), the
  * vCPU that blocked one step earlier is woken by an event (wake), and the pCPU decides
  * (pick_next). Prints `decision n=<N> ns_per_op=<median> runs=<R> ...` lines.
- * Usage: sliver-bench-decision [N...] (default 8 64 256 1024) [boost=0|1] [iters=K] [runs=R] */
+ * Usage: sliver-bench-decision [N...] (default 8 64 256 1024) [boost=0|1] [iters=K] [runs=R]
+ *        sliver-bench-decision table [iters=K]   cost vs pCPUs (1, 8, 64) x vCPUs per pCPU
+ *        (8..1024): per-operation p50/p99 of sleep, wake and pick_next, and of stealing and
+ *        of the balancing scan at 64 pCPUs, as a markdown table (see cost_table below). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <time.h>
 
 #include "sched/sched.h"
@@ -68,8 +73,235 @@ static double run_once(unsigned n, int boost, unsigned iters)
 	return el / iters;
 }
 
+/* ---- cost versus pCPUs ---------------------------------------------------------------- */
+
+/* Per-operation timestamps: the TSC where there is one (clock_gettime's steps are too
+ * coarse for 20-100 ns operations), scaled to ns by a calibration against the clock. */
+static double tsc_ns = 1.0;
+
+static inline uint64_t tick(void)
+{
+#if defined(__x86_64__)
+	return __builtin_ia32_rdtsc();
+#else
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+#endif
+}
+
+static void calibrate(void)
+{
+#if defined(__x86_64__)
+	double t0 = now_ns();
+	uint64_t c0 = tick();
+	while (now_ns() - t0 < 50e6)
+		;
+	tsc_ns = (now_ns() - t0) / (double)(tick() - c0);
+#endif
+}
+
+static int cmp_u(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Mean of the fastest 99% and p99 of x[0..n) in ns, minus the timer's own cost `ovh` (the
+ * timestamps step by ~10 ns here, so single values are coarse; the mean of 20000 is not). */
+static void pct(uint64_t *x, unsigned n, double ovh, double *mean, double *p99)
+{
+	double sum = 0;
+	qsort(x, n, sizeof(*x), cmp_u);
+	unsigned m = n - n / 100; /* the top 1% is the host's noise (other load, interrupts) */
+	for (unsigned i = 0; i < m; i++)
+		sum += (double)x[i];
+	*mean = sum / m * tsc_ns - ovh;
+	*p99 = (double)x[n * 99 / 100] * tsc_ns - ovh;
+	if (*mean < 0)
+		*mean = 0;
+	if (*p99 < 0)
+		*p99 = 0;
+}
+
+static struct sched_dom *TD;
+static struct sched_vcpu *TV;
+
+/* P pCPUs with n+1 vCPUs each (one domain each, unpinned: balancing and stealing look at
+ * all of them), every pCPU running one. Returns the vCPU count. */
+static unsigned table_setup(unsigned P, unsigned n, unsigned spare)
+{
+	unsigned nv = P * (n + 1);
+	sched_init(&S, P + spare);
+	memset(TD, 0, sizeof(*TD) * nv);
+	memset(TV, 0, sizeof(*TV) * nv);
+	for (unsigned i = 0; i < nv; i++) {
+		TD[i].id = i + 1;
+		TV[i].dom = &TD[i];
+		TV[i].id = 0;
+		TV[i].affinity = SCHED_CPU(i % P);
+		sched_vcpu_insert(&S, &TV[i], 0);
+	}
+	for (unsigned i = 0; i < nv; i++) {
+		sched_wake(&S, &TV[i], 0, WAKE_NEW);
+		TV[i].affinity = 0; /* placed; from now on movable */
+	}
+	for (unsigned i = 0; i < nv; i++) /* requeue as movable */
+		sched_set_affinity(&S, &TV[i], 0, 0);
+	for (unsigned p = 0; p < P; p++)
+		sched_pick_next(&S, p, 0);
+	return nv;
+}
+
+/* sleep / wake / pick_next on pCPU 0 beside P-1 busy pCPUs, as in run_once. */
+static void table_row(unsigned P, unsigned n, unsigned iters, double ovh, double out[6])
+{
+	static uint64_t ts[3][200000];
+	if (iters > 200000)
+		iters = 200000;
+	table_setup(P, n, 0);
+	uint64_t t = 0;
+	struct sched_vcpu *cur = S.pcpu[0].curr, *blocked = NULL;
+	for (unsigned i = 0; i < 2 * n + 100 + iters; i++) {
+		t += 20000;
+		bool m = i >= 2 * n + 100;
+		unsigned k = m ? i - (2 * n + 100) : 0;
+		uint64_t a = tick();
+		sched_sleep(&S, cur, t);
+		uint64_t b = tick();
+		if (blocked)
+			sched_wake(&S, blocked, t, WAKE_EVENT);
+		uint64_t c = tick();
+		blocked = cur;
+		cur = sched_pick_next(&S, 0, t).vcpu;
+		uint64_t d = tick();
+		if (!cur)
+			abort();
+		if (m) {
+			ts[0][k] = b - a;
+			ts[1][k] = c - b;
+			ts[2][k] = d - c;
+		}
+	}
+	for (int j = 0; j < 3; j++)
+		pct(ts[j], iters, ovh, &out[2 * j], &out[2 * j + 1]);
+}
+
+/* An idle pCPU (the last) steals from 64 busy ones, again and again: the stolen vCPU
+ * blocks and is sent back (untimed) to the busiest queue. */
+static void steal_cost(unsigned n, unsigned iters, double ovh, double *p50, double *p99)
+{
+	static uint64_t ts[200000];
+	const unsigned P = 63, idle = 63;
+	if (iters > 200000)
+		iters = 200000;
+	table_setup(P, n, 1);
+	uint64_t t = 0;
+	sched_cpumask_t not_idle = ~SCHED_CPU(idle);
+	for (unsigned i = 0; i < iters + 100; i++) {
+		t += 20000;
+		uint64_t a = tick();
+		struct sched_vcpu *x = sched_pick_next(&S, idle, t).vcpu;
+		uint64_t b = tick();
+		if (!x)
+			abort();
+		if (i >= 100)
+			ts[i - 100] = b - a;
+		sched_sleep(&S, x, t);
+		sched_set_affinity(&S, x, not_idle, t);
+		sched_wake(&S, x, t, WAKE_NEW);
+		sched_set_affinity(&S, x, 0, t);
+		sched_take_kicks(&S);
+	}
+	pct(ts, iters, ovh, p50, p99);
+}
+
+/* The balancing scan: pick_next on pCPU 0, one vCPU heavier than the 63 others, with the
+ * scan forced at every decision (bal_next cleared) and the gap never reached. */
+static void balance_cost(unsigned n, unsigned iters, double ovh, double *p50, double *p99)
+{
+	static uint64_t ts[200000];
+	if (iters > 200000)
+		iters = 200000;
+	table_setup(64, n, 0);
+	sched_config(&S, "credit.balance_gap_us", "1000000", 0);
+	/* pCPU 0 heavier: give it another vCPU. */
+	TD[0].weight = 512;
+	sched_set_params(&S, &TD[0], 512, 0, 0);
+	uint64_t t = 0;
+	struct sched_vcpu *cur = S.pcpu[0].curr;
+	for (unsigned i = 0; i < iters + 100; i++) {
+		t += 20000;
+		sched_yield(&S, cur, t);
+		S.pcpu[0].bal_next = 0;
+		uint64_t a = tick();
+		cur = sched_pick_next(&S, 0, t).vcpu;
+		uint64_t b = tick();
+		if (i >= 100)
+			ts[i - 100] = b - a;
+	}
+	pct(ts, iters, ovh, p50, p99);
+}
+
+static int cost_table(unsigned iters)
+{
+	const unsigned Ps[3] = {1, 8, 64}, Ns[4] = {8, 64, 256, 1024};
+	TD = calloc(64 * 1025, sizeof(*TD));
+	TV = calloc(64 * 1025, sizeof(*TV));
+	if (!TD || !TV)
+		return 1;
+	calibrate();
+	uint64_t o[10001];
+	for (int i = 0; i < 10001; i++) {
+		uint64_t a = tick();
+		o[i] = tick() - a;
+	}
+	qsort(o, 10001, sizeof(o[0]), cmp_u);
+	double ovh = (double)o[5000] * tsc_ns;
+	printf("| vCPUs per pCPU | pCPUs | sleep mean / p99 | wake mean / p99 | pick_next mean / "
+	       "p99 | sleep+wake+pick mean, growth vs 1 pCPU | pick p99 growth |\n"
+	       "|---|---|---|---|---|---|---|\n");
+	for (unsigned k = 0; k < 4; k++) {
+		double base[6] = {0};
+		for (unsigned j = 0; j < 3; j++) {
+			double r[6], rr[3][6];
+			for (int run = 0; run < 3; run++) /* median of 3 runs, per column */
+				table_row(Ps[j], Ns[k], iters, ovh, rr[run]);
+			for (int c = 0; c < 6; c++) {
+				double a = rr[0][c], b = rr[1][c], d = rr[2][c];
+				r[c] = a > b ? (b > d ? b : (a > d ? d : a))
+					     : (a > d ? a : (b > d ? d : b));
+			}
+			if (!j)
+				memcpy(base, r, sizeof(r));
+			double op = r[0] + r[2] + r[4], op1 = base[0] + base[2] + base[4];
+			printf("| %u | %u | %.1f / %.0f | %.1f / %.0f | %.1f / %.0f | %.1f, %.2fx "
+			       "| "
+			       "%.2fx |\n",
+			       Ns[k], Ps[j], r[0], r[1], r[2], r[3], r[4], r[5], op, op / op1,
+			       base[5] > 0 ? r[5] / base[5] : 0);
+		}
+	}
+	printf("\n| vCPUs per pCPU | steal at 64 pCPUs mean / p99 | balancing look at 64 pCPUs "
+	       "mean / p99 |\n|---|---|---|\n");
+	for (unsigned k = 0; k < 4; k++) {
+		double a50, a99, b50, b99;
+		steal_cost(Ns[k], iters, ovh, &a50, &a99);
+		balance_cost(Ns[k], iters, ovh, &b50, &b99);
+		printf("| %u | %.1f / %.0f | %.1f / %.0f |\n", Ns[k], a50, a99, b50, b99);
+	}
+	printf("\n(ns, host, timer overhead %.0f ns subtracted; %u operations each)\n", ovh, iters);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc > 1 && !strcmp(argv[1], "table")) {
+		unsigned it = 20000;
+		if (argc > 2 && !strncmp(argv[2], "iters=", 6))
+			it = (unsigned)atoi(argv[2] + 6);
+		return cost_table(it);
+	}
 	unsigned ns[16], nn = 0, iters = 200000, runs = 7;
 	int boost = 0;
 	for (int i = 1; i < argc; i++) {

@@ -344,8 +344,23 @@ int scenario_load(struct sim_cfg *c, const char *path, int noverrides, char **ov
 	    get_double(h, what, "expect.rel_tol_pct", &c->exp_rel_tol_pct) ||
 	    get_double(h, what, "expect.gain_max", &c->exp_gain_max) ||
 	    get_double(h, what, "expect.migrations_max", &c->exp_migrations_max) ||
-	    get_double(h, what, "expect.ping_p99_min_us", &c->exp_ping_p99_min_us))
+	    get_double(h, what, "expect.ping_p99_min_us", &c->exp_ping_p99_min_us) ||
+	    get_double(h, what, "expect.wall_bound", &c->exp_wall_bound) ||
+	    get_double(h, what, "expect.echo_lat_p99_us", &c->exp_echo_lat_p99_us) ||
+	    get_double(h, what, "expect.stuck_pct", &c->exp_stuck_pct))
 		return -1;
+	v = c->exp_stuck_pct > 0 ? 1000 : 0;
+	if (get_u64(h, what, "sim.inv_us", 0, 1000000, &v))
+		return -1;
+	c->inv_ns = v * 1000;
+	v = 10000;
+	if (get_u64(h, what, "sim.inv_margin_us", 0, 1000000000, &v))
+		return -1;
+	c->inv_margin_ns = v * 1000;
+	v = 100;
+	if (get_u64(h, what, "sim.inv_tau_ms", 1, 1000000, &v))
+		return -1;
+	c->inv_tau_ns = v * 1000000;
 	for (unsigned i = 0; i < c->ndoms; i++) {
 		struct sim_dom *d = &c->doms[i];
 		if (parse_module(c, d, d->image))

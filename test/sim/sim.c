@@ -1,6 +1,7 @@
 /* The event loop: pCPUs that call the real scheduler exactly as the core does (pick_next on
  * timer, kick, block and yield; wake on events), guests that spin, sleep, answer pings and
  * attack the accounting, a ping source with jitter, and a VM switch cost. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,7 +9,7 @@
 
 #include "test/sim/sim.h"
 
-enum ev_type { EV_TIMER, EV_GUEST, EV_SLEEP_END, EV_PING, EV_KICK, EV_HOLD_END, EV_WARMUP };
+enum ev_type { EV_TIMER, EV_GUEST, EV_SLEEP_END, EV_PING, EV_KICK, EV_HOLD_END, EV_WARMUP, EV_INV };
 
 struct ev {
 	uint64_t t, seq, gen;
@@ -26,7 +27,9 @@ static struct {
 	struct sched *s;
 	struct ev *h;
 	size_t hn, hcap;
-	uint64_t seq, rng, events, switches;
+	uint64_t seq, rng, events, switches, inv_samples, inv_idle;
+	double *ahead; /* per domain: service minus its ideal, ns, decaying with inv_tau */
+	double *held, *prev_held;
 	struct pcpu_sim pc[SCHED_MAX_PCPUS];
 	struct sim_vcpu *v;
 	unsigned nv;
@@ -410,6 +413,71 @@ static void on_sleep_end(struct sim_vcpu *v, uint64_t now)
 		vcpu_wake(v, now, WAKE_TIMER);
 }
 
+/* The balancing invariant, seen from outside (README.md, "Invariants"). A migratable vCPU
+ * that waits in a queue, or runs on a pCPU whose queue holds a waiter, counts one sample
+ * when another pCPU of its affinity idles or runs a non-boosted vCPU of a domain more than
+ * inv_margin further ahead of its ideal than the waiter's domain (the waiter: itself, or
+ * the neediest vCPU queued where it runs, which it keeps out). "Ahead" is service minus
+ * the ideal, each sample's difference decaying with time constant inv_tau, so the
+ * comparison is about the recent past, not the whole run. */
+static void inv_sample(uint64_t now)
+{
+	struct sim_cfg *c = G.c;
+	double dt = (double)c->inv_ns, decay = exp(-dt / (double)c->inv_tau_ns);
+	for (unsigned i = 0; i < c->ndoms; i++)
+		G.held[i] = 0;
+	for (unsigned i = 0; i < G.nv; i++) {
+		struct sim_vcpu *v = &G.v[i];
+		double held = (double)v->sched_ns;
+		if (v->running_on >= 0)
+			held += (double)(now - v->picked_at);
+		G.held[v->d->id - 1] += held;
+	}
+	for (unsigned i = 0; i < c->ndoms; i++) {
+		double got = G.held[i] - G.prev_held[i];
+		G.prev_held[i] = G.held[i];
+		G.ahead[i] = G.ahead[i] * decay + got - c->doms[i].entitled * dt;
+	}
+	sched_cpumask_t all = c->pcpus >= 64 ? ~0ull : (1ull << c->pcpus) - 1;
+	double margin = (double)c->inv_margin_ns, waiter[SCHED_MAX_PCPUS];
+	for (unsigned p = 0; p < c->pcpus; p++)
+		waiter[p] = HUGE_VAL;
+	for (unsigned i = 0; i < G.nv; i++) {
+		const struct sim_vcpu *v = &G.v[i];
+		double a = G.ahead[v->d->id - 1];
+		if (v->sv.state == SCHED_VS_RUNNABLE && a < waiter[v->sv.pcpu])
+			waiter[v->sv.pcpu] = a;
+	}
+	for (unsigned i = 0; i < G.nv; i++) {
+		struct sim_vcpu *v = &G.v[i];
+		sched_cpumask_t m = (v->sv.affinity ? v->sv.affinity : all) & all;
+		if (!(m & (m - 1)))
+			continue; /* pinned to one pCPU: nowhere else to go */
+		double ref;
+		if (v->sv.state == SCHED_VS_RUNNABLE)
+			ref = G.ahead[v->d->id - 1]; /* it waits */
+		else if (v->running_on >= 0 && waiter[v->running_on] != HUGE_VAL)
+			ref = waiter[v->running_on]; /* it keeps the neediest waiter there out */
+		else
+			continue;
+		m &= ~SCHED_CPU(v->sv.pcpu);
+		for (unsigned q = 0; m; q++) {
+			if (!(m & SCHED_CPU(q)))
+				continue;
+			m &= ~SCHED_CPU(q);
+			const struct sim_vcpu *u = G.pc[q].cur;
+			if (!u || (u->sv.prio != SCHED_PRI_BOOST &&
+				   G.ahead[u->d->id - 1] > ref + margin)) {
+				v->stuck++;
+				G.inv_idle += !u;
+				break;
+			}
+		}
+	}
+	G.inv_samples++;
+	ev_push(now + c->inv_ns, EV_INV, 0, 0);
+}
+
 static void warmup_snapshot(uint64_t now)
 {
 	for (unsigned i = 0; i < G.nv; i++) {
@@ -491,6 +559,15 @@ int sim_run(struct sim_cfg *c, struct sched *s, struct sim_result *res)
 	}
 	if (c->warmup_ns)
 		ev_push(c->warmup_ns, EV_WARMUP, 0, 0);
+	if (c->inv_ns) {
+		size_t nd = c->ndoms ? c->ndoms : 1;
+		G.ahead = calloc(nd, sizeof(double));
+		G.held = calloc(nd, sizeof(double));
+		G.prev_held = calloc(nd, sizeof(double));
+		if (!G.ahead || !G.held || !G.prev_held)
+			return -1;
+		ev_push(c->warmup_ns + c->inv_ns, EV_INV, 0, 0);
+	}
 
 	while (G.hn) {
 		struct ev e = ev_pop();
@@ -523,6 +600,9 @@ int sim_run(struct sim_cfg *c, struct sched *s, struct sim_result *res)
 		case EV_WARMUP:
 			warmup_snapshot(e.t);
 			break;
+		case EV_INV:
+			inv_sample(e.t);
+			break;
 		}
 	}
 	uint64_t end = c->duration_ns;
@@ -537,6 +617,11 @@ int sim_run(struct sim_cfg *c, struct sched *s, struct sim_result *res)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	res->events = G.events;
 	res->switches = G.switches;
+	res->inv_samples = G.inv_samples;
+	res->inv_idle = G.inv_idle;
+	free(G.ahead);
+	free(G.held);
+	free(G.prev_held);
 	res->wall_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 	return 0;
 }

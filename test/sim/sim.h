@@ -8,9 +8,8 @@
 
 #include "sched/sched.h"
 
-#define SIM_MAX_DOMS  64
-#define SIM_MAX_VCPUS 2048
-#define SIM_LINE      4096
+#define SIM_MAX_DOMS 1024
+#define SIM_LINE     4096
 
 enum guest_kind { G_SPINNER, G_ECHO, G_IDLE, G_SERVICE, G_HOSTILE, G_LOCK };
 /* lockstress (lock.c): thinking, spinning for the lock, holding it. */
@@ -48,8 +47,10 @@ struct sim_dom {
 	uint64_t lock_acq;
 	struct sched_dom sd;
 	struct samples ping;
-	double demand; /* CPU (fraction of one pCPU) it would use if never delayed */
-	double entitled;
+	double demand;	 /* CPU (fraction of one pCPU) it would use if never delayed */
+	double entitled; /* the ideal (ideal.c), in pCPUs */
+	double bound;	 /* lowest share accepted with expect.wall_bound (README.md) */
+	double upper;	 /* highest share accepted with expect.wall_bound */
 };
 
 struct sim_vcpu {
@@ -84,6 +85,8 @@ struct sim_vcpu {
 	struct sim_vcpu *lnext; /* lockstress: next waiter */
 	uint64_t ple_at;	/* lockstress: its PAUSE-loop exit while waiting, UINT64_MAX */
 	struct samples lat;
+	uint64_t stuck; /* invariant samples it waited while an allowed pCPU idled or ran a
+			 * vCPU of a domain further ahead of its ideal (README.md) */
 };
 
 struct sim_cfg {
@@ -107,6 +110,12 @@ struct sim_cfg {
 		exp_rel_tol_pct, exp_gain_max, exp_lat_p99_us;
 	double exp_migrations_max;  /* per vCPU over the run (no ping-pong) */
 	double exp_ping_p99_min_us; /* lower bound (the credit1 reproduction check) */
+	double exp_wall_bound;	    /* != 0: wall-clock duty shares checked against `bound` */
+	double exp_echo_lat_p99_us; /* wake-to-run p99 of echo vCPUs within their share */
+	double exp_stuck_pct;	    /* max % of the run a migratable vCPU waits needlessly */
+	uint64_t inv_ns;	    /* sim.inv_us: invariant sample period, 0 = off */
+	uint64_t inv_margin_ns;	    /* sim.inv_margin_us: "ahead of its ideal" by more */
+	uint64_t inv_tau_ns;	    /* sim.inv_tau_ms: memory of "ahead" */
 	double exp_lock_rate_min;   /* lockstress acquisitions per second, every such domain */
 };
 
@@ -120,7 +129,12 @@ struct stat_summary {
 	double min, avg, p50, p99, p999, max, mdev; /* microseconds */
 };
 void samples_summary(struct samples *s, struct stat_summary *out);
-void entitlement(struct sim_cfg *c);
+double sim_vcpu_demand(const struct sim_cfg *c, const struct sim_dom *d, unsigned idx);
+int entitlement(struct sim_cfg *c); /* fills demand, entitled, bound; -1 on failure */
+
+/* gen.c: the random-scenario property test (README.md); `run` is the single-scenario
+ * main (argv[1] = scenario file, argv[2..] overrides). */
+int gen_main(int argc, char **argv, int (*run)(int argc, char **argv));
 
 /* lock.c: the lockstress guest kind. */
 void lock_start(struct sim_vcpu *v, uint64_t r);
@@ -132,7 +146,7 @@ uint64_t lock_next_event(const struct sim_vcpu *v, uint64_t base, uint64_t ple_w
 
 /* sim.c */
 struct sim_result {
-	uint64_t events, switches;
+	uint64_t events, switches, inv_samples, inv_idle;
 	double wall_s;
 };
 int sim_run(struct sim_cfg *c, struct sched *s, struct sim_result *res);

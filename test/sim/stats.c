@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test/sim/ideal.h"
 #include "test/sim/sim.h"
 
 void samples_add(struct samples *s, uint64_t v)
@@ -60,47 +61,11 @@ void samples_summary(struct samples *s, struct stat_summary *o)
 	o->p999 = pct(s, 0.999);
 }
 
-struct wf_item {
-	double demand, weight, share;
-	bool fixed;
-};
-
-/* Weighted max-min fair division of `capacity` among items. */
-static void water_fill(struct wf_item *it, size_t n, double capacity)
-{
-	for (size_t i = 0; i < n; i++) {
-		it[i].fixed = false;
-		it[i].share = 0;
-	}
-	for (;;) {
-		double w = 0;
-		for (size_t i = 0; i < n; i++)
-			if (!it[i].fixed)
-				w += it[i].weight;
-		if (w <= 0)
-			return;
-		bool changed = false;
-		for (size_t i = 0; i < n; i++) {
-			if (it[i].fixed)
-				continue;
-			double fair = capacity * it[i].weight / w;
-			if (it[i].demand <= fair) {
-				it[i].share = it[i].demand;
-				it[i].fixed = true;
-				capacity -= it[i].demand;
-				changed = true;
-			}
-		}
-		if (!changed) {
-			for (size_t i = 0; i < n; i++)
-				if (!it[i].fixed)
-					it[i].share = capacity * it[i].weight / w;
-			return;
-		}
-	}
-}
-
-static double vcpu_demand(const struct sim_cfg *c, const struct sim_dom *d, unsigned idx)
+/* What vCPU idx of d would use if never delayed, as a fraction of one pCPU (README.md,
+ * "The ideal"): a spinner 1; a duty guest spin/(spin+sleep) in either duty model; the
+ * self-waking attacker lead/(lead+after); the sleep-acct attacker the part of each period it
+ * is awake; plus, on vCPU 0 of the pinged domain, service_us per ping interval. */
+double sim_vcpu_demand(const struct sim_cfg *c, const struct sim_dom *d, unsigned idx)
 {
 	double dem = 0;
 	switch (d->kind) {
@@ -125,69 +90,103 @@ static double vcpu_demand(const struct sim_cfg *c, const struct sim_dom *d, unsi
 	}
 	if (c->ping_dom == d->id && idx == 0)
 		dem += (double)d->service_ns / (double)c->ping_interval_ns;
-	if (dem > 1)
-		dem = 1;
-	if (d->cap) {
-		double lim = d->cap / 100.0 / d->nvcpus;
-		if (dem > lim)
-			dem = lim;
-	}
-	return dem;
+	return dem > 1 ? 1 : dem;
 }
 
-/* The weight is the domain's: its vCPUs that want CPU share it equally (sched/credit.c
- * splits a domain's weight among its earning vCPUs). Pinned to one pCPU each: every pCPU is
- * divided on its own among the parts of the weights there. Otherwise the pCPUs are one pool
- * divided among the domains (each vCPU at most one pCPU: its demand is <= 1), and a
- * domain's allotment among its vCPUs. */
-void entitlement(struct sim_cfg *c)
+static bool is_wall_duty(const struct sim_dom *d)
 {
-	struct wf_item it[SIM_MAX_VCPUS];
-	unsigned owner[SIM_MAX_VCPUS], n = 0;
-	bool pinned_one = true;
+	return d->kind == G_ECHO && d->spin_ns && d->duty_wall;
+}
+
+/* A vCPU that wakes on events or timers: it asks for a latency slice whenever it wakes, so
+ * it may preempt a wall-clock duty guest in its window. */
+static bool wakes(const struct sim_cfg *c, const struct sim_dom *d)
+{
+	if (d->kind == G_ECHO || d->kind == G_SERVICE)
+		return d->spin_ns || c->ping_dom == d->id;
+	return d->kind == G_HOSTILE && (d->attack == ATK_SELF_WAKE || d->attack == ATK_SLEEP_ACCT);
+}
+
+/* One solve: the groups are (vCPU 0, the others) of each domain; `wall_busy` counts every
+ * wall-clock duty vCPU as a spinner (all their windows open at once); `lim`, when given,
+ * caps each domain (pCPUs, 0 = its own cap). */
+static int solve(const struct sim_cfg *c, bool wall_busy, const double *lim, double *out)
+{
+	static double w[SIM_MAX_DOMS], cap[SIM_MAX_DOMS];
+	static struct ideal_group g[2 * SIM_MAX_DOMS];
+	unsigned ng = 0;
+	for (unsigned i = 0; i < c->ndoms; i++) {
+		const struct sim_dom *d = &c->doms[i];
+		w[i] = d->weight;
+		cap[i] = d->cap / 100.0;
+		if (lim && lim[i] > 0 && (cap[i] == 0 || lim[i] < cap[i]))
+			cap[i] = lim[i];
+		bool busy = wall_busy && is_wall_duty(d);
+		g[ng++] = (struct ideal_group){i, d->pin, busy ? 1 : sim_vcpu_demand(c, d, 0), 1};
+		if (d->nvcpus > 1)
+			g[ng++] = (struct ideal_group){
+				i, d->pin, busy ? 1 : sim_vcpu_demand(c, d, 1), d->nvcpus - 1};
+	}
+	return ideal_solve(c->pcpus, c->ndoms, w, cap, ng, g, out);
+}
+
+/* entitled: the ideal. With expect.wall_bound=1 the checks accept [bound, upper] (README.md):
+ * a wall-clock duty domain whose window can be cut by another waking vCPU (another domain
+ * that wakes on events or timers on a shared pCPU, or a sibling vCPU) may get as little as
+ * bound = min(ideal, g * mean demand of its vCPUs), g its ideal with every wall-clock window
+ * open at once; what it leaves goes to the others, so each other domain may get up to its
+ * ideal recomputed with those domains held to their bound (upper), and as little as the
+ * lower of the two ideals. */
+int entitlement(struct sim_cfg *c)
+{
+	static double e[SIM_MAX_DOMS], gb[SIM_MAX_DOMS], lim[SIM_MAX_DOMS], e2[SIM_MAX_DOMS];
+	if (solve(c, false, NULL, e))
+		return -1;
+	bool any_wall = false;
 	for (unsigned i = 0; i < c->ndoms; i++) {
 		struct sim_dom *d = &c->doms[i];
-		sched_cpumask_t m = d->pin;
-		if (!m || (m & (m - 1)))
-			pinned_one = c->pcpus == 1 ? pinned_one : false;
 		d->demand = 0;
-		d->entitled = 0;
-		unsigned first = n, active = 0;
-		for (unsigned v = 0; v < d->nvcpus && n < SIM_MAX_VCPUS; v++, n++) {
-			it[n].demand = vcpu_demand(c, d, v);
-			owner[n] = i;
-			d->demand += it[n].demand;
-			active += it[n].demand > 0;
-		}
-		for (unsigned j = first; j < n; j++)
-			it[j].weight = (double)d->weight / (active ? active : 1);
+		for (unsigned v = 0; v < d->nvcpus; v++)
+			d->demand += sim_vcpu_demand(c, d, v);
+		d->entitled = e[i];
+		d->bound = e[i];
+		d->upper = e[i];
+		any_wall |= is_wall_duty(d);
 	}
-	if (pinned_one) {
-		/* Every vCPU is bound to one pCPU: divide each pCPU on its own. */
-		for (unsigned p = 0; p < c->pcpus; p++) {
-			struct wf_item sub[SIM_MAX_VCPUS];
-			unsigned map[SIM_MAX_VCPUS], k = 0;
-			for (unsigned j = 0; j < n; j++) {
-				sched_cpumask_t m = c->doms[owner[j]].pin;
-				if ((m ? m : 1) & SCHED_CPU(p)) {
-					sub[k] = it[j];
-					map[k++] = j;
-				}
-			}
-			water_fill(sub, k, 1.0);
-			for (unsigned j = 0; j < k; j++)
-				it[map[j]].share = sub[j].share;
-		}
-		for (unsigned j = 0; j < n; j++)
-			c->doms[owner[j]].entitled += it[j].share;
-		return;
-	}
-	struct wf_item dom[SIM_MAX_DOMS];
+	if (!any_wall)
+		return 0;
+	if (solve(c, true, NULL, gb))
+		return -1;
+	sched_cpumask_t all = c->pcpus >= 64 ? ~0ull : (1ull << c->pcpus) - 1;
+	bool any_cut = false;
 	for (unsigned i = 0; i < c->ndoms; i++) {
-		dom[i].demand = c->doms[i].demand;
-		dom[i].weight = c->doms[i].weight;
+		struct sim_dom *d = &c->doms[i];
+		lim[i] = 0;
+		if (!is_wall_duty(d))
+			continue;
+		sched_cpumask_t m = d->pin ? d->pin : all;
+		bool cut = d->nvcpus > 1; /* its own vCPUs' windows */
+		for (unsigned j = 0; j < c->ndoms && !cut; j++) {
+			const struct sim_dom *o = &c->doms[j];
+			cut = j != i && wakes(c, o) && ((o->pin ? o->pin : all) & m);
+		}
+		if (!cut)
+			continue;
+		double lo = gb[i] * d->demand / d->nvcpus;
+		d->bound = lo < e[i] ? lo : e[i];
+		lim[i] = d->bound > 1e-9 ? d->bound : 1e-9;
+		any_cut = true;
 	}
-	water_fill(dom, c->ndoms, (double)c->pcpus);
-	for (unsigned i = 0; i < c->ndoms; i++)
-		c->doms[i].entitled = dom[i].share;
+	if (!any_cut)
+		return 0;
+	if (solve(c, false, lim, e2))
+		return -1;
+	for (unsigned i = 0; i < c->ndoms; i++) {
+		struct sim_dom *d = &c->doms[i];
+		if (lim[i] > 0)
+			continue;
+		d->upper = e2[i] > e[i] ? e2[i] : e[i];
+		d->bound = e2[i] < e[i] ? e2[i] : e[i];
+	}
+	return 0;
 }

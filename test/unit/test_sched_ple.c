@@ -300,16 +300,12 @@ static void test_shares_unchanged(void **st)
 		print_message("hog share%s: off %.2f directed %.2f (directed yields %u)\n",
 			      mix[k].c1 ? " (credit1)" : "", off, dir, n_dir);
 		assert_int_equal(n_off, 0);
-		assert_true(n_dir > (mix[k].c1 ? 10u : 100u)); /* the directed path ran */
-		if (mix[k].c1) {
-			/* credit1 (30 ms slices, 10 ms sampling tick) is not even fair here
-			 * without PLE (33.1% for 50%), and the directed yield moves the hogs by
-			 * 2.6 pt: bounded, not the sliver profile's 1 pt. */
-			assert_true(dir - off < 3.0 && off - dir < 3.0);
-			continue;
-		}
+		assert_true(n_dir > (mix[k].c1 ? 4u : 100u)); /* the directed path ran */
 		assert_true(dir - off < 1.0 && off - dir < 1.0);
-		assert_true(off > mix[k].want - 1.0 && off < mix[k].want + 1.0);
+		/* credit1 (30 ms slices, 10 ms sampling tick) is not even fair in the first
+		 * mix without PLE (33.1% for 50%): only the sliver profile is held to it. */
+		if (!mix[k].c1)
+			assert_true(off > mix[k].want - 1.0 && off < mix[k].want + 1.0);
 	}
 }
 

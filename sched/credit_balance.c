@@ -1,0 +1,240 @@
+/* Credit policy between pCPUs: the idle and movable-work summaries, wake placement,
+ * stealing, the hand-off to idle pCPUs, pulling from beside pinned queues and balancing
+ * between busy pCPUs (docs/scheduler.md, invariants 12-14). */
+#include "sched/credit_priv.h"
+
+/* Decides whether v, just queued on its pCPU, must preempt what runs there. */
+sched_cpumask_t cr_tickle(struct sched *s, struct sched_vcpu *v)
+{
+	struct sched_pcpu *pc = &s->pcpu[v->pcpu];
+	struct sched_vcpu *cur = pc->curr;
+	if (!cur || cur->state != SCHED_VS_RUNNING || v->prio < cur->prio) {
+		pc->resched = true;
+		return SCHED_CPU(v->pcpu);
+	}
+	/* Not preempting: let an idle pCPU of its affinity steal it. */
+	int idle = cr_find_idle(s, sched_affinity(s, v));
+	if (idle >= 0)
+		return SCHED_CPU((unsigned)idle);
+	/* None: its pCPU must at least arm a slice end (it may have had no timer at all). */
+	return pc->armed == SCHED_NEVER ? SCHED_CPU(v->pcpu) : 0;
+}
+
+/* Wake placement of a movable vCPU whose pCPU p has pinned vCPUs waiting (its floor: they
+ * can run nowhere else) and no idle pCPU to go to: an allowed pCPU q without pinned
+ * waiters, running a non-boosted vCPU, that v would not make heavier than p is now
+ * (W_q + w_v <= W_p, v counted on p if it earns there) takes it instead, the lightest
+ * such q. The waiters behind p's pinned queue are then only those that must be there.
+ * Sliver profile only; a scan of v's affinity, only in that case. */
+unsigned cr_off_pinned(struct sched *s, struct sched_vcpu *v, unsigned p)
+{
+	const struct sched_pcpu *pc = &s->pcpu[p];
+	if (c1_mode(s) || !pc->rq_pin)
+		return p;
+	uint64_t wv = ew_of(v), wp = load_of(pc) + (v->heap == HEAP_SLEEP || !v->w_acct ? wv : 0);
+	sched_cpumask_t m = sched_affinity(s, v) & ~SCHED_CPU(p);
+	unsigned best = p;
+	uint64_t best_w = UINT64_MAX;
+	while (m) {
+		unsigned q = (unsigned)__builtin_ctzll(m);
+		m &= m - 1;
+		const struct sched_pcpu *qc = &s->pcpu[q];
+		if (qc->nr_queued || !qc->curr || qc->curr->prio == SCHED_PRI_BOOST)
+			continue;
+		if (load_of(qc) + wv <= wp && load_of(qc) < best_w) {
+			best = q;
+			best_w = load_of(qc);
+		}
+	}
+	return best;
+}
+
+/* An idle pCPU takes the best queued vCPU another pCPU is not running and it may run. */
+struct sched_vcpu *cr_steal(struct sched *s, unsigned p, uint64_t now)
+{
+	/* Sources in the order p+1, p+2, ... (wrapping), only pCPUs with movable work. */
+	sched_cpumask_t src = s->move_mask & ~SCHED_CPU(p) & sched_all_pcpus(s);
+	sched_cpumask_t hi = src & ~(SCHED_CPU(p + 1 < 64 ? p + 1 : 63) - 1);
+	if (p == 63)
+		hi = 0;
+	while (src) {
+		sched_cpumask_t from = hi ? hi : src;
+		unsigned q = (unsigned)__builtin_ctzll(from);
+		hi &= ~SCHED_CPU(q);
+		src &= ~SCHED_CPU(q);
+		struct sched_pcpu *qc = &s->pcpu[q];
+		struct sched_hnode *roots[2] = {qc->rq_boost, qc->rq_norm};
+		for (int k = 0; k < 2; k++) {
+			/* The root, then its first children: the best few, not a full scan.
+			 * Pinned vCPUs are in rq_pin, so they never hide a movable one. */
+			struct sched_vcpu *v = NULL;
+			struct sched_hnode *n = roots[k];
+			if (n && sched_allowed(s, HN_VCPU(n), p))
+				v = HN_VCPU(n);
+			unsigned seen = 0;
+			for (n = n ? n->child : NULL; !v && n && seen < 64; n = n->next, seen++)
+				if (sched_allowed(s, HN_VCPU(n), p))
+					v = HN_VCPU(n);
+			if (!v)
+				continue;
+			cr_vclock_advance(s, q, now);
+			cr_heap_del(s, v);
+			cr_transfer(s, v, p, now);
+			return v;
+		}
+	}
+	return NULL;
+}
+
+/* Sends a RUNNING vCPU whose affinity no longer includes its pCPU to an allowed one. */
+sched_cpumask_t cr_move_away(struct sched *s, struct sched_vcpu *v, uint64_t now)
+{
+	sched_cpumask_t aff = sched_affinity(s, v);
+	int idle = cr_find_idle(s, aff);
+	unsigned to = idle >= 0 ? (unsigned)idle : sched_least_loaded(s, aff);
+	v->flags &= (uint8_t)~F_MOVE;
+	v->state = SCHED_VS_BLOCKED;
+	cr_unboost(s, v, now);
+	cr_transfer(s, v, to, now);
+	cr_enqueue(s, v);
+	return cr_tickle(s, v);
+}
+
+/* Balancing between busy pCPUs, tickless. Per-pCPU fairness gives each vCPU its weighted
+ * share of the pCPU it is on; when the pCPUs' loads differ (5 spinners on 2 pCPUs), the
+ * vCPUs of the busier one fall behind. Each vCPU's gvt (its vtime, never rebased by a
+ * migration) measures service per weight across pCPUs. When p has just chosen `next`
+ * (not boosted) and a busy pCPU q of lower earning weight runs a vCPU that is ahead of
+ * `next` by more than balance_gap of service, one waiting vCPU of p moves to q: those that
+ * stay on p get more, q's get less, until the gap has turned the other way. The one that
+ * moves is the more advanced (gvt) of the vCPU p just descheduled and its queue head: its
+ * own share hardly changes, the most behind stay. It moves only if that does not tip the
+ * balance the other way (its part <= W_p - W_q), at most once per balance_hold (no
+ * ping-pong: for the same move back the gap must first build up the other way), keeps its
+ * credit (lag) and priority (no boost for moving, like WAKE_MIGRATE), and q is kicked to
+ * re-decide (it may have had no timer). Cost: one pass over the pCPUs, nothing per queued
+ * vCPU. Returns the pCPUs to kick. */
+sched_cpumask_t cr_balance_push(struct sched *s, unsigned p, struct sched_vcpu *next,
+				struct sched_vcpu *prev, uint64_t now)
+{
+	struct sched_pcpu *pc = &s->pcpu[p];
+	if (c1_mode(s) || !s->p.balance_gap_ns || s->nr_pcpus < 2 || !pc->rq_norm)
+		return 0;
+	struct sched_vcpu *c = hn_min(pc->rq_norm);
+	if (prev && prev->heap == HEAP_NORM && prev->pcpu == p &&
+	    (now < c->bal_hold || (int64_t)(prev->gvt - c->gvt) > 0))
+		c = prev;
+	if (now < c->bal_hold || now < pc->bal_next)
+		return 0;
+	/* Each look covers BAL_WINDOW pCPUs (beyond that many, the next ones, rotating) and
+	 * looks are spaced so that a whole sweep takes half of the gap: a gap builds
+	 * up over gap / (share difference) ns, so a move is delayed by a fraction of that,
+	 * and a decision never costs more than BAL_WINDOW pCPUs' worth, at any number. */
+	unsigned first = 0, span = s->nr_pcpus;
+	unsigned sweeps = (span + BAL_WINDOW - 1) / BAL_WINDOW;
+	pc->bal_next = now + s->p.balance_gap_ns / 2 / sweeps;
+	if (span > BAL_WINDOW) {
+		first = pc->bal_cursor % span;
+		pc->bal_cursor = (uint8_t)((first + BAL_WINDOW) % span);
+		span = BAL_WINDOW;
+	}
+	/* A boosted `next` is no measure of p's service: compare with the candidate. */
+	if (next->prio == SCHED_PRI_BOOST)
+		next = c;
+	sched_cpumask_t aff = sched_affinity(s, c) & ~SCHED_CPU(p);
+	uint64_t gap = cr_ns_to_vt(s->p.balance_gap_ns, ew_of(next));
+	int best = -1;
+	for (unsigned i = 0; aff && i < span; i++) {
+		unsigned q = (first + i) % s->nr_pcpus;
+		struct sched_pcpu *qc = &s->pcpu[q];
+		struct sched_vcpu *t = qc->curr;
+		if (!(aff & SCHED_CPU(q)) || !t || t->state != SCHED_VS_RUNNING)
+			continue; /* an idle pCPU steals by itself */
+		uint64_t lq = qc->w_active, lp = pc->w_active;
+		if (lq >= lp || c->w_acct > lp - lq)
+			continue;
+		cr_settle_vt(t, now); /* its gvt up to now (a lone vCPU may run for hours) */
+		if ((int64_t)(t->gvt - next->gvt) <= (int64_t)gap)
+			continue;
+		if (best < 0 || lq < s->pcpu[best].w_active)
+			best = (int)q;
+	}
+	if (best < 0)
+		return 0;
+	cr_heap_del(s, c);
+	cr_transfer(s, c, (unsigned)best, now);
+	c->bal_hold = now + s->p.balance_hold_ns;
+	cr_enqueue(s, c);
+	return SCHED_CPU((unsigned)best);
+}
+
+/* Idle pCPUs for the movable vCPUs queued anywhere (the roots of each pCPU's boost and
+ * movable heaps and their first children), one idle pCPU per vCPU, so that two offers never go to
+ * the same idle pCPU while another stays idle. Only while some pCPU idles and movable work waits.
+ */
+sched_cpumask_t cr_kick_idle_for_work(struct sched *s)
+{
+	sched_cpumask_t idle = s->idle_mask & sched_all_pcpus(s), kick = 0;
+	sched_cpumask_t m = s->move_mask & sched_all_pcpus(s);
+	while (m && idle) {
+		unsigned q = (unsigned)__builtin_ctzll(m);
+		m &= m - 1;
+		struct sched_hnode *roots[2] = {s->pcpu[q].rq_boost, s->pcpu[q].rq_norm};
+		for (int k = 0; k < 2 && idle; k++) {
+			/* The root and its first children: what a stealing pCPU looks at. */
+			struct sched_hnode *n = roots[k];
+			for (unsigned i = 0; n && idle && i < 64; i++) {
+				sched_cpumask_t a = sched_affinity(s, HN_VCPU(n)) & idle;
+				if (a) {
+					sched_cpumask_t b = a & (0 - a); /* the lowest */
+					kick |= b;
+					idle &= ~b;
+				}
+				n = i ? n->next : roots[k]->child;
+			}
+		}
+	}
+	return kick;
+}
+
+/* p found nothing to run or steal: a movable vCPU running on a pCPU where pinned vCPUs
+ * wait (they can run nowhere else) and allowed on p is asked to come (F_PULL, its pCPU
+ * kicked; it moves at that pCPU's next decision if p still idles). Without this, p idles
+ * until that vCPU's slice ends while the pinned ones wait. Sliver profile only. */
+sched_cpumask_t cr_pull_running(struct sched *s, unsigned p)
+{
+	if (c1_mode(s))
+		return 0;
+	sched_cpumask_t m = s->pin_mask & ~SCHED_CPU(p) & sched_all_pcpus(s);
+	while (m) {
+		unsigned q = (unsigned)__builtin_ctzll(m);
+		m &= m - 1;
+		struct sched_vcpu *t = s->pcpu[q].curr;
+		if (t && t->state == SCHED_VS_RUNNING && t->prio != SCHED_PRI_BOOST &&
+		    sched_allowed(s, t, p) && !(t->flags & F_PULL)) {
+			t->flags |= F_PULL;
+			s->pcpu[q].resched = true;
+			return SCHED_CPU(q);
+		}
+	}
+	return 0;
+}
+
+/* `next`, just taken off p's queue, is movable and p has other work queued: if an idle pCPU
+ * of its affinity exists, send it there (queued, that pCPU kicked) instead of running it
+ * here, so that nothing runnable waits behind p's (pinned) queue while an allowed pCPU
+ * idles. Not a boost (10): it keeps its lag and priority. Sliver profile only. */
+bool cr_hand_to_idle(struct sched *s, unsigned p, struct sched_vcpu *next, uint64_t now,
+		     sched_cpumask_t *kick)
+{
+	if (c1_mode(s) || !s->pcpu[p].nr_queued || next->prio == SCHED_PRI_BOOST ||
+	    !(s->idle_mask & ~SCHED_CPU(p)))
+		return false;
+	int idle = cr_find_idle(s, sched_affinity(s, next) & ~SCHED_CPU(p));
+	if (idle < 0)
+		return false;
+	cr_transfer(s, next, (unsigned)idle, now);
+	cr_enqueue(s, next);
+	*kick |= SCHED_CPU((unsigned)idle);
+	return true;
+}

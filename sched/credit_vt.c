@@ -1,0 +1,288 @@
+/* Credit policy: virtual time (exact divisions), the per-pCPU virtual clock, sleepers and
+ * their bank, the domain split of weights, the boost budget (docs/scheduler.md, invariants
+ * 1-3, 7 and 11). */
+#include "sched/credit_priv.h"
+
+/* floor((hi * 2^32 + add) / d), remainder in *rem; d < 2^47, add < d, hi <= VT_CHUNK, and
+ * d >= EW_MIN keeps the quotient below 2^58. Two 64-bit divisions, no 128-bit one. */
+static uint64_t div32(uint64_t hi, uint64_t add, uint64_t d, uint64_t *rem)
+{
+	if (hi < ((uint64_t)1 << 31)) { /* the usual case (< 2 s): one division */
+		uint64_t x = (hi << 32) + add;
+		*rem = x % d;
+		return x / d;
+	}
+	uint64_t a = hi << 16, q1 = a / d, r1 = a % d;
+	uint64_t b = (r1 << 16) + add;
+	*rem = b % d;
+	return (q1 << 16) + b / d;
+}
+
+/* vt + ns * 2^32 / d, exactly: the remainder (< d) is carried in *rem. */
+uint64_t cr_vt_add(uint64_t vt, uint64_t ns, uint64_t d, uint64_t *rem)
+{
+	if (*rem >= d) {
+		vt += *rem / d;
+		*rem %= d;
+	}
+	while (ns) {
+		uint64_t c = ns > VT_CHUNK ? VT_CHUNK : ns;
+		vt += div32(c, *rem, d, rem);
+		ns -= c;
+	}
+	return vt;
+}
+
+uint64_t cr_ns_to_vt(uint64_t ns, uint32_t ew)
+{
+	uint64_t rem = 0;
+	return cr_vt_add(0, ns, ew, &rem);
+}
+
+/* The sleeper bank in virtual time: what pCPU's virtual clock advances in one period at its
+ * earning weight W (v counted), the same for every weight. In ns of CPU it is one period's
+ * entitlement, period * w_v / W: a heavier vCPU banks more, so two sleepers that both
+ * reach the bank stand at the same virtual time and the heavier one, whose vtime then
+ * advances more slowly, keeps its lead (a flat period of CPU for every weight put the
+ * lighter one always further back in virtual time). */
+uint64_t cr_bank_vt(struct sched *s, const struct sched_vcpu *v)
+{
+	struct sched_pcpu *pc = &s->pcpu[v->pcpu];
+	uint64_t w = pc->w_active + (v->w_acct ? 0 : ew_of(v)), rem = 0;
+	if (!w)
+		w = ew_of(v);
+	/* One division per change of W or of the period, not per sleep and wake. */
+	if (w != pc->bank_w || bank_ns(s) != pc->bank_ns) {
+		pc->bank_w = w;
+		pc->bank_ns = bank_ns(s);
+		pc->bank_vt = cr_vt_add(0, bank_ns(s), w, &rem); /* W may exceed 2^32 */
+	}
+	return pc->bank_vt;
+}
+
+/* Credit in ns: positive is UNDER (owed CPU), negative is OVER (in debt). */
+int64_t cr_vcredit(const struct sched *s, const struct sched_vcpu *v)
+{
+	if (c1_mode(s))
+		return v->credit;
+	int64_t lag = (int64_t)(s->pcpu[v->pcpu].vclock - v->vtime);
+	/* lag * ew / 2^32 rounded toward zero; 128-bit product, shifts only. */
+	uint64_t al = lag < 0 ? 0 - (uint64_t)lag : (uint64_t)lag;
+	unsigned __int128 m = (unsigned __int128)al * ew_of(v) >> VT_SHIFT;
+	int64_t c = m > ((uint64_t)1 << 62) ? (int64_t)1 << 62 : (int64_t)m;
+	return lag < 0 ? -c : c;
+}
+
+/* Puts d on the list of domains whose split is recomputed at the end of the current call. */
+void cr_rw_mark(struct sched *s, struct sched_dom *d)
+{
+	if (d->rw_pending)
+		return;
+	d->rw_pending = true;
+	d->rw_next = s->rw_list;
+	s->rw_list = d;
+}
+
+/* v starts earning on pc with its part of the domain weight (the others' parts shrink). */
+void cr_activate(struct sched *s, struct sched_pcpu *pc, struct sched_vcpu *v)
+{
+	if (!v->w_acct) {
+		struct sched_dom *d = v->dom;
+		v->w_acct = split_ew(dweight(d), ++d->nr_earn);
+		pc->w_active += v->w_acct;
+		if (d->nr_earn > 1)
+			cr_rw_mark(s, d);
+	}
+}
+
+void cr_deactivate(struct sched *s, struct sched_pcpu *pc, struct sched_vcpu *v)
+{
+	if (!v->w_acct)
+		return;
+	pc->w_active -= v->w_acct;
+	v->w_acct = 0;
+	if (--v->dom->nr_earn)
+		cr_rw_mark(s, v->dom);
+}
+
+/* Queues v (earning, not runnable) as a sleeper of its pCPU: it retires from w_active when
+ * its credit reaches the bank, i.e. when the virtual clock reaches `key`. Sleepers of
+ * multi-vCPU domains are counted: their retirement changes the split on other pCPUs, so
+ * pick_next arms a timer for it instead of leaving it to the next call. */
+void cr_sleeper_insert(struct sched *s, struct sched_vcpu *v)
+{
+	struct sched_pcpu *pc = &s->pcpu[v->pcpu];
+	v->key = v->vtime + cr_bank_vt(s, v);
+	v->heap = HEAP_SLEEP;
+	pc->w_sleep += v->w_acct;
+	if (v->dom->nr_vcpus > 1) {
+		v->flags |= F_MSLEEP;
+		pc->nr_msleep++;
+	}
+	hn_insert(&pc->sleepers, &v->hn);
+}
+
+/* ns until pc's virtual clock reaches sleeper sl's key at the current w_active:
+ * ceil(((key - vclock) * W - rem) / 2^32), UINT64_MAX when that is out of range. */
+uint64_t cr_retire_ns(const struct sched_pcpu *pc, const struct sched_vcpu *sl)
+{
+	unsigned __int128 need = (unsigned __int128)(sl->key - pc->vclock) * pc->w_active;
+	need = need > pc->vclock_rem ? need - pc->vclock_rem : 0;
+	need = (need + ((unsigned __int128)1 << VT_SHIFT) - 1) >> VT_SHIFT;
+	return need > ((uint64_t)1 << 62) ? UINT64_MAX : (uint64_t)need;
+}
+
+/* Advances pCPU p's virtual clock to `now`, retiring sleepers whose credit reaches the bank
+ * at the exact virtual time it happens (they stop earning and stop diluting the others). */
+void cr_vclock_advance(struct sched *s, unsigned p, uint64_t now)
+{
+	struct sched_pcpu *pc = &s->pcpu[p];
+	if (c1_mode(s) || now <= pc->vclock_last) {
+		if (now > pc->vclock_last)
+			pc->vclock_last = now;
+		return;
+	}
+	uint64_t dt = now - pc->vclock_last;
+	while (dt) {
+		uint64_t w = pc->w_active;
+		if (!w) {
+			pc->vclock_rem = 0;
+			break;
+		}
+		uint64_t chunk = dt > VT_CHUNK ? VT_CHUNK : dt;
+		struct sched_vcpu *sl = hn_min(pc->sleepers);
+		if (sl && (int64_t)(sl->key - pc->vclock) <= 0) {
+			cr_heap_del(s, sl);
+			cr_deactivate(s, pc, sl);
+			continue;
+		}
+		if (sl) {
+			uint64_t need_ns = cr_retire_ns(pc, sl);
+			if (need_ns <= chunk)
+				chunk = need_ns;
+		}
+		pc->vclock = cr_vt_add(pc->vclock, chunk, w, &pc->vclock_rem);
+		dt -= chunk;
+		if (sl && (int64_t)(sl->key - pc->vclock) <= 0) {
+			cr_heap_del(s, sl);
+			cr_deactivate(s, pc, sl);
+		}
+	}
+	pc->vclock_last = now;
+}
+
+/* At most one bank of credit: raises vtime (and gvt with it) to vclock - bank. */
+void cr_clamp_bank(struct sched *s, struct sched_vcpu *v)
+{
+	uint64_t floor = s->pcpu[v->pcpu].vclock - cr_bank_vt(s, v);
+	if ((int64_t)(v->vtime - floor) < 0) {
+		v->gvt += floor - v->vtime;
+		v->vtime = floor;
+	}
+}
+
+/* Adds the run since vt_since to v's vtime (and gvt) at its current effective weight:
+ * vt += dt * 2^32 / ew, remainder kept. Done at every charge, and before the weight of a
+ * running vCPU changes (the domain split), so each ns is charged at the weight it ran at. */
+void cr_settle_vt(struct sched_vcpu *v, uint64_t now)
+{
+	if (now <= v->vt_since)
+		return;
+	uint64_t old = v->vtime;
+	v->vtime = cr_vt_add(v->vtime, now - v->vt_since, ew_of(v), &v->vrem);
+	v->gvt += v->vtime - old;
+	v->vt_since = now;
+}
+
+/* ---- the domain split ------------------------------------------------------------------
+ * A domain's weight is shared by its earning vCPUs (w_acct != 0: runnable, running, parked,
+ * sleepers under the bank): each gets (weight << 16) / n, the remainder handed out one unit
+ * each in list order, so the parts add up to exactly weight << 16 wherever they run. When n
+ * changes, every part is recomputed at `now`: each pCPU holding a part first advances its
+ * virtual clock (and a running vCPU its vtime) under the old parts, so every ns is earned
+ * and charged at the weight in force while it passed. Queue keys (vtime) do not move; only
+ * sleepers' retirement keys (the bank in vtime) are re-keyed. Cost: O(vCPUs of the domain)
+ * per change of n, which happens at wakes from beyond the bank, sleeper retirement and
+ * remove, never per decision of a 1-vCPU domain. */
+static void reweight(struct sched *s, struct sched_dom *d, uint64_t now)
+{
+	struct sched_vcpu *v;
+	for (v = d->vcpus; v; v = v->next_in_dom)
+		if (v->w_acct)
+			cr_vclock_advance(s, v->pcpu, now); /* may retire sleepers: nr_earn drops */
+	uint32_t n = d->nr_earn, i = 0;
+	if (!n)
+		return;
+	uint64_t tot = (uint64_t)dweight(d) << EW_SHIFT, base = tot / n, extra = tot % n;
+	for (v = d->vcpus; v; v = v->next_in_dom) {
+		if (!v->w_acct)
+			continue;
+		uint64_t e = base + (i++ < extra ? 1 : 0);
+		if (e < EW_MIN)
+			e = EW_MIN;
+		if (e == v->w_acct)
+			continue;
+		struct sched_pcpu *pc = &s->pcpu[v->pcpu];
+		if (v->state == SCHED_VS_RUNNING)
+			cr_settle_vt(v, now);
+		bool asleep = v->heap == HEAP_SLEEP; /* its bank in vtime changes: re-key */
+		if (asleep)
+			cr_heap_del(s, v);
+		pc->w_active = pc->w_active - v->w_acct + e;
+		v->w_acct = (uint32_t)e;
+		if (asleep)
+			cr_sleeper_insert(s, v);
+	}
+}
+
+/* Recomputes the split of every domain marked since the last call (end of each op). */
+void cr_rw_flush(struct sched *s, uint64_t now)
+{
+	struct sched_dom *d;
+	while ((d = s->rw_list)) {
+		s->rw_list = d->rw_next;
+		d->rw_pending = false;
+		reweight(s, d, now);
+	}
+}
+
+/* A start-up debt below 1/64 of a slice, from a hash of (domain, vCPU): vCPUs inserted together
+ * would otherwise tie in vtime and run in insertion order on every pCPU, so that all the
+ * pCPUs run the same domain at the same time (lockstep round robins: a 15-vCPU domain on
+ * 7 pCPUs then gets its service in one burst per round, not spread). Sliver only. */
+uint64_t cr_start_offset(const struct sched *s, const struct sched_vcpu *v)
+{
+	if (c1_mode(s))
+		return 0;
+	uint32_t h = (v->dom->id * 0x9e3779b1u) ^ (v->id * 0x85ebca6bu);
+	h ^= h >> 15;
+	h *= 0x2c1b3c6du;
+	h ^= h >> 13;
+	return cr_ns_to_vt(h % (s->p.tslice_ns / 64 + 1), ew_of(v));
+}
+
+/* The boost budget of v in ns (sliver engine): what its virtual clock has handed it since
+ * `bvt`, which only its boosted ns advance, i.e. its entitlement minus its boosted time.
+ * At most one period's entitlement: bvt is raised to V - period * 2^32 / W, W being the
+ * earning weight of its pCPU with v counted, so boosted time over any window T is at most
+ * its entitled share of T + one period's entitlement + boost_debt + one latency slice.
+ * Unlike the credit (V - vtime), it does not move with the vCPU's unboosted running: a vCPU
+ * that is OVER because of its bulk demand keeps a budget for its events; and it does not
+ * depend on the absolute level of V, which falls behind every runner's vtime when a sleeper
+ * retires with its bank (the runners then all read OVER by bank / runners). */
+int64_t cr_boost_budget(struct sched *s, struct sched_vcpu *v)
+{
+	struct sched_pcpu *pc = &s->pcpu[v->pcpu];
+	uint64_t w = pc->w_active + (v->w_acct ? 0 : ew_of(v));
+	uint64_t rem = 0;
+	uint64_t floor = pc->vclock - cr_vt_add(0, s->p.period_ns, w ? w : ew_of(v), &rem);
+	if ((int64_t)(v->bvt - floor) < 0) {
+		v->bvt = floor;
+		v->bvrem = 0;
+	}
+	int64_t lag = (int64_t)(pc->vclock - v->bvt);
+	uint64_t al = lag < 0 ? 0 - (uint64_t)lag : (uint64_t)lag;
+	unsigned __int128 m = (unsigned __int128)al * ew_of(v) >> VT_SHIFT;
+	int64_t c = m > ((uint64_t)1 << 62) ? (int64_t)1 << 62 : (int64_t)m;
+	return lag < 0 ? -c : c;
+}

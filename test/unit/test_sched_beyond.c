@@ -1,0 +1,345 @@
+/* Unit tests of the rules added for issue 10 (docs/scheduler.md, invariants 3, 13 and 14):
+ * pinned vCPUs never hide a movable one (stealing and hand-off to an idle pCPU), the
+ * sleeper bank is the same virtual time for every weight, and the idle/movable pCPU
+ * summaries agree with the queues. Seeded random drivers, several seeds each. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "sched/sched.h"
+
+#define US 1000ull
+#define MS 1000000ull
+#define NV 40
+
+static struct sched S;
+static struct sched_dom D[NV];
+static struct sched_vcpu V[NV];
+static uint64_t T[SCHED_MAX_PCPUS]; /* next pick_next of each pCPU */
+static uint64_t Wt[NV];		    /* sleepers: wake time; runners: SCHED_NEVER */
+static uint64_t Rt[NV];		    /* duty vCPUs: when the current burst ends (run time) */
+static uint64_t rng_state;
+
+static uint64_t rnd(uint64_t n)
+{
+	rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
+	return (rng_state >> 33) % n;
+}
+
+/* No queued vCPU may run on a pCPU that idles (no current vCPU), and the summaries
+ * (idle_mask, move_mask) must agree with the queues. */
+static void check_no_idle_with_work(void)
+{
+	for (unsigned q = 0; q < S.nr_pcpus; q++) {
+		bool idle = !S.pcpu[q].curr && !S.pcpu[q].nr_queued;
+		assert_int_equal(!!(S.idle_mask & SCHED_CPU(q)), idle);
+		if (S.pcpu[q].curr)
+			continue;
+		for (unsigned i = 0; i < NV; i++) {
+			if (!V[i].dom || V[i].state != SCHED_VS_RUNNABLE)
+				continue;
+			sched_cpumask_t a = V[i].affinity ? V[i].affinity : ~(sched_cpumask_t)0;
+			if (a & SCHED_CPU(q))
+				fail_msg("pCPU %u idles while d%uv%u (runnable on pCPU %u) may run "
+					 "there",
+					 q, V[i].dom->id, V[i].id, V[i].pcpu);
+		}
+	}
+}
+
+static void kick(sched_cpumask_t m, uint64_t now)
+{
+	for (unsigned p = 0; p < S.nr_pcpus; p++)
+		if (m & SCHED_CPU(p))
+			T[p] = now;
+}
+
+/* Drives pCPUs and duty vCPUs (those with duty[i] != 0: run duty[i] us of CPU, sleep a
+ * random 1..2*duty[i] us) until `end`; after every instant, checks the rule above. */
+static void drive(uint64_t end, const unsigned *duty, unsigned n)
+{
+	uint64_t now = 0;
+	for (;;) {
+		uint64_t t = end;
+		for (unsigned p = 0; p < S.nr_pcpus; p++)
+			t = T[p] < t ? T[p] : t;
+		for (unsigned i = 0; i < n; i++) {
+			if (!duty[i])
+				continue;
+			t = Wt[i] < t ? Wt[i] : t;
+			if (V[i].state == SCHED_VS_RUNNING) {
+				uint64_t done =
+					now + (Rt[i] > V[i].c.run_ns ? Rt[i] - V[i].c.run_ns : 0);
+				t = done < t ? done : t;
+			}
+		}
+		if (t >= end)
+			break;
+		now = t;
+		for (unsigned i = 0; i < n; i++) {
+			if (!duty[i])
+				continue;
+			if (Wt[i] <= now && V[i].state == SCHED_VS_BLOCKED) {
+				Wt[i] = SCHED_NEVER;
+				Rt[i] = V[i].c.run_ns + duty[i] * US;
+				kick(sched_wake(&S, &V[i], now, WAKE_TIMER), now);
+			} else if (V[i].state == SCHED_VS_RUNNING &&
+				   sched_run_ns(&V[i], now) >= Rt[i]) {
+				unsigned p = V[i].pcpu;
+				kick(sched_sleep(&S, &V[i], now), now);
+				T[p] = now;
+				Wt[i] = now + (1 + rnd(2 * duty[i])) * US;
+			}
+		}
+		for (int round = 0; round < 8; round++) { /* kicks within the same instant */
+			bool any = false;
+			for (unsigned p = 0; p < S.nr_pcpus; p++) {
+				if (T[p] != now)
+					continue;
+				struct sched_pick pk = sched_pick_next(&S, p, now);
+				T[p] = pk.run_until;
+				kick(pk.kick & ~SCHED_CPU(p), now);
+				any = true;
+			}
+			if (!any)
+				break;
+		}
+		check_no_idle_with_work();
+	}
+}
+
+/* The issue's affinity trap, randomized: pCPU 0 carries `pinned` spinners pinned to it,
+ * a few movable spinners and duty vCPUs may run on 0-1 or anywhere, pCPU 1.. have duty
+ * vCPUs pinned to them that leave them idle at random times. A movable vCPU queued behind
+ * the pinned ones must be taken by any allowed pCPU that goes idle (the old code only
+ * looked at the queue root and its first children, and kept running a movable vCPU on a
+ * pCPU with a pinned queue while another allowed pCPU idled). */
+static void test_no_idle_pcpu_while_movable_work_waits(void **st)
+{
+	(void)st;
+	for (uint64_t seed = 1; seed <= 6; seed++) {
+		rng_state = seed;
+		unsigned pcpus = 2 + (unsigned)rnd(3), pinned = 8 + (unsigned)rnd(8), n = 0;
+		unsigned duty[NV] = {0};
+		assert_int_equal(sched_init(&S, pcpus), 0);
+		memset(D, 0, sizeof(D));
+		memset(V, 0, sizeof(V));
+		D[0].id = 1; /* the pinned domain */
+		for (unsigned k = 0; k < pinned; k++, n++) {
+			V[n].dom = &D[0];
+			V[n].id = k;
+			V[n].affinity = SCHED_CPU(0);
+		}
+		for (unsigned i = 0; i < 3; i++, n++) { /* movable: spinners, then a duty one */
+			D[n].id = n + 1;
+			V[n].dom = &D[n];
+			V[n].affinity = rnd(2) ? SCHED_CPU(0) | SCHED_CPU(1) : 0;
+			duty[n] = i == 2 ? 300 + (unsigned)rnd(3000) : 0;
+		}
+		for (unsigned p = 1; p < pcpus; p++, n++) { /* pinned duty vCPUs on 1.. */
+			D[n].id = n + 1;
+			V[n].dom = &D[n];
+			V[n].affinity = SCHED_CPU(p);
+			duty[n] = 200 + (unsigned)rnd(4000);
+		}
+		for (unsigned i = 0; i < n; i++) {
+			assert_int_equal(sched_vcpu_insert(&S, &V[i], 0), 0);
+			Wt[i] = SCHED_NEVER;
+		}
+		/* Everyone starts on pCPU 0's queue: the movable ones behind the pinned ones. */
+		for (unsigned i = 0; i < n; i++) {
+			kick(sched_wake(&S, &V[i], 0, WAKE_NEW), 0);
+			Rt[i] = duty[i] * US;
+		}
+		for (unsigned p = 0; p < pcpus; p++)
+			T[p] = 0;
+		drive(300 * MS, duty, n);
+		/* And the movable vCPUs were moved at all (they all started on pCPU 0). */
+		uint64_t moves = 0;
+		for (unsigned i = pinned; i < pinned + 3; i++)
+			moves += V[i].c.migrations;
+		assert_true(moves > 0);
+	}
+}
+
+/* Invariant 3: the bank is one period of the pCPU's virtual clock, the same virtual time
+ * for every weight: in ns of CPU, period * w / W (W the earning weight with the sleeper
+ * counted, at its wake). Two sleepers of weight 512 and 256 beside a spinner, asleep long
+ * past the bank: the heavy one wakes first (W = 768), the light one then (W = 1024); the
+ * heavy one is not behind the light one in virtual time, so it runs first. The old bank,
+ * one period of CPU for every weight, gave both 50 ms and put the light one twice as far
+ * back in virtual time. */
+static void test_bank_same_virtual_time_for_every_weight(void **st)
+{
+	(void)st;
+	assert_int_equal(sched_init(&S, 1), 0);
+	memset(D, 0, sizeof(D));
+	memset(V, 0, sizeof(V));
+	uint32_t w[3] = {256, 512, 256};
+	for (unsigned i = 0; i < 3; i++) {
+		D[i].id = i + 1;
+		D[i].weight = w[i];
+		V[i].dom = &D[i];
+		V[i].affinity = SCHED_CPU(0);
+		assert_int_equal(sched_vcpu_insert(&S, &V[i], 0), 0);
+		sched_wake(&S, &V[i], 0, WAKE_NEW);
+	}
+	sched_pick_next(&S, 0, 0);
+	for (unsigned i = 1; i < 3; i++)
+		sched_sleep(&S, &V[i], 0);
+	uint64_t t = 2000 * MS;
+	sched_pick_next(&S, 0, t);
+	int64_t c[3], want[3] = {0, (int64_t)(S.p.period_ns * 512 / 768),
+				 (int64_t)(S.p.period_ns * 256 / 1024)};
+	for (unsigned i = 1; i < 3; i++) {
+		sched_wake(&S, &V[i], t, WAKE_NEW);
+		int64_t lag = (int64_t)(S.pcpu[0].vclock - V[i].vtime);
+		c[i] = (int64_t)(((unsigned __int128)lag * V[i].w_acct) >> 32);
+		assert_true(c[i] > want[i] - (int64_t)US && c[i] <= want[i] + (int64_t)US);
+	}
+	assert_true(S.pcpu[0].vclock - V[1].vtime > S.pcpu[0].vclock - V[2].vtime);
+	struct sched_pick pk = sched_pick_next(&S, 0, t + 1);
+	assert_ptr_equal(pk.vcpu, &V[1]);
+}
+
+/* vCPUs inserted together start a hashed fraction of a slice apart in vtime: without it
+ * they tie and every pCPU runs them in insertion order, so that all pCPUs run the same
+ * domain at once and a multi-vCPU domain gets its service in one burst per round (the old
+ * code: the same domain on all 4 pCPUs at every sample). */
+static void test_no_lockstep_between_pcpus(void **st)
+{
+	(void)st;
+	unsigned duty[NV] = {0};
+	assert_int_equal(sched_init(&S, 4), 0);
+	memset(D, 0, sizeof(D));
+	memset(V, 0, sizeof(V));
+	for (unsigned i = 0; i < 32; i++) {
+		D[i / 8].id = i / 8 + 1;
+		V[i].dom = &D[i / 8];
+		V[i].id = i % 8;
+		assert_int_equal(sched_vcpu_insert(&S, &V[i], 0), 0);
+		Wt[i] = SCHED_NEVER;
+	}
+	for (unsigned i = 0; i < 32; i++)
+		kick(sched_wake(&S, &V[i], 0, WAKE_NEW), 0);
+	for (unsigned p = 0; p < 4; p++)
+		T[p] = 0;
+	unsigned same = 0, samples = 0;
+	for (uint64_t t = 10 * MS; t <= 300 * MS; t += MS + 37 * US, samples++) {
+		drive(t, duty, 32);
+		unsigned id = S.pcpu[0].curr ? S.pcpu[0].curr->dom->id : 0, all = 1;
+		for (unsigned p = 1; p < 4; p++)
+			all &= S.pcpu[p].curr && S.pcpu[p].curr->dom->id == id;
+		same += all;
+	}
+	/* Independent orders: all four on one of 4 domains about 1/64 of the time. */
+	assert_true(same * 10 < samples);
+	for (unsigned d = 0; d < 4; d++) /* and the domains still share equally */
+		assert_true(D[d].c.run_ns > 260 * MS && D[d].c.run_ns < 340 * MS);
+}
+
+/* The trap's rules, step by step. pCPU 0: four spinners pinned to it; a movable vCPU M
+ * runs there. pCPU 1 goes idle: it pulls M (M's pCPU is kicked, M moves at its next
+ * decision, pCPU 1 runs it). Then M's neighbour E (movable, last on pCPU 0, blocked) wakes
+ * with M running alone on pCPU 1: E goes there, beside the lone runner, not behind the
+ * pinned queue (no heavier than pCPU 0: 256 + 256 <= 256 + 256). */
+static void test_pinned_queue_pull_and_wake_placement(void **st)
+{
+	(void)st;
+	assert_int_equal(sched_init(&S, 2), 0);
+	memset(D, 0, sizeof(D));
+	memset(V, 0, sizeof(V));
+	D[0].id = 1; /* the pinned domain, four vCPUs */
+	for (unsigned k = 0; k < 4; k++) {
+		V[k].dom = &D[0];
+		V[k].id = k;
+		V[k].affinity = SCHED_CPU(0);
+	}
+	D[1].id = 2; /* M */
+	V[4].dom = &D[1];
+	V[4].affinity = SCHED_CPU(0);
+	D[2].id = 3; /* E */
+	V[5].dom = &D[2];
+	V[5].affinity = SCHED_CPU(0);
+	for (unsigned i = 0; i < 6; i++)
+		assert_int_equal(sched_vcpu_insert(&S, &V[i], 0), 0);
+	for (unsigned i = 0; i < 6; i++)
+		sched_wake(&S, &V[i], 0, WAKE_NEW);
+	uint64_t t = 0;
+	while (sched_pick_next(&S, 0, t).vcpu != &V[4])
+		t += MS;
+	sched_sleep(&S, &V[5], t);	     /* E blocks on pCPU 0 */
+	sched_set_affinity(&S, &V[4], 0, t); /* now both may run anywhere */
+	sched_set_affinity(&S, &V[5], 0, t);
+	struct sched_pick pk = sched_pick_next(&S, 1, t);
+	assert_null(pk.vcpu);
+	assert_true(pk.kick & SCHED_CPU(0)); /* pull M */
+	pk = sched_pick_next(&S, 0, t);
+	assert_ptr_not_equal(pk.vcpu, &V[4]);
+	assert_int_equal(V[4].pcpu, 1);
+	assert_true(pk.kick & SCHED_CPU(1));
+	assert_ptr_equal(sched_pick_next(&S, 1, t).vcpu, &V[4]);
+	assert_int_equal(V[4].c.boosts, 0); /* moving is not an event */
+	/* E wakes: pCPU 0 has pinned vCPUs waiting, pCPU 1 runs M alone. */
+	sched_cpumask_t k = sched_wake(&S, &V[5], t + MS, WAKE_EVENT);
+	assert_int_equal(V[5].pcpu, 1);
+	assert_true(k & SCHED_CPU(1));
+}
+
+/* Balancing also at a decision whose new vCPU is boosted (an event preempting), compared
+ * with the vCPU that would move: pCPU 0 holds spinners A and B, pCPU 1 spinner C alone
+ * (ahead in service per weight by 5 ms after 20 ms). An event for B preempts A; at that
+ * pick A (descheduled, behind C by more than the gap) moves to the lighter pCPU 1 at once.
+ * The old code looked only at decisions with a non-boosted new vCPU. */
+static void test_balance_at_a_boosted_decision(void **st)
+{
+	(void)st;
+	assert_int_equal(sched_init(&S, 2), 0);
+	assert_int_equal(sched_config(&S, "credit.balance_gap_us", "0", 0), 0);
+	memset(D, 0, sizeof(D));
+	memset(V, 0, sizeof(V));
+	for (unsigned i = 0; i < 3; i++) {
+		D[i].id = i + 1;
+		V[i].dom = &D[i];
+		V[i].affinity = i == 2 ? SCHED_CPU(1) : SCHED_CPU(0);
+		assert_int_equal(sched_vcpu_insert(&S, &V[i], 0), 0);
+		sched_wake(&S, &V[i], 0, WAKE_NEW);
+	}
+	for (unsigned i = 0; i < 3; i++)
+		sched_set_affinity(&S, &V[i], 0, 0); /* placed; now movable */
+	uint64_t t = 0, t1 = 0;
+	while (t < 20 * MS) { /* no balancing yet: C alone on 1, A and B share 0 */
+		struct sched_pick pk = sched_pick_next(&S, 0, t);
+		while (t1 <= t)
+			t1 = sched_pick_next(&S, 1, t1).run_until;
+		t = pk.run_until == SCHED_NEVER ? t + MS : pk.run_until;
+	}
+	assert_int_equal(V[2].pcpu, 1);
+	assert_int_equal(sched_config(&S, "credit.balance_gap_us", "2000", t), 0);
+	sched_take_kicks(&S);
+	struct sched_vcpu *run = S.pcpu[0].curr, *other = run == &V[0] ? &V[1] : &V[0];
+	sched_pick_next(&S, 1, t);
+	sched_wake(&S, other, t, WAKE_EVENT); /* the queued one gets an event: boosted */
+	assert_int_equal(other->prio, SCHED_PRI_BOOST);
+	struct sched_pick pk = sched_pick_next(&S, 0, t);
+	assert_ptr_equal(pk.vcpu, other);
+	assert_int_equal(run->pcpu, 1); /* the preempted one went to the lighter pCPU */
+	assert_true(pk.kick & SCHED_CPU(1));
+	assert_int_equal(run->c.boosts, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_no_idle_pcpu_while_movable_work_waits),
+		cmocka_unit_test(test_bank_same_virtual_time_for_every_weight),
+		cmocka_unit_test(test_no_lockstep_between_pcpus),
+		cmocka_unit_test(test_pinned_queue_pull_and_wake_placement),
+		cmocka_unit_test(test_balance_at_a_boosted_decision),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
