@@ -39,6 +39,13 @@ static const struct cmdkey keys[] = {
 	{"vmm.break_ms", CMDKEY_U64, 0, MS_MAX, 100},
 	{"vmm.create_loop", CMDKEY_U64, 0, 1000, 0},
 	{"vmm.svm_backstop_us", CMDKEY_U64, 0, MS_MAX, 500}, /* 0: off (core/vmm.c) */
+	/* PAUSE-loop detection when sched.ple is not off (core/exit_pause_loop.c, hv.h):
+	 * KVM's defaults (ple_gap 128, ple_window 4096, grow 2, shrink 0 = reset). */
+	{"ple.gap", CMDKEY_U64, 0, UINT32_MAX, 128},
+	{"ple.window", CMDKEY_U64, 1, UINT32_MAX, 4096},
+	{"ple.window_max", CMDKEY_U64, 1, UINT32_MAX, 65536},
+	{"ple.grow", CMDKEY_U64, 0, UINT32_MAX, 2},
+	{"ple.shrink", CMDKEY_U64, 0, UINT32_MAX, 0},
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 

@@ -37,6 +37,7 @@ static const exit_handler handlers[HV_EXIT_NR_KINDS] = {
 	[HV_EXIT_IO] = exit_io,
 	[HV_EXIT_HLT] = exit_hlt,
 	[HV_EXIT_PAUSE] = exit_pause,
+	[HV_EXIT_PAUSE_LOOP] = exit_pause_loop,
 	[HV_EXIT_CR] = exit_cr,
 	[HV_EXIT_DR] = exit_dr,
 	[HV_EXIT_UD] = exit_ud,

@@ -230,6 +230,7 @@ void vmm_boot(void)
 		hv_exit(EXIT_FAIL);
 	}
 	apply_sched_args(boot_info.cmdline);
+	vmm_pause_loop_init();
 	dcon_init(boot_info.cmdline);
 	printk("sliver: %s on, scheduler %s, %u pCPU(s), %u module(s)\n", hv_backend_name(),
 	       vmm_sched.ops->name, cpu_count(), boot_info.nr_modules);

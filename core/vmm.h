@@ -232,6 +232,9 @@ bool exit_pc_io(struct vcpu *v, uint16_t port, unsigned size, bool in, uint64_t 
 /* domain.c: isa-debug-exit: `sliver: d<id> exited status=<v>`, then as domain_shutdown. */
 void domain_exit_status(struct domain *d, uint32_t status);
 enum exit_action exit_hlt(struct vcpu *v, struct hv_exit *e);
+enum exit_action exit_pause_loop(struct vcpu *v, struct hv_exit *e);
+/* exit_pause_loop.c: PAUSE-loop detection from sched.ple and the ple.* keys (at boot). */
+void vmm_pause_loop_init(void);
 enum exit_action exit_cr(struct vcpu *v, struct hv_exit *e);
 enum exit_action exit_dr(struct vcpu *v, struct hv_exit *e);
 enum exit_action exit_ud(struct vcpu *v, struct hv_exit *e);

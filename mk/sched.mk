@@ -1,6 +1,6 @@
 # Scheduler (sched/), its unit tests and the discrete-event simulator (test/sim/).
 SCHED_SRCS := sched/sched.c sched/credit.c sched/credit_vt.c sched/credit_cap.c sched/credit_c1.c \
-              sched/credit_balance.c sched/rr.c
+              sched/credit_balance.c sched/rr.c sched/yield_to.c
 HV_SRCS += $(SCHED_SRCS)
 # What sched/ uses of lib/ (linked once in the hypervisor by mk/platform.mk).
 SCHED_LIB := lib/cmdline.c
@@ -10,6 +10,7 @@ UNIT_SRCS_sched := test/unit/test_sched.c $(SCHED_SRCS) $(SCHED_LIB)
 
 # The simulator links the very same sched/ sources, built for speed (no sanitizers).
 SIM_SRCS := test/sim/main.c test/sim/sim.c test/sim/scenario.c test/sim/stats.c test/sim/ideal.c test/sim/gen.c \
+            test/sim/lock.c \
             lib/cmdline.c $(SCHED_SRCS)
 SIM_CFLAGS := -std=gnu11 -O2 -g $(WARN) -Iinclude -I.
 
@@ -43,3 +44,6 @@ bench-sim: $(BUILD)/sliver-sim $(BUILD)/sliver-bench-decision
 	tools/bench-sim.sh $(BUILD)/sliver-sim $(BUILD)/sliver-bench-decision
 
 TEST_TARGETS += sim-test
+
+UNIT_TESTS += sched_ple
+UNIT_SRCS_sched_ple := test/unit/test_sched_ple.c $(SCHED_SRCS) $(SCHED_LIB)

@@ -107,6 +107,17 @@ static int config_kv(struct sched *s, const char *k, size_t klen, const char *v,
 		s->ops->init(s);
 		return 0;
 	}
+	if (str_eq(k, klen, "sched.ple")) {
+		if (str_eq(v, vlen, "off"))
+			s->p.ple = SCHED_PLE_OFF;
+		else if (str_eq(v, vlen, "yield"))
+			s->p.ple = SCHED_PLE_YIELD;
+		else if (str_eq(v, vlen, "directed"))
+			s->p.ple = SCHED_PLE_DIRECTED;
+		else
+			return -SCHED_EINVAL;
+		return 0;
+	}
 	/* Accept `credit.x`, `rr.x` and the bare `x` of the design notes. */
 	if (klen > 7 && str_eq(k, 7, "credit."))
 		k += 7, klen -= 7;

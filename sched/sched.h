@@ -112,6 +112,9 @@ struct sched_counters {
 	uint64_t switches; /* times picked after something else */
 	uint64_t preempts; /* times descheduled while still runnable */
 	uint64_t yields;
+	uint64_t pause_loops; /* PAUSE-loop exits (sched_pause_loop) */
+	uint64_t yield_to;    /* directed yields made (as the spinner) */
+	uint64_t yield_recv;  /* directed yields received (as the target) */
 };
 
 struct sched_dom {
@@ -131,6 +134,7 @@ struct sched_dom {
 	bool rw_pending;	   /* its vCPUs' weight split must be recomputed */
 	uint32_t nr_earn;	   /* vCPUs earning credit (w_acct != 0): they share weight */
 	struct sched_dom *rw_next; /* sched.rw_list link while rw_pending */
+	uint32_t last_boosted;	   /* directed yield: id of the vCPU last yielded to */
 	struct sched_counters c;
 };
 
@@ -169,6 +173,9 @@ struct sched_vcpu {
 	uint64_t bvrem;	   /* remainder of its division */
 	struct sched_vcpu *rq_next, *rq_prev; /* rr run queue */
 	struct sched_vcpu *next_in_dom;
+	bool in_spin_loop; /* took a PAUSE-loop exit and has not run a full slice since:
+			    * a directed-yield target only every other time (dy_eligible) */
+	bool dy_eligible;  /* KVM's dy_eligible: toggled each time a flagged one is passed */
 	struct sched_counters c;
 };
 
@@ -195,6 +202,7 @@ struct sched_pcpu {
 	uint64_t bank_w, bank_ns, bank_vt; /* credit: the bank in vtime, for that W and period */
 	uint64_t idle_ns;
 	uint64_t picks;
+	struct sched_vcpu *yield_next; /* directed yield: run this queued vCPU next */
 	struct sched_trace trace;
 };
 
@@ -213,7 +221,11 @@ struct sched_params {
 	uint64_t balance_gap_ns;  /* credit.balance_gap_us: service lag that moves a vCPU to a
 				   * less loaded busy pCPU, 0 = no balancing between busy pCPUs */
 	uint64_t balance_hold_ns; /* credit.balance_hold_us: min stay after such a move */
+	uint32_t ple;		  /* sched.ple=off|yield|directed (enum sched_ple) */
 };
+
+/* What a PAUSE-loop exit does (sched.ple). off: the core asks for no PAUSE-loop exits. */
+enum sched_ple { SCHED_PLE_OFF = 0, SCHED_PLE_YIELD, SCHED_PLE_DIRECTED };
 
 enum sched_profile { SCHED_PROFILE_SLIVER = 0, SCHED_PROFILE_XEN_CREDIT1 = 1 };
 
@@ -241,6 +253,13 @@ struct sched_ops {
 	sched_cpumask_t (*sleep)(struct sched *s, struct sched_vcpu *v, uint64_t now);
 	/* v (RUNNING) gives up the rest of its slice; its pCPU calls pick_next next. */
 	void (*yield)(struct sched *s, struct sched_vcpu *v, uint64_t now);
+	/* Directed yield (sched/yield_to.c chose t, RUNNABLE, same domain as the RUNNING v):
+	 * t runs next on its own pCPU; v yields when that is v's pCPU, else that pCPU is
+	 * returned to kick and v goes on. t's run is charged to t. The policy may
+	 * refuse a target too far ahead of its queue (fairness): then v goes on, nothing
+	 * changes, and it returns 0. NULL: the policy has none and a plain yield is made. */
+	sched_cpumask_t (*yield_to)(struct sched *s, struct sched_vcpu *v, struct sched_vcpu *t,
+				    uint64_t now);
 	struct sched_pick (*pick_next)(struct sched *s, unsigned pcpu, uint64_t now);
 	/* weight 1..65535 (0 = keep), cap % of one pCPU (0 = none). 0 or -errno. */
 	int (*set_params)(struct sched *s, struct sched_dom *d, uint32_t weight, uint32_t cap,
@@ -326,6 +345,21 @@ static inline void sched_yield(struct sched *s, struct sched_vcpu *v, uint64_t n
 {
 	s->ops->yield(s, v, now);
 }
+/* Directed yield (sched/yield_to.c, docs/scheduler.md "PAUSE-loop exits"). */
+/* The vCPU a spinner v should yield to: a RUNNABLE vCPU of v's domain that did not itself
+ * just spin (in_spin_loop clear, or dy_eligible set), first in
+ * id order strictly after dom->last_boosted (wrapping; the last boosted one itself comes last), or
+ * NULL. Only reads (sched_pause_loop toggles dy_eligible of the flagged ones it passed). */
+struct sched_vcpu *sched_yield_candidate(const struct sched *s, const struct sched_vcpu *v);
+/* v (RUNNING) took a PAUSE-loop exit: marks it in_spin_loop, then by s->p.ple yields
+ * (yield) or yields to sched_yield_candidate (directed; none: v goes on, as in KVM).
+ * The caller calls pick_next on v's pCPU next and kicks the returned pCPUs. */
+sched_cpumask_t sched_pause_loop(struct sched *s, struct sched_vcpu *v, uint64_t now);
+/* The policy's pick: takes pCPU p's yield_next if it is still queued there (else NULL). */
+struct sched_vcpu *sched_take_yield_next(struct sched *s, unsigned p);
+/* Drops every pointer to v kept for a directed yield (v is being removed). */
+void sched_yield_forget(struct sched *s, const struct sched_vcpu *v);
+
 static inline struct sched_pick sched_pick_next(struct sched *s, unsigned pcpu, uint64_t now)
 {
 	return s->ops->pick_next(s, pcpu, now);

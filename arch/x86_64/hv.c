@@ -16,6 +16,18 @@ void hv_set_frame_ops(const struct hv_frame_ops *ops)
 	hv_frames = *ops;
 }
 
+struct hv_pause_loop hv_pause_loop;
+
+void hv_set_pause_loop(const struct hv_pause_loop *p)
+{
+	hv_pause_loop = *p;
+}
+
+bool hv_pause_loop_supported(void)
+{
+	return be && be->pause_loop_supported && be->pause_loop_supported();
+}
+
 /* Vendor string in EBX, EDX, ECX order. */
 static bool vendor_is(const char *id)
 {
@@ -277,6 +289,7 @@ static const char *const kind_names[HV_EXIT_NR_KINDS] = {
 	[HV_EXIT_IO] = "io",
 	[HV_EXIT_HLT] = "hlt",
 	[HV_EXIT_PAUSE] = "pause",
+	[HV_EXIT_PAUSE_LOOP] = "pause_loop",
 	[HV_EXIT_CR] = "cr",
 	[HV_EXIT_DR] = "dr",
 	[HV_EXIT_UD] = "ud",

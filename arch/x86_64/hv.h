@@ -51,11 +51,12 @@ enum hv_exit_kind {
 	HV_EXIT_IO,    /* io.* */
 	HV_EXIT_HLT,
 	HV_EXIT_PAUSE,
-	HV_EXIT_CR,  /* cr.* */
-	HV_EXIT_DR,  /* dr.*: MOV to/from a debug register */
-	HV_EXIT_UD,  /* an instruction guests may not use (VMX, MONITOR...): #UD */
-	HV_EXIT_GP,  /* an instruction that gives #GP(0) here (RDPMC: no counters) */
-	HV_EXIT_NOP, /* completes with no effect a guest can see (INVD, WBINVD) */
+	HV_EXIT_PAUSE_LOOP, /* the guest spins: PAUSE-loop exit (VMX) or PAUSE filter (SVM) */
+	HV_EXIT_CR,	    /* cr.* */
+	HV_EXIT_DR,	    /* dr.*: MOV to/from a debug register */
+	HV_EXIT_UD,	    /* an instruction guests may not use (VMX, MONITOR...): #UD */
+	HV_EXIT_GP,	    /* an instruction that gives #GP(0) here (RDPMC: no counters) */
+	HV_EXIT_NOP,	    /* completes with no effect a guest can see (INVD, WBINVD) */
 	HV_EXIT_EPT, /* ept.*: access outside the guest's memory (EPT violation, NPT fault) */
 	HV_EXIT_TRIPLE_FAULT,
 	HV_EXIT_ENTRY_FAIL, /* VM entry failed: fail.* */
@@ -132,6 +133,29 @@ struct hv_frame_ops {
 	void (*free)(uint64_t pa);
 };
 void hv_set_frame_ops(const struct hv_frame_ops *ops);
+/* PAUSE-loop detection (issue 14), set once before the first hv_vcpu_create; every vCPU
+ * created after takes it. on: PAUSE-loop exits are reported as HV_EXIT_PAUSE_LOOP (the
+ * PAUSE that ended the loop is the exiting instruction, insn_len set) and plain PAUSE
+ * exiting is off; off (the default): PAUSE never exits. Each vCPU has its own window,
+ * starting at `window`; like KVM's grow_ple_window/shrink_ple_window (arch/x86/kvm/vmx/
+ * vmx.c, svm/svm.c) a PAUSE-loop exit grows it (x grow when grow < window, else + grow,
+ * at most window_max) and loading the vCPU on a pCPU after it was put (descheduled)
+ * shrinks it (/ shrink when shrink < window, else - shrink, at least `window`); a
+ * modifier of 0 resets to `window` (KVM's default shrink).
+ * VMX (SDM Vol. 3C 25.1.3, 25.6.13): secondary control "PAUSE-loop exiting" (bit 10),
+ * PLE_Gap = gap (TSC cycles between two PAUSEs of one loop), PLE_Window = the window
+ * (TSC cycles a loop may last). SVM (APM Vol. 2 15.14.4): intercept PAUSE with the
+ * VMCB's PAUSE filter count = the window (as a PAUSE count) and, when the CPU has the
+ * filter threshold (CPUID 8000_000A EDX[12]), the threshold = gap (cycles); the #VMEXIT
+ * PAUSE is then HV_EXIT_PAUSE_LOOP. A backend without the feature reports none and says
+ * so in hv_pause_loop_supported. */
+struct hv_pause_loop {
+	bool on;
+	uint32_t gap, window, window_max, grow, shrink;
+};
+void hv_set_pause_loop(const struct hv_pause_loop *p);
+/* After hv_detect: whether the CPU can report PAUSE loops. */
+bool hv_pause_loop_supported(void);
 /* Once on the BSP: chooses the backend from CPUID. false (with a reason naming what each
  * backend lacks) when this CPU cannot run guests. */
 bool hv_detect(const char **why);

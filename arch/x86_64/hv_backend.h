@@ -64,6 +64,8 @@ struct hv_backend {
 	 * (< HV_NR_EXIT_REASONS - 1) before it calls; NULL: "unknown". */
 	const char *(*exit_reason_name)(unsigned reason);
 	const char *(*insn_error_name)(uint32_t err);
+	/* Whether the CPU can report PAUSE loops (hv_pause_loop); NULL: no. */
+	bool (*pause_loop_supported)(void);
 };
 
 extern const struct hv_backend vmx_backend;
@@ -71,5 +73,7 @@ extern const struct hv_backend svm_backend;
 
 /* Frames for VMCSs/VMCBs, bitmaps and paging structures (set by hv_set_frame_ops). */
 extern struct hv_frame_ops hv_frames;
+/* PAUSE-loop detection as core set it (hv_set_pause_loop); read at vcpu_create. */
+extern struct hv_pause_loop hv_pause_loop;
 
 #endif

@@ -165,6 +165,23 @@ static int run_scenario(int argc, char **argv)
 		       (unsigned long long)d->sd.c.boosts, (unsigned long long)d->sd.c.boost_deny,
 		       (unsigned long long)d->sd.c.parks, (unsigned long long)d->sd.c.switches,
 		       (unsigned long long)d->sd.c.migrations);
+		if (d->kind == G_LOCK) {
+			double spin = 0;
+			for (unsigned k = 0; k < sim_nvcpus(); k++)
+				if (sim_vcpu(k)->d == d)
+					spin += (double)sim_vcpu(k)->lspin_ns;
+			printf("lock d%u acq=%llu rate=%.0f/s spin_pct=%.1f pause_loops=%llu "
+			       "yield_to=%llu\n",
+			       d->id, (unsigned long long)d->lock_acq,
+			       (double)d->lock_acq / ((double)C.duration_ns / 1e9),
+			       held > 0 ? spin / held * 100 : 0.0,
+			       (unsigned long long)d->sd.c.pause_loops,
+			       (unsigned long long)d->sd.c.yield_to);
+			double rate = (double)d->lock_acq / ((double)C.duration_ns / 1e9);
+			if (C.exp_lock_rate_min > 0 && rate < C.exp_lock_rate_min)
+				fail("lock d%u rate=%.0f/s below %.0f/s", d->id, rate,
+				     C.exp_lock_rate_min);
+		}
 		for (struct sched_vcpu *sv = d->sd.vcpus; sv; sv = sv->next_in_dom)
 			if (C.exp_migrations_max > 0 &&
 			    (double)sv->c.migrations > C.exp_migrations_max)

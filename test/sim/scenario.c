@@ -105,6 +105,8 @@ static int parse_module(struct sim_cfg *c, struct sim_dom *d, const char *path)
 		d->kind = G_SERVICE;
 	else if (!strncmp(base, "hostile", 7))
 		d->kind = G_HOSTILE;
+	else if (!strncmp(base, "lockstress", 10))
+		d->kind = G_LOCK;
 	else {
 		fprintf(stderr, "sliver-sim: %s: %s: unknown guest kind '%s'\n", g_path, what,
 			base);
@@ -136,6 +138,14 @@ static int parse_module(struct sim_cfg *c, struct sim_dom *d, const char *path)
 	if (get_u64(d->line, what, "boot_us", 0, 10000000, &v))
 		return -1;
 	d->boot_ns = v * 1000;
+	v = 5;
+	if (get_u64(d->line, what, "cs_us", 0, 1000000, &v))
+		return -1;
+	d->cs_ns = v * 1000;
+	v = 20;
+	if (get_u64(d->line, what, "think_us", 0, 1000000, &v))
+		return -1;
+	d->think_ns = v * 1000;
 	if (cmdline_get(d->line, "role", buf, sizeof(buf)) && strcmp(buf, "service") &&
 	    strcmp(buf, "guest"))
 		return bad(what, "role", buf);
@@ -296,6 +306,10 @@ int scenario_load(struct sim_cfg *c, const char *path, int noverrides, char **ov
 	if (get_u64(h, what, "sim.boot_us", 0, 10000000, &v))
 		return -1;
 	c->boot_us = v;
+	v = 5;
+	if (get_u64(h, what, "sim.ple_window_us", 0, 1000000, &v))
+		return -1;
+	c->ple_window_ns = v * 1000;
 	c->duty_wall = true;
 	if (cmdline_get(h, "sim.duty_clock", ew, sizeof(ew))) {
 		if (!strcmp(ew, "wall") || !strcmp(ew, "cpu"))
@@ -324,6 +338,7 @@ int scenario_load(struct sim_cfg *c, const char *path, int noverrides, char **ov
 	    get_double(h, what, "expect.ping_max_us", &c->exp_ping_max_us) ||
 	    get_double(h, what, "expect.ping_avg_min_us", &c->exp_ping_avg_min_us) ||
 	    get_double(h, what, "expect.lat_p99_us", &c->exp_lat_p99_us) ||
+	    get_double(h, what, "expect.lock_rate_min", &c->exp_lock_rate_min) ||
 	    get_double(h, what, "expect.share_tol", &c->exp_share_tol) ||
 	    get_double(h, what, "expect.cap_tol", &c->exp_cap_tol) ||
 	    get_double(h, what, "expect.rel_tol_pct", &c->exp_rel_tol_pct) ||

@@ -101,6 +101,8 @@ static unsigned vid(const struct sim_vcpu *v)
 
 static bool has_work(const struct sim_vcpu *v)
 {
+	if (v->d->kind == G_LOCK)
+		return true;
 	return v->pq_n || v->boot_left || (v->spinning && v->spin_left);
 }
 
@@ -141,6 +143,8 @@ static void wall_burst_end(struct sim_vcpu *v, uint64_t t)
 	ev_push(v->sleep_end, EV_SLEEP_END, vid(v), 0);
 }
 
+static void guest_arm(struct sim_vcpu *v, uint64_t now);
+
 static void progress(struct sim_vcpu *v, uint64_t now)
 {
 	if (v->running_on >= 0 && now == v->exec_from && !v->pq_n && !v->boot_left && v->spinning &&
@@ -151,6 +155,12 @@ static void progress(struct sim_vcpu *v, uint64_t now)
 	uint64_t el = now - v->exec_from;
 	v->exec_from = now;
 	v->useful_ns += el;
+	if (v->d->kind == G_LOCK) {
+		struct sim_vcpu *n = lock_progress(v, now - el, el);
+		if (n && n->running_on >= 0)
+			guest_arm(n, now); /* it sees the lock is its own */
+		return;
+	}
 	while (el) {
 		if (v->pq_n) {
 			uint64_t take = el < v->ping_left ? el : v->ping_left;
@@ -236,7 +246,11 @@ static void guest_arm(struct sim_vcpu *v, uint64_t now)
 		t = base + v->spin_left;
 	else if (!has_work(v))
 		t = now;
-	if (v->d->attack == ATK_YIELD95) {
+	if (v->d->kind == G_LOCK) {
+		bool ple = G.s->p.ple != SCHED_PLE_OFF;
+		t = lock_next_event(v, base, ple ? G.c->ple_window_ns : 0);
+		v->ple_at = v->lphase == LP_WAIT ? t : UINT64_MAX;
+	} else if (v->d->attack == ATK_YIELD95) {
 		uint64_t y = v->picked_at + G.s->p.tslice_ns * 95 / 100;
 		if (y < t)
 			t = y > now ? y : now;
@@ -343,6 +357,15 @@ static void on_guest(struct sim_vcpu *v, uint64_t now)
 	if (v->d->attack == ATK_YIELD95 && now >= v->picked_at + G.s->p.tslice_ns * 95 / 100) {
 		sched_yield(G.s, &v->sv, now);
 		resched((unsigned)v->running_on, now);
+		return;
+	}
+	if (v->d->kind == G_LOCK && v->lphase == LP_WAIT && now >= v->ple_at) {
+		/* PAUSE-loop exit: the core's exit_pause_loop, then a fresh window. */
+		unsigned p = (unsigned)v->running_on;
+		kick_mask(sched_pause_loop(G.s, &v->sv, now) & ~SCHED_CPU(p), now);
+		resched(p, now);
+		if (G.pc[p].cur == v)
+			guest_arm(v, now);
 		return;
 	}
 	if (!has_work(v)) {
@@ -518,6 +541,8 @@ int sim_run(struct sim_cfg *c, struct sched *s, struct sim_result *res)
 			v->sleep_end = rnd() % (d->spin_ns + d->sleep_ns) + 1;
 			ev_push(v->sleep_end, EV_SLEEP_END, i, 0);
 		}
+		if (d->kind == G_LOCK)
+			lock_start(v, rnd());
 		v->runnable_since = UINT64_MAX;
 		v->boot_left = d->boot_ns;
 		if (has_work(v)) {

@@ -11,7 +11,9 @@
 #define SIM_MAX_DOMS 1024
 #define SIM_LINE     4096
 
-enum guest_kind { G_SPINNER, G_ECHO, G_IDLE, G_SERVICE, G_HOSTILE };
+enum guest_kind { G_SPINNER, G_ECHO, G_IDLE, G_SERVICE, G_HOSTILE, G_LOCK };
+/* lockstress (lock.c): thinking, spinning for the lock, holding it. */
+enum lock_phase { LP_THINK = 0, LP_WAIT, LP_HOLD };
 enum attack { ATK_NONE, ATK_SLEEP_ACCT, ATK_YIELD95, ATK_SELF_WAKE };
 
 /* A growable sample set in ns. */
@@ -38,6 +40,11 @@ struct sim_dom {
 				     * in the hypervisor; an idle guest then blocks for good */
 	enum attack attack;
 	uint64_t atk_period_ns, atk_lead_ns, atk_after_ns; /* asleep [kP-lead, kP+after) */
+	/* lockstress (lock.c): a ticket lock shared by its vCPUs: FIFO waiters, handed to
+	 * the first waiter at release, whether it runs or not (lock-waiter preemption). */
+	uint64_t cs_ns, think_ns;
+	struct sim_vcpu *lock_owner, *lock_head, *lock_tail;
+	uint64_t lock_acq;
 	struct sched_dom sd;
 	struct samples ping;
 	double demand;	 /* CPU (fraction of one pCPU) it would use if never delayed */
@@ -71,7 +78,12 @@ struct sim_vcpu {
 	uint64_t gen;	    /* guest event generation */
 	bool lat_pending;
 	uint64_t woke_at;
-	uint64_t hold_until; /* sleep-acct attacker: asleep until */
+	uint64_t hold_until;	/* sleep-acct attacker: asleep until */
+	uint8_t lphase;		/* lockstress: enum lock_phase */
+	uint64_t lleft;		/* lockstress: CPU ns left thinking or holding */
+	uint64_t lspin_ns;	/* lockstress: CPU ns spent spinning for the lock */
+	struct sim_vcpu *lnext; /* lockstress: next waiter */
+	uint64_t ple_at;	/* lockstress: its PAUSE-loop exit while waiting, UINT64_MAX */
 	struct samples lat;
 	uint64_t stuck; /* invariant samples it waited while an allowed pCPU idled or ran a
 			 * vCPU of a domain further ahead of its ideal (README.md) */
@@ -91,6 +103,8 @@ struct sim_cfg {
 				 */
 	bool duty_wall;		/* sim.duty_clock: default of the module key duty_clock (wall) */
 	uint64_t boot_us;	/* sim.boot_us: default of the module key boot_us */
+	uint64_t ple_window_ns; /* sim.ple_window_us: spin a lockstress waiter does in one run
+				 * before its PAUSE-loop exit (with sched.ple not off) */
 	/* expect.*: bounds checked at the end, 0 = not checked */
 	double exp_ping_p99_us, exp_ping_max_us, exp_ping_avg_min_us, exp_share_tol, exp_cap_tol,
 		exp_rel_tol_pct, exp_gain_max, exp_lat_p99_us;
@@ -102,6 +116,7 @@ struct sim_cfg {
 	uint64_t inv_ns;	    /* sim.inv_us: invariant sample period, 0 = off */
 	uint64_t inv_margin_ns;	    /* sim.inv_margin_us: "ahead of its ideal" by more */
 	uint64_t inv_tau_ns;	    /* sim.inv_tau_ms: memory of "ahead" */
+	double exp_lock_rate_min;   /* lockstress acquisitions per second, every such domain */
 };
 
 /* scenario.c */
@@ -120,6 +135,14 @@ int entitlement(struct sim_cfg *c); /* fills demand, entitled, bound; -1 on fail
 /* gen.c: the random-scenario property test (README.md); `run` is the single-scenario
  * main (argv[1] = scenario file, argv[2..] overrides). */
 int gen_main(int argc, char **argv, int (*run)(int argc, char **argv));
+
+/* lock.c: the lockstress guest kind. */
+void lock_start(struct sim_vcpu *v, uint64_t r);
+/* Advances v's lock work over the CPU time [t, t + el) it executed; returns a vCPU the lock
+ * was handed to on a release (its spin accounted up to the hand-over), else NULL. */
+struct sim_vcpu *lock_progress(struct sim_vcpu *v, uint64_t t, uint64_t el);
+/* When v (running, executing from `base`) next changes phase by itself, UINT64_MAX: never. */
+uint64_t lock_next_event(const struct sim_vcpu *v, uint64_t base, uint64_t ple_window_ns);
 
 /* sim.c */
 struct sim_result {

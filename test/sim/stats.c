@@ -78,6 +78,9 @@ double sim_vcpu_demand(const struct sim_cfg *c, const struct sim_dom *d, unsigne
 			dem = 1.0 -
 			      (double)(d->atk_lead_ns + d->atk_after_ns) / (double)d->atk_period_ns;
 		break;
+	case G_LOCK: /* always runnable: thinking, holding or spinning */
+		dem = 1.0;
+		break;
 	case G_ECHO:
 		if (d->spin_ns)
 			dem = (double)d->spin_ns / (double)(d->spin_ns + d->sleep_ns);

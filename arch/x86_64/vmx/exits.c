@@ -230,4 +230,47 @@ void vmx_decode_exit(struct vmx_vcpu *v, uint32_t raw, struct hv_exit *e)
 	}
 	if (exit_table[reason].decode)
 		exit_table[reason].decode(v, qual, e);
+	if (reason == EXIT_REASON_PAUSE && v->ple_on) {
+		/* With PAUSE exiting off, a PAUSE exit is a PAUSE-loop exit (25.1.3). */
+		e->kind = HV_EXIT_PAUSE_LOOP;
+		vmx_ple_grow(v);
+	}
+}
+
+/* KVM's __grow_ple_window / __shrink_ple_window (arch/x86/kvm/x86.h, used by vmx/vmx.c
+ * grow_ple_window and shrink_ple_window): a modifier of 0 resets to the base window, one
+ * below the base window multiplies or divides, a larger one adds or subtracts; the
+ * window stays in [window, window_max]. */
+void vmx_ple_grow(struct vmx_vcpu *v)
+{
+	const struct hv_pause_loop *p = &hv_pause_loop;
+	uint64_t w = v->ple_window;
+	if (p->grow < 1)
+		w = p->window;
+	else
+		w = p->grow < p->window ? w * p->grow : w + p->grow;
+	if (w > p->window_max)
+		w = p->window_max;
+	if (w != v->ple_window) {
+		v->ple_window = (uint32_t)w;
+		vmcs_write(v, VMCS_PLE_WINDOW, w);
+	}
+}
+
+void vmx_ple_shrink(struct vmx_vcpu *v)
+{
+	const struct hv_pause_loop *p = &hv_pause_loop;
+	uint32_t w = v->ple_window;
+	if (p->shrink < 1)
+		w = p->window;
+	else if (p->shrink < p->window)
+		w /= p->shrink;
+	else
+		w = w > p->shrink ? w - p->shrink : 0;
+	if (w < p->window)
+		w = p->window;
+	if (w != v->ple_window) {
+		v->ple_window = w;
+		vmcs_write(v, VMCS_PLE_WINDOW, w);
+	}
 }

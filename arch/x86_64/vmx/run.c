@@ -39,6 +39,8 @@ static bool load_here(struct vmx_vcpu *v, struct hv_exit *e)
 		}
 	}
 	v->long_seen = v->efer & EFER_LMA;
+	if (v->ple_on)
+		vmx_ple_shrink(v); /* loaded after a put: it was descheduled (KVM: sched_in) */
 	/* Translations of an earlier user of this EPT root or VPID must not survive. */
 	bool ok = (vmx_caps.ept_vpid & EPT_CAP_INVEPT_SINGLE) ? invept(1, ept_pointer(v->space))
 							      : invept(2, 0);

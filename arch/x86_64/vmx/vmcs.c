@@ -156,7 +156,16 @@ bool vmcs_setup(struct vmx_vcpu *v, uint64_t rip, uint32_t eax, uint32_t ebx, co
 	v->entry_ctls = c->entry;
 	vmcs_write(v, VMCS_PIN_BASED_CONTROLS, c->pin);
 	vmcs_write(v, VMCS_PROC_BASED_CONTROLS, v->cpu_ctls);
-	vmcs_write(v, VMCS_PROC_BASED_CONTROLS2, c->cpu2);
+	/* PAUSE-loop exiting only when core asked for it (hv_pause_loop); PAUSE exiting
+	 * itself stays off (vmx_detect), so every PAUSE exit is a PAUSE-loop exit. */
+	v->ple_on = hv_pause_loop.on && (c->cpu2 & CPU2_PAUSE_LOOP_EXITING);
+	v->ple_window = hv_pause_loop.window;
+	vmcs_write(v, VMCS_PROC_BASED_CONTROLS2,
+		   v->ple_on ? c->cpu2 : c->cpu2 & ~CPU2_PAUSE_LOOP_EXITING);
+	if (v->ple_on) {
+		vmcs_write(v, VMCS_PLE_GAP, hv_pause_loop.gap);
+		vmcs_write(v, VMCS_PLE_WINDOW, v->ple_window);
+	}
 	vmcs_write(v, VMCS_EXIT_CONTROLS, c->exit);
 	vmcs_write(v, VMCS_ENTRY_CONTROLS, v->entry_ctls);
 	vmcs_write(v, VMCS_EXCEPTION_BITMAP, 0);

@@ -86,7 +86,7 @@ static bool vmx_detect(const char **why)
 	}
 	if (!adjust(MSR_IA32_VMX_PROCBASED_CTLS2,
 		    CPU2_ENABLE_EPT | CPU2_ENABLE_VPID | CPU2_UNRESTRICTED_GUEST,
-		    CPU2_WBINVD_EXITING, &c->cpu2)) {
+		    CPU2_WBINVD_EXITING | CPU2_PAUSE_LOOP_EXITING, &c->cpu2)) {
 		*why = "no EPT, VPID or unrestricted guest";
 		return false;
 	}
@@ -152,6 +152,12 @@ static bool vmx_detect(const char **why)
 	for (unsigned i = 0; i < VMX_NR_LAZY_MSRS; i++)
 		msr_bitmap_pass(bm, vmx_lazy_msrs[i], true, false); /* writes: hv_msr_write */
 	return true;
+}
+
+/* PAUSE-loop exiting (25.1.3) is optional: vmcs_setup turns it on per vCPU when asked. */
+static bool vmx_pause_loop_supported(void)
+{
+	return vmx_caps.cpu2 & CPU2_PAUSE_LOOP_EXITING;
 }
 
 static uint64_t vmx_guest_cr4_valid(void)
@@ -253,4 +259,5 @@ const struct hv_backend vmx_backend = {
 	.vcpu_reset_real = vmx_vcpu_reset_real,
 	.exit_reason_name = vmx_exit_reason_name,
 	.insn_error_name = vmx_insn_error_name,
+	.pause_loop_supported = vmx_pause_loop_supported,
 };

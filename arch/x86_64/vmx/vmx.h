@@ -62,8 +62,10 @@ struct vmx_vcpu {
 	uint64_t efer;	     /* what the guest believes */
 	bool pending_exc;
 	uint32_t exc_info, exc_error, exc_len;
-	bool vmx_error;	    /* a VMREAD/VMWRITE failed since the last entry */
-	bool reset_pending; /* hv_vcpu_reset_real: real mode at reset_cs:reset_ip next entry */
+	bool ple_on;	     /* PAUSE-loop exiting on (hv_pause_loop, 25.1.3) */
+	uint32_t ple_window; /* its PLE_Window now (grows on a PLE exit, shrinks at load) */
+	bool vmx_error;	     /* a VMREAD/VMWRITE failed since the last entry */
+	bool reset_pending;  /* hv_vcpu_reset_real: real mode at reset_cs:reset_ip next entry */
 	uint16_t reset_cs, reset_ip;
 	uint32_t vmx_error_field;
 };
@@ -130,6 +132,9 @@ const char *vmx_exit_reason_name(unsigned reason);
 const char *vmx_insn_error_name(uint32_t err);
 /* exits.c: the exit record from the VMCS (raw = the exit-reason field). */
 void vmx_decode_exit(struct vmx_vcpu *v, uint32_t raw, struct hv_exit *e);
+/* PAUSE-loop window: grown on a PAUSE-loop exit, shrunk when loaded after a put. */
+void vmx_ple_grow(struct vmx_vcpu *v);
+void vmx_ple_shrink(struct vmx_vcpu *v);
 
 /* entry.S: 0 after a VM exit, 1 when VMLAUNCH/VMRESUME failed. */
 int vmx_enter(struct vmx_gprs *g, int launched);

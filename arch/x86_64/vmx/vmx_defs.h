@@ -64,6 +64,7 @@
 #define CPU2_ENABLE_VPID	      (1u << 5)
 #define CPU2_WBINVD_EXITING	      (1u << 6)
 #define CPU2_UNRESTRICTED_GUEST	      (1u << 7)
+#define CPU2_PAUSE_LOOP_EXITING	      (1u << 10) /* 25.6.2, table 25-7 */
 #define CPU2_ENABLE_INVPCID	      (1u << 12)
 /* VM-exit controls (table 24-13). */
 #define EXIT_SAVE_DEBUG_CONTROLS     (1u << 2)
@@ -124,6 +125,8 @@
 #define VMCS_ENTRY_EXCEPTION_ERROR_CODE	  0x4018
 #define VMCS_ENTRY_INSTRUCTION_LENGTH	  0x401a
 #define VMCS_PROC_BASED_CONTROLS2	  0x401e
+#define VMCS_PLE_GAP			  0x4020 /* 25.6.13, appendix B.3.1 */
+#define VMCS_PLE_WINDOW			  0x4022
 #define VMCS_VM_INSTRUCTION_ERROR	  0x4400
 #define VMCS_EXIT_REASON		  0x4402
 #define VMCS_EXIT_INTERRUPTION_INFO	  0x4404
