@@ -93,6 +93,11 @@ static void lock_round(unsigned v)
 
 int rt_main_ap(const struct sliver_boot_info *bi)
 {
+	/* Interrupts on, like vCPU 0 (rt_start): under Bochs an IF=0 guest ignores
+	 * external-interrupt exiting (/work/shared/emulators.md, Bochs bug 1), so the
+	 * hypervisor's reschedule IPIs to this pCPU were lost while it ran with no deadline,
+	 * and a vCPU queued there (the capped hog of the 1.125x row) starved. */
+	rt_sti();
 	while (!shared.go)
 		pause();
 	while (bi->vcpu_id < SLIVER_MAX_VCPUS && !shared.stop)
