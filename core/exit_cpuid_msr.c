@@ -4,7 +4,10 @@
  * audit"): no VMX/SMX, MONITOR, PMU/PDCM, debug store, thermal/power, MCE/MCA (no
  * machine-check MSRs), APIC/x2APIC/TSC-deadline (unless the domain has lapic=1), PCID, XSAVE/AVX
  * (no XCR0), RDTSCP, PKU; FSGSBASE/SMEP/SMAP only when the backend lets CR4 enable them. The
- * hypervisor bit is set and leaf 0x40000000 names sliver.
+ * hypervisor bit is set and leaf 0x40000000 names sliver; leaf 0x40000001 names the platform
+ * sliver itself runs on (the host's leaf 0x40000000 signature when the host's hypervisor bit
+ * is set, e.g. "TCGTCGTCGTCG" under QEMU's emulator, else zeros), so that a test guest can tell
+ * an emulator's known gap from a sliver bug (docs/hypercalls.md).
  * MSRs: the per-vCPU ones pass in the bitmap (arch: reads, and writes of the VMCS-
  * switched ones); here EFER and the SWAPGS/SYSCALL MSRs go to the backend, which checks
  * them (hv_write_efer, hv_msr_write), PAT and MTRR_DEF_TYPE are checked per-vCPU values, MTRRCAP
@@ -103,8 +106,11 @@ enum exit_action exit_cpuid(struct vcpu *v, struct hv_exit *e)
 	uint32_t leaf = (uint32_t)hv_gpr_get(h, HV_RAX), sub = (uint32_t)hv_gpr_get(h, HV_RCX);
 	struct cpuid_regs r = {0, 0, 0, 0};
 	if (leaf == 0x40000000u)
-		r = (struct cpuid_regs){0x40000000u, SIG_B, SIG_C, SIG_D};
-	else if (leaf < 0x40000000u || leaf >= 0x80000000u)
+		r = (struct cpuid_regs){0x40000001u, SIG_B, SIG_C, SIG_D};
+	else if (leaf == 0x40000001u && cpu_has_feature_ecx1(31)) {
+		r = cpuid(0x40000000u, 0);
+		r.eax = 0;
+	} else if (leaf < 0x40000000u || leaf >= 0x80000000u)
 		r = cpuid_filter(v, leaf, sub);
 	hv_gpr_set(h, HV_RAX, r.eax);
 	hv_gpr_set(h, HV_RBX, r.ebx);

@@ -4,7 +4,7 @@
 # docs/BENCHMARKS.md, docs/bench/bench-hv.dat and docs/bench/ping-p99.png. Slow (about
 # 15 minutes), so not in `make test`; e2e-bench-row-smoke keeps its path tested.
 # Knobs: BENCH_RUN_MS, BENCH_ROWS, BENCH_JOBS, BENCH_IPS (see tools/bench-hv.sh).
-.PHONY: bench e2e-bench-row-smoke
+.PHONY: bench e2e-bench-row-smoke e2e-bench-row-smoke-svm
 bench: all $(BUILD)/sliver-sim
 	tools/bench-hv.sh
 
@@ -18,12 +18,19 @@ $(BUILD)/bench/smoke.cfg: test/scenarios/row-035-10.cfg tools/bench-hv.sh
 
 # The ISO is rebuilt every time (a second or two): `all` is what lists every guest here
 # (GUEST_ELFS is not complete yet when this file is read).
-e2e-bench-row-smoke: $(BUILD)/bench/smoke.cfg all
-	cp $(BUILD)/sliver.elf $(BUILD)/bench/sliver.elf
-	tools/mkiso.sh smoke $< $(BUILD)/bench $(GUEST_ELFS)
+BENCH_SMOKE_EMU = --emu bochs --ips 50000000
+BENCH_SMOKE_ISO = smoke
+e2e-bench-row-smoke e2e-bench-row-smoke-svm: $(BUILD)/bench/smoke.cfg all
+	install -C -m 644 $(BUILD)/sliver.elf $(BUILD)/bench/sliver.elf
+	tools/mkiso.sh $(BENCH_SMOKE_ISO) $< $(BUILD)/bench $(GUEST_ELFS)
 	tools/e2e.sh $@ $(E2E_END) --reject 'crashed|refused' \
 	    --expect '^sliver: ping d4 from pCPU 1 ' --expect '^sliver: guests on pCPU 0-0 only' \
 	    --expect '^ping d4 n=[1-9][0-9]* lost=[0-9]+ .* p99_us=[0-9]{1,4}\.[0-9]+ .* late=[0-9]+$$' \
 	    --expect '^stat d1 .* sched_ms=[1-9]' --expect '^stat d4 .* sched_ms=[1-9]' \
-	    -- --emu bochs --cpus 2 --ips 50000000 --timeout 120 $(BUILD)/bench/smoke-bios.iso
+	    -- $(BENCH_SMOKE_EMU) --cpus 2 --timeout 120 $(BUILD)/bench/$(BENCH_SMOKE_ISO)-bios.iso
 TEST_TARGETS += e2e-bench-row-smoke
+# The same row under QEMU TCG+SVM (-icount, emulated time).
+e2e-bench-row-smoke-svm: BENCH_SMOKE_EMU = --emu qemu --icount
+e2e-bench-row-smoke-svm: BENCH_SMOKE_ISO = smoke-svm
+SVM_TESTS += e2e-bench-row-smoke-svm
+TEST_TARGETS += $(if $(filter 1,$(SVM_E2E)),e2e-bench-row-smoke-svm)

@@ -100,6 +100,18 @@ static uint64_t mem;
 static ureg cr0_base, cr4_base;
 static uint64_t efer_base, kgs_expect, last_clock;
 static uint32_t cpuid1_ecx, cpuid1_edx, cpuid7_ebx;
+/* sliver runs on QEMU's emulator (TCG): CPUID 0x40000001 names the platform "TCGTCGTCGTCG"
+ * (docs/hypercalls.md). Only then is an emulator's known gap accepted (emu_diff). */
+static bool on_qemu_tcg;
+static uint64_t n_emu_diff;
+
+/* The emulator's answer where it differs from the CPU's by a known emulator gap (docs/svm.md,
+ * QEMU items): accepted only under QEMU TCG, counted, named once. */
+static void emu_diff(const char *what, const char *why)
+{
+	if (n_emu_diff++ == 0)
+		fz_printf("fuzz: known emulator difference: %s (%s)\n", what, why);
+}
 
 /* Scratch memory: the only guest RAM a valid pointer argument may name (the hypervisor
  * writes there), and the page the single-instruction stubs are assembled into. */
@@ -1089,7 +1101,14 @@ static void op_int(void)
 	}
 	if (form == 1) { /* ICEBP */
 		static const uint8_t b[] = {0xf1};
-		expect(stub0(b, 1), "icebp", V_DB, V_DB);
+		int got = stub0(b, 1);
+		/* QEMU 7.2's TCG is built without WANT_ICEBP: 0xF1 is #UD there (docs/svm.md QEMU
+		 * item 5); on a CPU and in Bochs it is #DB (SDM Vol. 3A 17.3.1.2). */
+		if (on_qemu_tcg && got == V_UD)
+			emu_diff("icebp is #UD under QEMU TCG, #DB on a CPU",
+				 "docs/svm.md QEMU item 5");
+		else
+			expect(got, "icebp", V_DB, V_DB);
 		return;
 	}
 	unsigned v = below(256);
@@ -1392,6 +1411,13 @@ static void print_counts(const char *what, uint64_t ops)
 		  (unsigned long long)(fz_clock_ns() / 1000000));
 }
 
+static void print_emu_diff(void)
+{
+	if (n_emu_diff)
+		fz_printf("fuzz: known emulator differences=%llu\n",
+			  (unsigned long long)n_emu_diff);
+}
+
 int fz_main(const struct sliver_boot_info *boot)
 {
 	bi = boot;
@@ -1422,6 +1448,8 @@ int fz_main(const struct sliver_boot_info *boot)
 	cpuid1_ecx = r[2], cpuid1_edx = r[3];
 	x_cpuid(7, 0, r);
 	cpuid7_ebx = r[1];
+	x_cpuid(0x40000001u, 0, r); /* "TCGT" "CGTC" "GTCG" */
+	on_qemu_tcg = r[1] == 0x54474354u && r[2] == 0x43544743u && r[3] == 0x47435447u;
 	cr0_base = rdcr0();
 	cr4_base = rdcr4();
 	efer_base = rdmsr_or_0(MSR_EFER);
@@ -1456,8 +1484,10 @@ int fz_main(const struct sliver_boot_info *boot)
 						   "lapic", "ioapic", "hltnone"};
 		rs = seed ^ 0xfa7a1;
 		print_counts("summary", done);
+		print_emu_diff();
 		fatal(fatal_act[0] ? fatal_act : acts[below(7)]);
 	}
 	print_counts("summary", done);
+	print_emu_diff();
 	return fails ? 1 : 0;
 }
