@@ -88,7 +88,8 @@
 #define CLEAN_ALL  0x7ffu
 
 /* Segment attributes (VMCB format: type, S, DPL, P in 7:0; AVL, L, D/B, G in 11:8). */
-#define SEG_ATTR_L (1u << 9)
+#define SEG_ATTR_L  (1u << 9)
+#define SEG_ATTR_DB (1u << 10) /* default operand size 32 (D/B of the descriptor) */
 
 /* Nested page-table entries: the long-mode format (APM Vol. 2 5.3). Every level is a user
  * page because nested walks are user accesses (15.25.5). */
