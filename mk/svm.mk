@@ -3,7 +3,8 @@
 # deterministic), the counterpart of mk/vmx.mk's Bochs runs.
 HV_SRCS += arch/x86_64/svm/svm.c arch/x86_64/svm/vmcb.c arch/x86_64/svm/npt.c \
 	arch/x86_64/svm/exits.c arch/x86_64/svm/decode.c arch/x86_64/svm/regs.c \
-	arch/x86_64/svm/run.c arch/x86_64/svm/entry.S
+	arch/x86_64/svm/run.c arch/x86_64/svm/pause.c \
+	arch/x86_64/svm/entry.S
 
 # What only SVM shows in the guest e2e twins of mk/vmm.mk (NAME_SVM, mk/e2e.mk): the dense
 # exit-reason indices of arch/x86_64/svm/exits.c (0 INTR, 1 NMI, 3 VINTR, 5 HLT, 6 IOIO,
@@ -44,3 +45,8 @@ SVM_TESTS += e2e-svm-mix-1cpu
 UNIT_TESTS += svm_decode
 UNIT_SRCS_svm_decode := test/unit/test_svm_decode.c
 $(BUILD)/unit/svm_decode: arch/x86_64/svm/decode.c arch/x86_64/svm/svm.h # (included)
+
+# PAUSE-loop detection through the PAUSE filter (no e2e: QEMU 7.2 TCG has no filter).
+UNIT_TESTS += svm_pause
+UNIT_SRCS_svm_pause := test/unit/test_svm_pause.c
+$(BUILD)/unit/svm_pause: arch/x86_64/svm/pause.c arch/x86_64/svm/svm.h # (included)

@@ -12,13 +12,14 @@
 #define VM_CR_SVMDIS	(1ull << 4)
 
 /* CPUID (APM Vol. 3 appendix E). */
-#define CPUID_80000001_ECX_SVM		  (1u << 2)
-#define CPUID_8000000A_EDX_NP		  (1u << 0)
-#define CPUID_8000000A_EDX_NRIPS	  (1u << 3)
-#define CPUID_8000000A_EDX_FLUSH_BY_ASID  (1u << 6)
-#define CPUID_8000000A_EDX_DECODE_ASSISTS (1u << 7)
-#define CPUID_8000000A_EDX_PAUSE_FILTER	  (1u << 10)
-#define CPUID_8000000A_EDX_VMCB_CLEAN	  (1u << 5)
+#define CPUID_80000001_ECX_SVM			  (1u << 2)
+#define CPUID_8000000A_EDX_NP			  (1u << 0)
+#define CPUID_8000000A_EDX_NRIPS		  (1u << 3)
+#define CPUID_8000000A_EDX_FLUSH_BY_ASID	  (1u << 6)
+#define CPUID_8000000A_EDX_DECODE_ASSISTS	  (1u << 7)
+#define CPUID_8000000A_EDX_PAUSE_FILTER		  (1u << 10)
+#define CPUID_8000000A_EDX_PAUSE_FILTER_THRESHOLD (1u << 12)
+#define CPUID_8000000A_EDX_VMCB_CLEAN		  (1u << 5)
 
 /* Intercept vector 3 (VMCB 0x00c) and 4 (0x010), table B-1. */
 #define INTERCEPT_INTR	      (1u << 0)
