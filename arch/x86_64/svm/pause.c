@@ -66,13 +66,7 @@ void svm_ple_setup(struct svm_vcpu *s)
 	struct vmcb *vb = s->vmcb;
 	s->ple_on = hv_pause_loop.on && svm_pause_loop_supported();
 	if (!s->ple_on) {
-		/* QEMU TCG without a filter: PAUSE ends its execution loop and, single-
-		 * threaded, hands the emulator to the next vCPU for a time slice (docs/svm.md
-		 * QEMU item 7); an intercepted PAUSE is a #VMEXIT handled inside the loop
-		 * instead, completed by core (HV_EXIT_PAUSE). Hardware is unchanged. */
-		bool tcg = !svm_pause_loop_supported() && cpu_is_qemu_tcg();
-		vb->intercept_misc1 = tcg ? vb->intercept_misc1 | INTERCEPT_PAUSE
-					  : vb->intercept_misc1 & ~INTERCEPT_PAUSE;
+		vb->intercept_misc1 &= ~INTERCEPT_PAUSE;
 		vb->pause_filter_count = 0;
 		vb->pause_filter_threshold = 0;
 		return;
