@@ -3,7 +3,8 @@
 # deterministic), the counterpart of mk/vmx.mk's Bochs runs.
 HV_SRCS += arch/x86_64/svm/svm.c arch/x86_64/svm/vmcb.c arch/x86_64/svm/npt.c \
 	arch/x86_64/svm/exits.c arch/x86_64/svm/decode.c arch/x86_64/svm/regs.c \
-	arch/x86_64/svm/run.c arch/x86_64/svm/entry.S
+	arch/x86_64/svm/run.c arch/x86_64/svm/pause.c \
+	arch/x86_64/svm/entry.S
 
 # What only SVM shows in the guest e2e twins of mk/vmm.mk (NAME_SVM, mk/e2e.mk): the dense
 # exit-reason indices of arch/x86_64/svm/exits.c (0 INTR, 1 NMI, 3 VINTR, 5 HLT, 6 IOIO,
@@ -36,7 +37,8 @@ SVM_PASSING := e2e-vmx-hostile-svm e2e-vmx-duty-1cpu-svm e2e-vmx-nmi-svm \
 	e2e-vmx-mix-svm e2e-vmx-mix-svm-4cpu e2e-vmx-mix-svm-uefi e2e-fuzz-holes-svm \
 	e2e-console-flood-svm e2e-manydoms-svm e2e-config-bad-svm e2e-pc-real-svm \
 	e2e-fuzz-svm e2e-fuzz-fatal-svm e2e-lockstress-svm e2e-bench-row-smoke-svm e2e-exitbench-svm \
-	e2e-console-lat-same-svm
+	e2e-console-lat-same-svm \
+	e2e-pc-mb1-svm e2e-lapic-svm
 TEST_TARGETS += e2e-svm-mix-1cpu $(if $(filter 1,$(SVM_E2E)),,$(SVM_PASSING))
 SVM_TESTS += e2e-svm-mix-1cpu
 .PHONY: e2e-svm-mix-1cpu
@@ -45,3 +47,8 @@ SVM_TESTS += e2e-svm-mix-1cpu
 UNIT_TESTS += svm_decode
 UNIT_SRCS_svm_decode := test/unit/test_svm_decode.c
 $(BUILD)/unit/svm_decode: arch/x86_64/svm/decode.c arch/x86_64/svm/svm.h # (included)
+
+# PAUSE-loop detection through the PAUSE filter (no e2e: QEMU 7.2 TCG has no filter).
+UNIT_TESTS += svm_pause
+UNIT_SRCS_svm_pause := test/unit/test_svm_pause.c
+$(BUILD)/unit/svm_pause: arch/x86_64/svm/pause.c arch/x86_64/svm/svm.h # (included)

@@ -279,9 +279,17 @@ void svm_decode_exit(struct svm_vcpu *s, struct hv_exit *e)
 	case HV_EXIT_DR:
 		dec_dr(s, e, code);
 		return;
+	case HV_EXIT_PAUSE:
+		if (s->ple_on) {
+			/* The filter's count ran out: a PAUSE loop (15.14.4). RIP is at the PAUSE,
+			 * which completes (F3 90, 2 bytes: NRIP or the decoder say). */
+			e->kind = HV_EXIT_PAUSE_LOOP;
+			svm_ple_exit(s);
+		}
+		insn_length(s, e, code);
+		return;
 	case HV_EXIT_CPUID:
 	case HV_EXIT_HLT:
-	case HV_EXIT_PAUSE:
 	case HV_EXIT_NOP:
 	case HV_EXIT_HYPERCALL:
 		insn_length(s, e, code);

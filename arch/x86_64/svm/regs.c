@@ -34,9 +34,14 @@ void svm_skip_insn(struct hv_vcpu *v, unsigned len)
 void svm_inject_exception(struct hv_vcpu *v, uint8_t vector, bool has_error, uint32_t error)
 {
 	struct svm_vcpu *s = to_svm(v);
+	/* Vector 2 is an NMI (core's vLAPIC delivers NMI IPIs this way): EVENTINJ takes it
+	 * only as TYPE=NMI, an exception with vector 2 makes VMRUN fail (APM Vol. 2 15.20). */
+	uint64_t type = vector == 2 ? EVENT_TYPE_NMI : EVENT_TYPE_EXCEPT;
+	if (vector == 2)
+		has_error = false;
 	s->pending_event = true;
-	s->event = EVENT_VALID | EVENT_TYPE_EXCEPT | vector | (has_error ? EVENT_EV : 0) |
-		   ((uint64_t)error << 32);
+	s->event =
+		EVENT_VALID | type | vector | (has_error ? EVENT_EV : 0) | ((uint64_t)error << 32);
 }
 
 bool svm_guest_long_mode(struct hv_vcpu *v)
@@ -203,6 +208,13 @@ void svm_read_state(struct hv_vcpu *v, struct hv_state *st)
 	st->intr_state = (uint32_t)vb->interrupt_shadow;
 	st->activity = 0;
 	st->idt_vectoring = vb->exitintinfo;
+	/* core fetches MMIO instructions (the vLAPIC) at CS.base+RIP in the code's size:
+	 * 64 in 64-bit mode, else CS.D (real mode: 16), APM Vol. 2 4.7-4.8. */
+	st->cs_base = vb->cs.base;
+	st->code_bits = svm_in_64bit_code(s)		? 64
+			: !(s->cr0 & CR0_PE)		? 16
+			: (vb->cs.attrib & SEG_ATTR_DB) ? 32
+							: 16;
 }
 
 /* The test hook: EFER.SVME clear in the guest state is an illegal VMCB (APM 15.5.1), so the

@@ -26,6 +26,7 @@ static bool load_here(struct svm_vcpu *s, struct hv_exit *e)
 	__asm__ volatile("fxrstor64 %0" : : "m"(*(const uint8_t(*)[512])s->fpu));
 	/* The clean bits cache state per VMCB and CPU: on another pCPU nothing is clean. */
 	s->dirty = CLEAN_ALL;
+	svm_ple_load(s); /* loaded after a put: it was descheduled (KVM: sched_in) */
 	return true;
 }
 

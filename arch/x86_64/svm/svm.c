@@ -140,6 +140,7 @@ const struct hv_backend svm_backend = {
 	.space_map = svm_space_map,
 	.space_unmap = svm_space_unmap,
 	.vcpu_create = svm_vcpu_create,
+	.pause_loop_supported = svm_pause_loop_supported,
 	.vcpu_destroy = svm_vcpu_destroy,
 	.vcpu_put = svm_vcpu_put,
 	.vcpu_loaded_on = svm_vcpu_loaded_on,

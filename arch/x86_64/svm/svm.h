@@ -53,6 +53,8 @@ struct svm_vcpu {
 	bool pending_event;
 	uint64_t event;		/* EVENTINJ value for the next VMRUN */
 	uint64_t last_eventinj; /* EVENTINJ of the last VMRUN (for a VMEXIT_INVALID dump) */
+	bool ple_on;		/* PAUSE filter on (hv_pause_loop, pause.c) */
+	uint32_t ple_window;	/* its PAUSE_FILTER_COUNT now (grows on exit, shrinks at load) */
 };
 
 static inline struct svm_vcpu *to_svm(struct hv_vcpu *v)
@@ -128,5 +130,13 @@ bool svm_fetch_decode(struct svm_vcpu *s, struct svm_insn *in, const char **why)
 
 /* entry.S: VMSAVE host, VMLOAD guest, VMRUN, VMSAVE guest, VMLOAD host, GIF/IF dance. */
 void svm_enter(struct svm_gprs *g, uint64_t vmcb_pa, uint64_t host_vmcb_pa);
+
+/* PAUSE-loop detection through the PAUSE filter (pause.c). */
+uint32_t svm_ple_grow(const struct hv_pause_loop *p, uint32_t w);
+uint32_t svm_ple_shrink(const struct hv_pause_loop *p, uint32_t w);
+bool svm_pause_loop_supported(void);
+void svm_ple_setup(struct svm_vcpu *s);
+void svm_ple_exit(struct svm_vcpu *s);
+void svm_ple_load(struct svm_vcpu *s);
 
 #endif

@@ -12,13 +12,14 @@
 #define VM_CR_SVMDIS	(1ull << 4)
 
 /* CPUID (APM Vol. 3 appendix E). */
-#define CPUID_80000001_ECX_SVM		  (1u << 2)
-#define CPUID_8000000A_EDX_NP		  (1u << 0)
-#define CPUID_8000000A_EDX_NRIPS	  (1u << 3)
-#define CPUID_8000000A_EDX_FLUSH_BY_ASID  (1u << 6)
-#define CPUID_8000000A_EDX_DECODE_ASSISTS (1u << 7)
-#define CPUID_8000000A_EDX_PAUSE_FILTER	  (1u << 10)
-#define CPUID_8000000A_EDX_VMCB_CLEAN	  (1u << 5)
+#define CPUID_80000001_ECX_SVM			  (1u << 2)
+#define CPUID_8000000A_EDX_NP			  (1u << 0)
+#define CPUID_8000000A_EDX_NRIPS		  (1u << 3)
+#define CPUID_8000000A_EDX_FLUSH_BY_ASID	  (1u << 6)
+#define CPUID_8000000A_EDX_DECODE_ASSISTS	  (1u << 7)
+#define CPUID_8000000A_EDX_PAUSE_FILTER		  (1u << 10)
+#define CPUID_8000000A_EDX_PAUSE_FILTER_THRESHOLD (1u << 12)
+#define CPUID_8000000A_EDX_VMCB_CLEAN		  (1u << 5)
 
 /* Intercept vector 3 (VMCB 0x00c) and 4 (0x010), table B-1. */
 #define INTERCEPT_INTR	      (1u << 0)
@@ -88,7 +89,8 @@
 #define CLEAN_ALL  0x7ffu
 
 /* Segment attributes (VMCB format: type, S, DPL, P in 7:0; AVL, L, D/B, G in 11:8). */
-#define SEG_ATTR_L (1u << 9)
+#define SEG_ATTR_L  (1u << 9)
+#define SEG_ATTR_DB (1u << 10) /* default operand size 32 (D/B of the descriptor) */
 
 /* Nested page-table entries: the long-mode format (APM Vol. 2 5.3). Every level is a user
  * page because nested walks are user accesses (15.25.5). */

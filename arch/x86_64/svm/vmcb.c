@@ -30,12 +30,8 @@ static void intercepts(struct vmcb *vb)
 			      INTERCEPT_SKINIT | INTERCEPT_RDTSCP | INTERCEPT_WBINVD |
 			      INTERCEPT_MONITOR | INTERCEPT_MWAIT | INTERCEPT_MWAIT_COND |
 			      INTERCEPT_XSETBV;
-	/* PAUSE exits only through the filter (a spin loop, 15.14.4), as VMX runs without
-	 * PAUSE exiting: without the filter every PAUSE would exit. */
-	if (svm_has(CPUID_8000000A_EDX_PAUSE_FILTER)) {
-		vb->intercept_misc1 |= INTERCEPT_PAUSE;
-		vb->pause_filter_count = 3000;
-	}
+	/* PAUSE: intercepted through the filter only when core asked for PAUSE-loop
+	 * detection (svm_ple_setup, pause.c); otherwise it never exits, as under VMX. */
 }
 
 static void guest_state(struct svm_vcpu *s, uint64_t rip, uint32_t eax, uint32_t ebx)
@@ -111,6 +107,7 @@ struct hv_vcpu *svm_vcpu_create(struct hv_space *sp, uint16_t asid, uint64_t rip
 	vb->np_enable = 1;
 	vb->n_cr3 = sp->root_pa;
 	guest_state(s, rip, eax, ebx);
+	svm_ple_setup(s);
 	return (struct hv_vcpu *)s;
 }
 
