@@ -29,8 +29,11 @@ e2e-config-bad_EXPECT = $(E2E_END) --reject 'crashed|tail=cut' \
 	    --expect "^sliver: d2: evt.allow item '1:nosuch': no such domain: ignored" \
 	    --expect '^sliver: d63 i63: 32-bit ELF' --expect '^\(d63\) idle: d63 blocking' \
 	    --expect '^\(d7\) service: d7 shell ready' --expect '^sliver: run_ms reached' \
-	    --expect '^\(d1\) spin iters=[0-9]+ rate=[0-9]{6,}/s' \
-	    --expect '^ping d2 n=[1-9][0-9]+ lost=0 '
+	    --expect '^\(d1\) spin iters=[0-9]+ rate=[0-9]{6,}/s'
+# Every ping answered under Bochs; under QEMU TCG (one thread for all vCPUs, 64 domains on
+# 2 pCPUs) a ping now and then times out (lost=1 seen once in CI): up to 2 of ~49 lost.
+e2e-config-bad_VMX = --expect '^ping d2 n=[1-9][0-9]+ lost=0 '
+e2e-config-bad_SVM = --expect '^ping d2 n=[1-9][0-9]+ lost=[0-2] '
 e2e-config-bad_CHECK = @n=$$(grep -cE "^sliver: (bad setting|bad scheduler setting|unknown setting|module [0-9]+ .*refused|module [0-9]+: command line|the command line is longer|warning: .* module|d[0-9]+: evt.allow)" build/e2e/$@.log); \
 	  [ "$$n" = 19 ] || { echo "e2e $@: $$n configuration lines, expected exactly 19 (one per bad word)"; exit 1; }
 $(eval $(call e2e_twin,e2e-config-bad,$(BUILD)/badconfig-bios.iso,--cpus 2 --timeout 150))
