@@ -4,6 +4,8 @@
  * (boot/boot.h has its own, without C suffixes): a C file includes one or the other. */
 #ifndef ARCH_X86_64_CR_H
 #define ARCH_X86_64_CR_H
+#include <stdbool.h>
+#include <stdint.h>
 
 #define CR0_PE (1ull << 0)
 #define CR0_MP (1ull << 1)
@@ -46,5 +48,29 @@
 #define CPUID_7_FSGSBASE  (1u << 0)  /* EBX */
 #define CPUID_7_SMEP	  (1u << 7)
 #define CPUID_7_SMAP	  (1u << 20)
+
+/* CR0 bits a guest's MOV to CR0 keeps (the rest of 31:0 reads as written by hardware: 0). */
+#define CR0_DEFINED                                                                                \
+	(CR0_PE | CR0_MP | CR0_EM | CR0_TS | CR0_ET | CR0_NE | CR0_WP | CR0_AM | CR0_NW | CR0_CD | \
+	 CR0_PG)
+
+/* MOV to CR0 (also CLTS, LMSW): false for the #GP(0) cases of SDM Vol. 2 "MOV to/from
+ * Control Registers" and Vol. 3A 2.5, 9.8.5 (APM Vol. 2 3.1.1 the same), given the guest's
+ * current CR0, CR4, EFER and whether it runs 64-bit code. Both backends use it. */
+static inline bool cr0_write_ok(uint64_t cr0, uint64_t cr4, uint64_t efer, bool in_64bit_code,
+				uint64_t val)
+{
+	if (val >> 32)
+		return false; /* reserved bits 63:32 */
+	if ((val & CR0_PG) && !(val & CR0_PE))
+		return false;
+	if ((val & CR0_NW) && !(val & CR0_CD))
+		return false;
+	if ((val & CR0_PG) && !(cr0 & CR0_PG) && (efer & EFER_LME) && !(cr4 & CR4_PAE))
+		return false; /* long mode needs PAE */
+	if (!(val & CR0_PG) && (cr0 & CR0_PG) && (in_64bit_code || (cr4 & CR4_PCIDE)))
+		return false; /* paging off only from compatibility mode, PCIDE clear */
+	return true;
+}
 
 #endif

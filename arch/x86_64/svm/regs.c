@@ -92,21 +92,6 @@ static bool pdptes_ok(struct svm_vcpu *s)
 	return true;
 }
 
-static bool cr0_write_ok(struct svm_vcpu *s, uint64_t val)
-{
-	if (val >> 32)
-		return false; /* reserved bits 63:32 */
-	if ((val & CR0_PG) && !(val & CR0_PE))
-		return false;
-	if ((val & CR0_NW) && !(val & CR0_CD))
-		return false;
-	if ((val & CR0_PG) && !(s->cr0 & CR0_PG) && (s->efer & EFER_LME) && !(s->cr4 & CR4_PAE))
-		return false; /* long mode needs PAE */
-	if (!(val & CR0_PG) && (s->cr0 & CR0_PG) && (svm_in_64bit_code(s) || (s->cr4 & CR4_PCIDE)))
-		return false; /* paging off only from compatibility mode, PCIDE clear */
-	return true;
-}
-
 static bool cr4_write_ok(struct svm_vcpu *s, uint64_t val)
 {
 	if (val & ~svm_caps.guest_cr4_valid)
@@ -116,15 +101,11 @@ static bool cr4_write_ok(struct svm_vcpu *s, uint64_t val)
 	return true;
 }
 
-#define CR0_DEFINED                                                                                \
-	(CR0_PE | CR0_MP | CR0_EM | CR0_TS | CR0_ET | CR0_NE | CR0_WP | CR0_AM | CR0_NW | CR0_CD | \
-	 CR0_PG)
-
 bool svm_write_cr(struct hv_vcpu *v, unsigned cr, uint64_t val)
 {
 	struct svm_vcpu *s = to_svm(v);
 	if (cr == 0) {
-		if (!cr0_write_ok(s, val))
+		if (!cr0_write_ok(s->cr0, s->cr4, s->efer, svm_in_64bit_code(s), val))
 			return false;
 		val = (val & CR0_DEFINED) | CR0_ET;
 		uint64_t old = s->cr0;

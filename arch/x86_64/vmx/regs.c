@@ -99,23 +99,6 @@ static bool in_64bit_code(struct vmx_vcpu *v)
 	return (v->efer & EFER_LMA) && (vmcs_read(v, VMCS_GUEST_CS_AR) & SEG_AR_L);
 }
 
-/* MOV to CR0 (also CLTS, LMSW): the #GP(0) cases of SDM Vol. 2 "MOV to/from Control
- * Registers" and Vol. 3A 2.5, 9.8.5. Reserved bits 31:0 are ignored like hardware does. */
-static bool cr0_write_ok(struct vmx_vcpu *v, uint64_t val)
-{
-	if (val >> 32)
-		return false; /* reserved bits 63:32 */
-	if ((val & CR0_PG) && !(val & CR0_PE))
-		return false;
-	if ((val & CR0_NW) && !(val & CR0_CD))
-		return false;
-	if ((val & CR0_PG) && !(v->cr0 & CR0_PG) && (v->efer & EFER_LME) && !(v->cr4 & CR4_PAE))
-		return false; /* long mode needs PAE */
-	if (!(val & CR0_PG) && (v->cr0 & CR0_PG) && (in_64bit_code(v) || (v->cr4 & CR4_PCIDE)))
-		return false; /* paging off only from compatibility mode, PCIDE clear */
-	return true;
-}
-
 static bool cr4_write_ok(struct vmx_vcpu *v, uint64_t val)
 {
 	if (val & ~vmx_caps.guest_cr4_valid)
@@ -129,16 +112,12 @@ static bool cr4_write_ok(struct vmx_vcpu *v, uint64_t val)
 	return true;
 }
 
-#define CR0_DEFINED                                                                                \
-	(CR0_PE | CR0_MP | CR0_EM | CR0_TS | CR0_ET | CR0_NE | CR0_WP | CR0_AM | CR0_NW | CR0_CD | \
-	 CR0_PG)
-
 bool vmx_write_cr(struct hv_vcpu *hv, unsigned cr, uint64_t val)
 {
 	struct vmx_vcpu *v = to_vmx(hv);
 	const struct vmx_caps *c = &vmx_caps;
 	if (cr == 0) {
-		if (!cr0_write_ok(v, val))
+		if (!cr0_write_ok(v->cr0, v->cr4, v->efer, in_64bit_code(v), val))
 			return false;
 		val = (val & CR0_DEFINED) | CR0_ET;
 		/* Unrestricted guest: PE and PG are the guest's own (26.3.1.1). */
