@@ -79,15 +79,17 @@ static size_t prefix(char *p, unsigned id)
 	return n + put_str(p + n, ") ");
 }
 
-/* "(d<id>) [console <why>: <n> bytes dropped]\n" */
-static size_t drop_note(char *p, unsigned id, const char *why, uint64_t bytes)
+/* "(d<id>) [console <why>: <n> bytes dropped<end>]\n" */
+static size_t drop_note(char *p, unsigned id, const char *why, uint64_t bytes, const char *end)
 {
 	size_t n = prefix(p, id);
 	n += put_str(p + n, "[console ");
 	n += put_str(p + n, why);
 	n += put_str(p + n, ": ");
 	n += put_u64(p + n, bytes);
-	return n + put_str(p + n, " bytes dropped]\n");
+	n += put_str(p + n, " bytes dropped");
+	n += put_str(p + n, end);
+	return n + put_str(p + n, "]\n");
 }
 
 /* Queues one line (len bytes, without its newline), preceded by the drop notes. */
@@ -100,9 +102,9 @@ static void emit_locked(struct domain *d, const char *s, unsigned len)
 	char buf[2 * 64 + DCON_LINE + 16];
 	size_t n = 0;
 	if (d->con.dropped)
-		n += drop_note(buf + n, d->id, "rate limit", d->con.dropped);
+		n += drop_note(buf + n, d->id, "rate limit", d->con.dropped, "");
 	if (d->con.ring_dropped)
-		n += drop_note(buf + n, d->id, "ring full", d->con.ring_dropped);
+		n += drop_note(buf + n, d->id, "ring full", d->con.ring_dropped, "");
 	n += prefix(buf + n, d->id);
 	memcpy(buf + n, s, len); /* buf has room: len <= DCON_LINE */
 	n += len;
@@ -188,12 +190,26 @@ void dcon_write(struct vcpu *v, const char *s, uint64_t n)
 	spin_unlock(&d->con.lock);
 }
 
+/* Called once a domain ends: its unfinished lines go out, and so do the drop notes its last
+ * lines were owed (they come with the next line that passes, and an ended domain has no
+ * next line), as "[... bytes dropped, domain ended]". They skip the rate limit: one short
+ * record per domain's end. */
 void dcon_flush(struct domain *d)
 {
 	spin_lock(&d->con.lock);
 	for (unsigned i = 0; i < d->nr_vcpus; i++)
 		if (d->vcpu[i])
 			flush_locked(d, &d->vcpu[i]->con);
+	char buf[2 * 80];
+	size_t n = 0;
+	if (d->con.dropped)
+		n += drop_note(buf + n, d->id, "rate limit", d->con.dropped, ", domain ended");
+	if (d->con.ring_dropped)
+		n += drop_note(buf + n, d->id, "ring full", d->con.ring_dropped, ", domain ended");
+	if (n && console_put_line(d->id, d->role == SLIVER_ROLE_SERVICE, buf, n)) {
+		d->con.dropped = 0;
+		d->con.ring_dropped = 0;
+	}
 	spin_unlock(&d->con.lock);
 }
 

@@ -48,3 +48,9 @@ e2e-console-flood_EXPECT = --expect '^sliver: run complete: PASS' --reject 'cras
 	--expect '^\(d1\) \[console rate limit: [1-9][0-9]* bytes dropped\]$$' \
 	--expect '^\(d3\) spin iters=[0-9]+ rate=' --expect '^ping d2 n=[1-9][0-9]+ '
 $(eval $(call e2e_twin,e2e-console-flood,$(BUILD)/console-flood.iso,--cpus 2 --timeout 300))
+
+# A domain that ends owing a drop note gets it ("domain ended"): its last lines never vanish
+# silently (a hostile run lost d1's last line to the rate limit that way).
+e2e-console-end_EXPECT = $(E2E_END) --reject 'crashed' --expect '^sliver: d1 shutdown code=0$$' \
+	--expect '^\(d1\) \[console rate limit: [1-9][0-9]* bytes dropped, domain ended\]$$'
+$(eval $(call e2e_twin,e2e-console-end,$(BUILD)/console-end.iso,--cpus 1 --timeout 300))

@@ -5,7 +5,8 @@
  * the end of the slice (the VMX-preemption timer backstop; Bochs bug 1).
  * burst=<bytes> burst_ms=<ms>: once, burst_ms after start, writes that many bytes of
  * numbered 64-byte lines (`burst <seq> <filler>`) back to back, HC_CONSOLE_MAX bytes per
- * call, then prints `burst: done lines=<n>` (a console-ring test: tools/console-burst-check). */
+ * call, then prints `burst: done lines=<n>` (a console-ring test: tools/console-burst-check).
+ * end_ms=<N>: shuts the domain down (code 0) after N ms of guest clock. */
 #include "guests/lib/rt.h"
 #include "lib/string.h"
 
@@ -34,11 +35,12 @@ static void burst(uint64_t bytes)
 
 int main(const struct sliver_boot_info *bi)
 {
-	uint64_t report_ms = 0, cli = 0, burst_bytes = 0, burst_ms = 0;
+	uint64_t report_ms = 0, cli = 0, burst_bytes = 0, burst_ms = 0, end_ms = 0;
 	rt_arg_u64("report_ms", &report_ms);
 	rt_arg_u64("cli", &cli);
 	rt_arg_u64("burst", &burst_bytes);
 	rt_arg_u64("burst_ms", &burst_ms);
+	rt_arg_u64("end_ms", &end_ms);
 	rt_printf("spinner: d%u start report_ms=%llu%s\n", bi->dom_id,
 		  (unsigned long long)report_ms, cli ? " cli" : "");
 	if (cli)
@@ -46,13 +48,15 @@ int main(const struct sliver_boot_info *bi)
 	uint64_t iters = 0, last_iters = 0;
 	uint64_t period = report_ms * 1000000ull;
 	uint64_t last = rt_clock_ns(), next = last + period;
-	uint64_t burst_at = last + burst_ms * 1000000ull;
+	uint64_t burst_at = last + burst_ms * 1000000ull, end_at = last + end_ms * 1000000ull;
 	for (;;) {
 		iters++;
 		if (burst_bytes && (iters & 0x3ff) == 0 && rt_clock_ns() >= burst_at) {
 			burst(burst_bytes);
 			burst_bytes = 0;
 		}
+		if (end_ms && (iters & 0x3ff) == 0 && rt_clock_ns() >= end_at)
+			hc_shutdown(0);
 		if (period && (iters & 0x3ff) == 0) {
 			uint64_t now = rt_clock_ns();
 			if (now >= next) {
