@@ -118,6 +118,12 @@ static int config_kv(struct sched *s, const char *k, size_t klen, const char *v,
 			return -SCHED_EINVAL;
 		return 0;
 	}
+	/* `<policy>.<key>`: the selected policy's own keys (sched_ops.config). */
+	size_t nl = 0;
+	while (s->ops->name[nl])
+		nl++;
+	if (s->ops->config && klen > nl + 1 && k[nl] == '.' && str_eq(k, nl, s->ops->name))
+		return s->ops->config(s, k + nl + 1, klen - nl - 1, v, vlen, now);
 	/* Accept `credit.x`, `rr.x` and the bare `x` of the design notes. */
 	if (klen > 7 && str_eq(k, 7, "credit."))
 		k += 7, klen -= 7;

@@ -45,6 +45,17 @@
 #define SCHED_DEFAULT_WEIGHT 256u
 #define SCHED_MAX_WEIGHT     65535u
 
+/* Policy-private storage (issue 11): a policy keeps its own state for a domain, a vCPU, a
+ * pCPU and the instance in the `priv` bytes of each, through SCHED_PRIV (sched_priv.h),
+ * which checks the size at compile time; the shared fields are what the core and the
+ * generic layer read. No allocation: the caller embeds every object. A policy initialises
+ * its part of a vCPU/domain in vcpu_insert (the first one of a domain) and of the
+ * instance and pCPUs in init (sched_init zeroes them all first). */
+#define SCHED_PRIV_DOM_BYTES   128
+#define SCHED_PRIV_VCPU_BYTES  256
+#define SCHED_PRIV_PCPU_BYTES  256
+#define SCHED_PRIV_SCHED_BYTES 512
+
 typedef uint64_t sched_cpumask_t; /* bit n = pCPU n */
 #define SCHED_CPU(n) ((sched_cpumask_t)1 << (n))
 
@@ -136,6 +147,7 @@ struct sched_dom {
 	struct sched_dom *rw_next; /* sched.rw_list link while rw_pending */
 	uint32_t last_boosted;	   /* directed yield: id of the vCPU last yielded to */
 	struct sched_counters c;
+	_Alignas(8) unsigned char priv[SCHED_PRIV_DOM_BYTES]; /* the policy's (SCHED_PRIV) */
 };
 
 struct sched_vcpu {
@@ -177,6 +189,7 @@ struct sched_vcpu {
 			    * a directed-yield target only every other time (dy_eligible) */
 	bool dy_eligible;  /* KVM's dy_eligible: toggled each time a flagged one is passed */
 	struct sched_counters c;
+	_Alignas(8) unsigned char priv[SCHED_PRIV_VCPU_BYTES]; /* the policy's (SCHED_PRIV) */
 };
 
 struct sched_pcpu {
@@ -204,6 +217,7 @@ struct sched_pcpu {
 	uint64_t picks;
 	struct sched_vcpu *yield_next; /* directed yield: run this queued vCPU next */
 	struct sched_trace trace;
+	_Alignas(8) unsigned char priv[SCHED_PRIV_PCPU_BYTES]; /* the policy's (SCHED_PRIV) */
 };
 
 /* Global parameters (all settable at boot and at run time, see sched_config). */
@@ -269,6 +283,12 @@ struct sched_ops {
 	/* Called after global parameters changed at run time. */
 	void (*params_changed)(struct sched *s, uint64_t now);
 	void (*dump)(struct sched *s, sched_print_fn pr, void *arg);
+	/* The policy's own keys: `<name>.<key>=<value>` (name as in sched_ops.name) comes here
+	 * with the prefix removed, at boot and at run time. 0 applied, 1 not one of its keys,
+	 * -22 (EINVAL) bad value. NULL: the policy has no keys. Keys of a policy are applied
+	 * only while it is the selected one: put them after `sched=` on the boot line. */
+	int (*config)(struct sched *s, const char *key, size_t klen, const char *val, size_t vlen,
+		      uint64_t now);
 };
 
 struct sched {
@@ -286,6 +306,7 @@ struct sched {
 	struct sched_dom *doms;	      /* domains with vCPUs inserted */
 	struct sched_dom *rw_list;    /* domains whose weight split changed (policy private) */
 	struct sched_pcpu pcpu[SCHED_MAX_PCPUS];
+	_Alignas(8) unsigned char priv[SCHED_PRIV_SCHED_BYTES]; /* the policy's (SCHED_PRIV) */
 };
 
 extern const struct sched_ops sched_credit_ops;

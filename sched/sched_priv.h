@@ -6,6 +6,18 @@
 #define SCHED_EINVAL 22
 #define SCHED_ENOSPC 28
 
+/* A policy's private part of obj (a struct sched_dom/_vcpu/_pcpu or struct sched):
+ *   struct eevdf_vcpu *e = SCHED_PRIV(struct eevdf_vcpu, v);
+ * fails to compile when the type does not fit obj's priv bytes. The bytes are only ever
+ * accessed as that one type (and zeroed as bytes), so no aliasing rule is broken. */
+#define SCHED_PRIV(type, obj)                                                                      \
+	((type *)(void *)((obj)->priv +                                                            \
+			  0 * sizeof(struct {                                                      \
+				  _Static_assert(sizeof(type) <= sizeof((obj)->priv),              \
+						 "policy state larger than its priv bytes");       \
+				  int unused;                                                      \
+			  })))
+
 /* Mask of the pCPUs this instance has. */
 static inline sched_cpumask_t sched_all_pcpus(const struct sched *s)
 {
