@@ -73,4 +73,26 @@ static inline bool cr0_write_ok(uint64_t cr0, uint64_t cr4, uint64_t efer, bool 
 	return true;
 }
 
+/* MOV to CR4: false for the #GP(0) cases (SDM Vol. 2 "MOV to/from Control Registers", Vol.
+ * 3A 2.5, 4.10.1; APM Vol. 2 3.1.3): a bit outside `valid` (reserved, or a feature CPUID
+ * hides), PAE cleared in long mode, PCIDE set outside long mode or with CR3[11:0] != 0. */
+static inline bool cr4_write_ok(uint64_t valid, uint64_t cr4, uint64_t efer, uint64_t cr3,
+				uint64_t val)
+{
+	if (val & ~valid)
+		return false;
+	if ((efer & EFER_LMA) && !(val & CR4_PAE))
+		return false; /* leaving long mode by clearing PAE */
+	if ((val & CR4_PCIDE) && !(cr4 & CR4_PCIDE) && (!(efer & EFER_LMA) || (cr3 & 0xfff)))
+		return false;
+	return true;
+}
+
+/* A present PAE PDPTE with a reserved bit set (SDM Vol. 3A 4.4.1, bits 2:1, 8:5, 63:52 at
+ * MAXPHYADDR 52 and below): loading it is #GP. */
+static inline bool pdpte_reserved(uint64_t pdpte)
+{
+	return (pdpte & 1) && (pdpte & 0xfff00000000001e6ull);
+}
+
 #endif

@@ -87,17 +87,8 @@ static bool pdptes_ok(struct svm_vcpu *s)
 	if (!pdpte)
 		return false;
 	for (unsigned i = 0; i < 4; i++)
-		if ((pdpte[i] & 1) && (pdpte[i] & 0xfff00000000001e6ull))
+		if (pdpte_reserved(pdpte[i]))
 			return false;
-	return true;
-}
-
-static bool cr4_write_ok(struct svm_vcpu *s, uint64_t val)
-{
-	if (val & ~svm_caps.guest_cr4_valid)
-		return false; /* reserved, or a feature CPUID hides (PCIDE, OSXSAVE...) */
-	if ((s->efer & EFER_LMA) && !(val & CR4_PAE))
-		return false; /* leaving long mode by clearing PAE */
 	return true;
 }
 
@@ -122,7 +113,7 @@ bool svm_write_cr(struct hv_vcpu *v, unsigned cr, uint64_t val)
 		return true;
 	}
 	if (cr == 4) {
-		if (!cr4_write_ok(s, val))
+		if (!cr4_write_ok(svm_caps.guest_cr4_valid, s->cr4, s->efer, s->vmcb->cr3, val))
 			return false;
 		uint64_t old = s->cr4;
 		s->cr4 = val;

@@ -86,7 +86,7 @@ static bool load_pdptes(struct vmx_vcpu *v)
 	if (!pdpte)
 		return false;
 	for (unsigned i = 0; i < 4; i++) {
-		if ((pdpte[i] & 1) && (pdpte[i] & 0xfff00000000001e6ull))
+		if (pdpte_reserved(pdpte[i]))
 			return false;
 		vmcs_write(v, VMCS_GUEST_PDPTE0 + 2 * i, pdpte[i]);
 	}
@@ -97,19 +97,6 @@ static bool load_pdptes(struct vmx_vcpu *v)
 static bool in_64bit_code(struct vmx_vcpu *v)
 {
 	return (v->efer & EFER_LMA) && (vmcs_read(v, VMCS_GUEST_CS_AR) & SEG_AR_L);
-}
-
-static bool cr4_write_ok(struct vmx_vcpu *v, uint64_t val)
-{
-	if (val & ~vmx_caps.guest_cr4_valid)
-		return false; /* reserved, or a feature CPUID hides (VMXE, PCIDE, OSXSAVE...) */
-	if ((v->efer & EFER_LMA) && !(val & CR4_PAE))
-		return false; /* leaving IA-32e mode by clearing PAE */
-	/* PCIDE (if it were ever offered): set only in IA-32e mode with CR3[11:0] = 0. */
-	if ((val & CR4_PCIDE) && !(v->cr4 & CR4_PCIDE) &&
-	    (!(v->efer & EFER_LMA) || (vmcs_read(v, VMCS_GUEST_CR3) & 0xfff)))
-		return false;
-	return true;
 }
 
 bool vmx_write_cr(struct hv_vcpu *hv, unsigned cr, uint64_t val)
@@ -136,7 +123,8 @@ bool vmx_write_cr(struct hv_vcpu *hv, unsigned cr, uint64_t val)
 		return true;
 	}
 	if (cr == 4) {
-		if (!cr4_write_ok(v, val))
+		if (!cr4_write_ok(vmx_caps.guest_cr4_valid, v->cr4, v->efer,
+				  vmcs_read(v, VMCS_GUEST_CR3), val))
 			return false;
 		uint64_t old = v->cr4;
 		v->cr4 = val;
