@@ -40,7 +40,8 @@ SVM_PASSING := e2e-vmx-hostile-svm e2e-vmx-duty-1cpu-svm e2e-vmx-nmi-svm \
 	e2e-vmx-mix-svm e2e-vmx-mix-svm-4cpu e2e-vmx-mix-svm-uefi e2e-fuzz-holes-svm \
 	e2e-console-flood-svm e2e-manydoms-svm e2e-config-bad-svm e2e-pc-real-svm \
 	e2e-fuzz-svm e2e-fuzz-fatal-svm e2e-lockstress-svm e2e-bench-row-smoke-svm e2e-exitbench-svm \
-	e2e-pc-mb1-svm e2e-lapic-svm e2e-console-end-svm
+	e2e-pc-mb1-svm e2e-lapic-svm e2e-console-end-svm \
+	e2e-ifoff-kick-svm
 TEST_TARGETS += e2e-svm-mix-1cpu $(if $(filter 1,$(SVM_E2E)),,$(SVM_PASSING))
 SVM_TESTS += e2e-svm-mix-1cpu
 .PHONY: e2e-svm-mix-1cpu

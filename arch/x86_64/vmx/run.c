@@ -1,12 +1,18 @@
 /* Running a vCPU: make its VMCS current on this pCPU, inject what is pending, arm the
  * VMX-preemption timer, enter, and decode the exit.
  * Bochs bugs (docs: shared/emulators.md): (1) an external interrupt does not force an
- * exit while the guest keeps IF=0, so the preemption timer is armed to the same deadline
- * as the LAPIC timer; (2) after an NMI exit, "blocking by NMI" stays set in the guest and
+ * exit while a guest entered with IF=0 keeps IF=0, so the preemption timer is armed to the
+ * same deadline as the LAPIC timer, and at most IF0_BACKSTOP_NS ahead for such an entry
+ * (a reschedule IPI to a pCPU with no deadline would wait for the guest's STI); (2) after an NMI exit, "blocking by NMI" stays set in the guest and
  * the host stays NMI-blocked, so we clear the guest bit and run the host NMI handler
  * through `int $2`, whose IRET unblocks NMIs. */
 #include "arch/x86_64/panic.h"
+#include "arch/x86_64/tsc.h"
 #include "arch/x86_64/vmx/vmx.h"
+
+/* Bochs bug 1: how long a kick may wait while the guest keeps IF=0. On hardware the IPI
+ * exits at once and this costs one exit per millisecond of IF=0 guest code. */
+#define IF0_BACKSTOP_NS 1000000ull
 
 static bool load_here(struct vmx_vcpu *v, struct hv_exit *e)
 {
@@ -85,9 +91,14 @@ static void inject(struct vmx_vcpu *v, int vector, struct hv_exit *e)
 
 static void arm_preemption_timer(struct vmx_vcpu *v, uint64_t deadline_tsc)
 {
+	uint64_t now = rdtsc();
+	if (!(vmcs_read(v, VMCS_GUEST_RFLAGS) & RFLAGS_IF)) {
+		uint64_t cap = now + ns_to_tsc(IF0_BACKSTOP_NS);
+		if (deadline_tsc > cap)
+			deadline_tsc = cap;
+	}
 	uint64_t ticks = 0xffffffffull;
 	if (deadline_tsc != UINT64_MAX) {
-		uint64_t now = rdtsc();
 		ticks = deadline_tsc > now ? (deadline_tsc - now) >> vmx_caps.preempt_shift : 0;
 		if (ticks > 0xffffffffull)
 			ticks = 0xffffffffull;
