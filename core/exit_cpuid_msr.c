@@ -1,19 +1,19 @@
 /* CPUID and MSR exits.
  * CPUID passes the host's values through allow-lists: a guest sees only features whose
  * instructions, control bits and MSRs sliver really gives it (docs/vmx.md, "Pass-through
- * audit"): no VMX/SMX, MONITOR, PMU/PDCM, debug store, thermal/power, MCE/MCA (no
- * machine-check MSRs), APIC/x2APIC/TSC-deadline (unless the domain has lapic=1), PCID, XSAVE/AVX
- * (no XCR0), RDTSCP, PKU; FSGSBASE/SMEP/SMAP only when the backend lets CR4 enable them. The
- * hypervisor bit is set and leaf 0x40000000 names sliver; leaf 0x40000001 names the platform
- * sliver itself runs on (the host's leaf 0x40000000 signature when the host's hypervisor bit
- * is set, e.g. "TCGTCGTCGTCG" under QEMU's emulator, else zeros), so that a test guest can tell
- * an emulator's known gap from a sliver bug (docs/hypercalls.md).
- * MSRs: the per-vCPU ones pass in the bitmap (arch: reads, and writes of the VMCS-
- * switched ones); here EFER and the SWAPGS/SYSCALL MSRs go to the backend, which checks
- * them (hv_write_efer, hv_msr_write), PAT and MTRR_DEF_TYPE are checked per-vCPU values, MTRRCAP
- * a constant, MISC_ENABLE a per-vCPU value with one writable bit, IA32_TSC and TSC_ADJUST a
- * per-vCPU TSC offset (the host's TSC is never written: emulators.md, Bochs bug 3), and
- * everything else is #GP(0) and counted per domain (`msr` line of a run's end). */
+ * audit"): no VMX/SMX, MONITOR, PMU/PDCM, debug store, thermal/power, MCE/MCA with
+ * zero banks (MCG_CAP 0, MCG_STATUS 0, CR4.MCE allowed, as KVM always offers),
+ * APIC/x2APIC/TSC-deadline (unless the domain has lapic=1), PCID, XSAVE/AVX (no XCR0), RDTSCP, PKU;
+ * FSGSBASE/SMEP/SMAP only when the backend lets CR4 enable them. The hypervisor bit is set and leaf
+ * 0x40000000 names sliver; leaf 0x40000001 names the platform sliver itself runs on (the host's
+ * leaf 0x40000000 signature when the host's hypervisor bit is set, e.g. "TCGTCGTCGTCG" under QEMU's
+ * emulator, else zeros), so that a test guest can tell an emulator's known gap from a sliver bug
+ * (docs/hypercalls.md). MSRs: the per-vCPU ones pass in the bitmap (arch: reads, and writes of the
+ * VMCS- switched ones); here EFER and the SWAPGS/SYSCALL MSRs go to the backend, which checks them
+ * (hv_write_efer, hv_msr_write), PAT and MTRR_DEF_TYPE are checked per-vCPU values, MTRRCAP a
+ * constant, MISC_ENABLE a per-vCPU value with one writable bit, IA32_TSC and TSC_ADJUST a per-vCPU
+ * TSC offset (the host's TSC is never written: emulators.md, Bochs bug 3), and everything else is
+ * #GP(0) and counted per domain (`msr` line of a run's end). */
 #include "arch/x86_64/cr.h"
 #include "arch/x86_64/msr.h"
 #include "arch/x86_64/tsc.h"
@@ -31,12 +31,12 @@
 #define LEAF1_ECX_OK                                                                               \
 	(BIT(0) | BIT(1) | BIT(9) | BIT(13) | BIT(19) | BIT(20) | BIT(22) | BIT(23) | BIT(25) |    \
 	 BIT(30))
-/* CPUID.1:EDX: FPU, VME, DE, PSE, TSC, MSR, PAE, CX8, SEP, MTRR (MTRRCAP = 0), PGE, CMOV,
- * PAT, PSE36, CLFSH, MMX, FXSR, SSE, SSE2, SS, HTT. */
+/* CPUID.1:EDX: FPU, VME, DE, PSE, TSC, MSR, PAE, MCE, CX8, SEP, MTRR (MTRRCAP = 0), PGE,
+ * MCA (MCG_CAP = 0 banks), CMOV, PAT, PSE36, CLFSH, MMX, FXSR, SSE, SSE2, SS, HTT. */
 #define LEAF1_EDX_OK                                                                               \
-	(BIT(0) | BIT(1) | BIT(2) | BIT(3) | BIT(4) | BIT(5) | BIT(6) | BIT(8) | BIT(11) |         \
-	 BIT(12) | BIT(13) | BIT(15) | BIT(16) | BIT(17) | BIT(19) | BIT(23) | BIT(24) | BIT(25) | \
-	 BIT(26) | BIT(27) | BIT(28))
+	(BIT(0) | BIT(1) | BIT(2) | BIT(3) | BIT(4) | BIT(5) | BIT(6) | BIT(7) | BIT(8) |          \
+	 BIT(11) | BIT(12) | BIT(13) | BIT(14) | BIT(15) | BIT(16) | BIT(17) | BIT(19) | BIT(23) | \
+	 BIT(24) | BIT(25) | BIT(26) | BIT(27) | BIT(28))
 /* CPUID.7.0:EBX: FSGSBASE, TSC_ADJUST (a per-vCPU offset), BMI1, SMEP, BMI2, ERMS, ADX,
  * SMAP, CLFLUSHOPT. */
 #define LEAF7_EBX_OK                                                                               \
@@ -140,13 +140,16 @@ static bool mtrr_def_ok(uint64_t val)
 	return !(val & ~0x8ffull) && (t == 0 || t == 1 || (t >= 4 && t <= 6));
 }
 
-/* IA32_MISC_ENABLE (SDM Vol. 4 table 2-2): fast strings (bit 0) is the guest's; BTS and
- * PEBS unavailable (bits 11, 12) are read-only and a write that changes them is #GP(0);
- * every other bit is ignored and reads 0 (no PMU, no thermal control, no MONITOR, no CPUID
- * limit). KVM does the same for the read-only bits and ignores EMON (bit 7) (Linux
- * arch/x86/kvm/x86.c, kvm_set_msr_common, MSR_IA32_MISC_ENABLE); it keeps the others as
- * written, sliver keeps only what it honours. */
+/* IA32_MISC_ENABLE (SDM Vol. 4 table 2-2), as KVM keeps it (Linux arch/x86/kvm/x86.c,
+ * kvm_set_msr_common, MSR_IA32_MISC_ENABLE), which guests written for KVM test
+ * (kvm-unit-tests x86/msr.c reads back what it wrote): BTS and PEBS unavailable (bits 11,
+ * 12) are read-only and a write that changes them is #GP(0); EMON (bit 7, performance
+ * monitoring available) stays 0 whatever is written; every other bit keeps what the guest
+ * wrote and changes nothing (no thermal control, MONITOR, CPUID limit or XD disable is
+ * emulated: CPUID and the hardware are not affected). Reset: fast strings, BTS/PEBS
+ * unavailable. */
 #define MISC_FAST_STRINGS (1ull << 0)
+#define MISC_EMON	  (1ull << 7)
 #define MISC_RO		  ((1ull << 11) | (1ull << 12))
 #define MISC_RESET	  (MISC_FAST_STRINGS | MISC_RO)
 
@@ -155,7 +158,7 @@ static bool misc_enable_write(struct vcpu *v, uint64_t val)
 	uint64_t old = v->misc_enable ? v->misc_enable : MISC_RESET;
 	if ((old ^ val) & MISC_RO)
 		return false;
-	v->misc_enable = (val & MISC_FAST_STRINGS) | MISC_RO;
+	v->misc_enable = val & ~MISC_EMON;
 	return true;
 }
 
@@ -190,6 +193,17 @@ static enum exit_action msr_unknown(struct vcpu *v, struct hv_exit *e, bool writ
 		       write ? "wrmsr" : "rdmsr", e->msr.index);
 	hv_inject_exception(v->hv, 13, true, 0);
 	return ACT_CONTINUE;
+}
+
+/* On an AMD CPU (the guest sees the host's vendor) PerfEvtSel0-3/PerfCtr0-3 exist whatever
+ * CPUID says, and guests use them unasked (kvm-unit-tests' pmu_init reads them at start):
+ * they read 0 and writes are dropped, as KVM does without a PMU (arch/x86/kvm/x86.c,
+ * kvm_get_msr_common / kvm_set_msr_common, MSR_K7_EVNTSEL0 ... MSR_K7_PERFCTR3). Nothing
+ * counts: RDPMC stays #GP. */
+static bool amd_legacy_pmc(uint32_t index)
+{
+	return index >= MSR_K7_EVNTSEL0 && index <= MSR_K7_PERFCTR3 &&
+	       cpuid(0, 0).ebx == 0x68747541u; /* "Auth" of AuthenticAMD */
 }
 
 static void msr_done(struct vcpu *v, struct hv_exit *e)
@@ -234,8 +248,15 @@ enum exit_action exit_rdmsr(struct vcpu *v, struct hv_exit *e)
 	case MSR_IA32_MTRRCAP:
 		val = 0; /* no variable or fixed ranges, no WC */
 		break;
+	case MSR_IA32_MCG_CAP: /* MCA with zero banks, no MCG_CTL: every MCi_* MSR is #GP */
+	case MSR_IA32_MCG_STATUS:
+		val = 0; /* kvm-unit-tests x86/msr.c reads MCG_CAP whatever CPUID says (KVM has it)
+			  */
+		break;
 	default:
-		return msr_unknown(v, e, false);
+		if (!amd_legacy_pmc(e->msr.index))
+			return msr_unknown(v, e, false);
+		break;
 	}
 	hv_gpr_set(h, HV_RAX, (uint32_t)val);
 	hv_gpr_set(h, HV_RDX, val >> 32);
@@ -280,10 +301,16 @@ enum exit_action exit_wrmsr(struct vcpu *v, struct hv_exit *e)
 		ok = tsc_offset_set(v, v->tsc_offset + (val - v->tsc_adjust));
 		break;
 	case MSR_IA32_MTRRCAP:
+	case MSR_IA32_MCG_CAP:
 		ok = false; /* offered read-only: a write is #GP like a read-only MSR's */
+		break;
+	case MSR_IA32_MCG_STATUS:
+		ok = val == 0; /* no machine check is ever in progress */
 		break;
 	default: {
 		int r = hv_msr_write(h, e->msr.index, val); /* SWAPGS/SYSCALL MSRs */
+		if (!r && amd_legacy_pmc(e->msr.index))
+			r = 1;
 		if (!r)
 			return msr_unknown(v, e, true);
 		ok = r > 0;

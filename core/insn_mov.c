@@ -8,7 +8,7 @@ const char *insn_mov_decode(const uint8_t *b, unsigned n, bool long64, struct in
 {
 	*out = (struct insn_mov){0};
 	unsigned i = 0;
-	bool rex_w = false, rex_r = false, addr32_in64 = false;
+	bool rex = false, rex_w = false, rex_r = false, addr32_in64 = false, opsz16 = false;
 	if (n > INSN_MAX_LEN)
 		n = INSN_MAX_LEN;
 	/* Legacy prefixes (any order), then at most one REX right before the opcode. */
@@ -18,8 +18,10 @@ const char *insn_mov_decode(const uint8_t *b, unsigned n, bool long64, struct in
 		uint8_t c = b[i];
 		if (c == 0x2e || c == 0x36 || c == 0x3e || c == 0x26 || c == 0x64 || c == 0x65)
 			continue; /* segment overrides: the address comes from the fault */
-		if (c == 0x66)
-			return "16-bit operand size (66 prefix) is not emulated";
+		if (c == 0x66) {
+			opsz16 = true;
+			continue;
+		}
 		if (c == 0x67) {
 			if (!long64)
 				return "16-bit addressing (67 prefix in 32-bit code) is not "
@@ -34,32 +36,34 @@ const char *insn_mov_decode(const uint8_t *b, unsigned n, bool long64, struct in
 		break;
 	}
 	if (long64 && (b[i] & 0xf0) == 0x40) {
+		rex = true;
 		rex_w = b[i] & 8;
 		rex_r = b[i] & 4;
 		if (++i >= n)
 			return "instruction runs past the bytes fetched";
 	}
-	out->size = rex_w ? 8 : 4;
 	uint8_t op = b[i++];
-	if (op == 0xa1 || op == 0xa3) { /* MOV EAX, moffs / MOV moffs, EAX */
+	bool byte = op == 0x88 || op == 0x8a || op == 0xc6 || op == 0xa0 || op == 0xa2;
+	out->size = byte ? 1 : rex_w ? 8 : opsz16 ? 2 : 4;
+	if (op >= 0xa0 && op <= 0xa3) { /* MOV AL/eAX, moffs / MOV moffs, AL/eAX */
 		unsigned off = long64 && !addr32_in64 ? 8 : 4;
 		if (i + off > n)
 			return "instruction runs past the bytes fetched";
-		out->kind = op == 0xa1 ? INSN_MOV_LOAD : INSN_MOV_STORE;
+		out->kind = op <= 0xa1 ? INSN_MOV_LOAD : INSN_MOV_STORE;
 		out->reg = 0;
 		out->len = (uint8_t)(i + off);
 		return 0;
 	}
-	if (op != 0x8b && op != 0x89 && op != 0xc7)
-		return "not a MOV this decoder knows (8B, 89, C7 /0, A1, A3)";
+	if (op != 0x8a && op != 0x8b && op != 0x88 && op != 0x89 && op != 0xc6 && op != 0xc7)
+		return "not a MOV this decoder knows (88-8B, C6/C7 /0, A0-A3)";
 	if (i >= n)
 		return "instruction runs past the bytes fetched";
 	uint8_t modrm = b[i++];
 	unsigned mod = modrm >> 6, reg = (modrm >> 3) & 7, rm = modrm & 7;
 	if (mod == 3)
 		return "register operand: not a memory access";
-	if (op == 0xc7 && reg != 0)
-		return "C7 with a ModRM reg field other than 0";
+	if ((op == 0xc6 || op == 0xc7) && reg != 0)
+		return "C6/C7 with a ModRM reg field other than 0";
 	unsigned disp = mod == 1 ? 1 : mod == 2 ? 4 : 0;
 	if (rm == 4) { /* SIB */
 		if (i >= n)
@@ -71,20 +75,41 @@ const char *insn_mov_decode(const uint8_t *b, unsigned n, bool long64, struct in
 		disp = 4; /* disp32 (RIP-relative in 64-bit code) */
 	}
 	i += disp;
-	if (op == 0xc7) {
-		if (i + 4 > n)
+	if (op == 0xc6 || op == 0xc7) {
+		unsigned isz = out->size == 8 ? 4 : out->size; /* imm32 sign-extends to 64 */
+		if (i + isz > n)
 			return "instruction runs past the bytes fetched";
-		uint32_t imm = (uint32_t)b[i] | (uint32_t)b[i + 1] << 8 | (uint32_t)b[i + 2] << 16 |
-			       (uint32_t)b[i + 3] << 24;
-		out->imm = rex_w ? (uint64_t)(int64_t)(int32_t)imm : imm;
-		i += 4;
+		uint64_t imm = 0;
+		for (unsigned k = 0; k < isz; k++)
+			imm |= (uint64_t)b[i + k] << (8 * k);
+		out->imm = out->size == 8 ? (uint64_t)(int64_t)(int32_t)imm : imm;
+		i += isz;
 		out->kind = INSN_MOV_STORE_IMM;
 	} else {
 		if (i > n)
 			return "instruction runs past the bytes fetched";
-		out->kind = op == 0x8b ? INSN_MOV_LOAD : INSN_MOV_STORE;
+		out->kind = op == 0x8a || op == 0x8b ? INSN_MOV_LOAD : INSN_MOV_STORE;
 		out->reg = (uint8_t)(reg | (rex_r ? 8 : 0));
+		if (byte && !rex && reg >= 4) {
+			out->high8 = true;
+			out->reg = (uint8_t)(reg - 4);
+		}
 	}
 	out->len = (uint8_t)i;
 	return 0;
+}
+
+uint64_t insn_mov_load_result(const struct insn_mov *in, uint64_t old, uint64_t val)
+{
+	switch (in->size) {
+	case 1:
+		return in->high8 ? (old & ~0xff00ull) | (val & 0xff) << 8
+				 : (old & ~0xffull) | (val & 0xff);
+	case 2:
+		return (old & ~0xffffull) | (val & 0xffff);
+	case 4:
+		return (uint32_t)val;
+	default:
+		return val;
+	}
 }

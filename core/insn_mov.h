@@ -1,11 +1,12 @@
 /* A decoder for the MOV forms guests use on memory-mapped device registers (the vLAPIC
- * page): MOV r32/r64 <- m (8B), MOV m <- r32/r64 (89), MOV m <- imm32 (C7 /0), MOV
- * EAX/RAX <-> moffs (A1, A3), with legacy prefixes, REX, ModRM, SIB and displacements,
- * in 32-bit and 64-bit code (SDM Vol. 2A 2.1-2.2, MOV). Pure: the caller fetches the
- * bytes (core/gwalk.c) and knows the address from the fault exit, so only the length,
- * the direction, the register and the immediate are needed. Anything else (16-bit
- * operands or addressing, a register operand, LOCK, other opcodes) is refused, and the
- * caller crashes the domain with the bytes in its message. */
+ * page): MOV r <- m (8A, 8B), MOV m <- r (88, 89), MOV m <- imm (C6 /0, C7 /0), MOV
+ * AL/AX/EAX/RAX <-> moffs (A0-A3), in 8-, 16- (66 prefix), 32- and 64-bit (REX.W) operand
+ * sizes, with legacy prefixes, REX, ModRM, SIB and displacements, in 32-bit and 64-bit
+ * code (SDM Vol. 2A 2.1-2.2, MOV). Pure: the caller fetches the bytes (core/gwalk.c) and
+ * knows the address from the fault exit, so only the length, the direction, the size,
+ * the register and the immediate are needed. Anything else (16-bit addressing, a register
+ * operand, LOCK, REP, other opcodes) is refused, and the caller crashes the domain with
+ * the bytes in its message. */
 #ifndef CORE_INSN_MOV_H
 #define CORE_INSN_MOV_H
 #include <stdbool.h>
@@ -22,8 +23,9 @@ enum insn_mov_kind {
 struct insn_mov {
 	uint8_t kind; /* enum insn_mov_kind */
 	uint8_t len;  /* bytes of the instruction */
-	uint8_t size; /* operand bytes: 4, or 8 with REX.W */
+	uint8_t size; /* operand bytes: 1, 2, 4 or 8 */
 	uint8_t reg;  /* HV_RAX.. numbering (SDM register encoding, REX.R applied) */
+	bool high8;   /* size 1, no REX, reg field 4-7: AH, CH, DH, BH (reg is then 0-3) */
 	uint64_t imm;
 };
 
@@ -31,5 +33,9 @@ struct insn_mov {
  * an unmapped page); long64: 64-bit code (CS.L with EFER.LMA), else 32-bit code. NULL on
  * success, else why it was refused. */
 const char *insn_mov_decode(const uint8_t *bytes, unsigned n, bool long64, struct insn_mov *out);
+
+/* The 64-bit register after a load of `val` by in: 8- and 16-bit loads replace only their
+ * part (AH..BH bits 15:8), a 32-bit load zero-extends (SDM Vol. 1 3.4.1.1). */
+uint64_t insn_mov_load_result(const struct insn_mov *in, uint64_t old, uint64_t val);
 
 #endif

@@ -629,9 +629,12 @@ static int fetch_insn(struct vcpu *v, uint8_t *buf, bool *long64, char *why, siz
 bool vlapic_mmio(struct vcpu *v, struct hv_exit *e)
 {
 	struct vlapic *l = L(v);
-	if (!v->dom->lapic || (e->ept.gpa & ~0xfffull) != VLAPIC_BASE_GPA || !hw_enabled(l) ||
-	    x2(l))
+	if (!v->dom->lapic || (e->ept.gpa & ~0xfffull) != VLAPIC_BASE_GPA)
 		return false;
+	/* Hardware-disabled or in x2APIC mode, the page is no APIC's (10.4.3, 10.12.2): it
+	 * answers as unassigned addresses on a PC, reads all ones and writes dropped, as
+	 * under KVM and QEMU (kvm-unit-tests x86/apic.c memsets it and reads it back). */
+	bool unassigned = !hw_enabled(l) || x2(l);
 	uint8_t b[INSN_MAX_LEN];
 	char why[96];
 	bool long64;
@@ -643,8 +646,8 @@ bool vlapic_mmio(struct vcpu *v, struct hv_exit *e)
 	}
 	struct insn_mov in;
 	const char *bad = insn_mov_decode(b, (unsigned)n, long64, &in);
-	if (!bad && in.size != 4)
-		bad = "8-byte access (APIC registers are 32-bit)";
+	if (!bad && in.size != 4 && !unassigned)
+		bad = "not a 32-bit access (APIC registers are 32-bit)";
 	if (bad) {
 		char hex[3 * INSN_MAX_LEN + 1];
 		unsigned k = 0;
@@ -657,7 +660,11 @@ bool vlapic_mmio(struct vcpu *v, struct hv_exit *e)
 	}
 	unsigned off = (unsigned)(e->ept.gpa & 0xfff);
 	bool aligned = !(off & 0xf); /* 10.4.1: 32-bit accesses at 16-byte boundaries */
-	if (in.kind == INSN_MOV_LOAD) {
+	if (unassigned) {
+		if (in.kind == INSN_MOV_LOAD)
+			hv_gpr_set(v->hv, in.reg,
+				   insn_mov_load_result(&in, hv_gpr_get(v->hv, in.reg), ~0ull));
+	} else if (in.kind == INSN_MOV_LOAD) {
 		uint32_t val = 0;
 		if (aligned)
 			reg_read(v, off, &val);

@@ -387,7 +387,6 @@ static void try_arch_faults(void)
 		unsigned bit;
 		const char *what;
 	} cr4_bad[] = {
-		{6, "set CR4.MCE (MCE hidden)"},
 		{11, "set CR4.UMIP (hidden)"},
 		{12, "set CR4.LA57 (hidden)"},
 		{14, "set CR4.SMXE"},
@@ -472,7 +471,7 @@ static void try_random_writes(const struct sliver_boot_info *bi)
 	rt_arg_u64("seed", &seed);
 	rng_state = (uint32_t)seed | 1;
 	uint32_t b7 = cpuid_of(7).b;
-	uint32_t cr4_ok = 0x7ff & ~((1u << 6) | (1u << 11) | (1u << 12) | (1u << 14));
+	uint32_t cr4_ok = 0x7ff & ~((1u << 11) | (1u << 12) | (1u << 14));
 	cr4_ok |= (b7 & 1) ? 1u << 16 : 0;
 	cr4_ok |= (b7 & (1u << 7)) ? 1u << 20 : 0;
 	cr4_ok |= (b7 & (1u << 20)) ? 1u << 21 : 0;
@@ -604,8 +603,6 @@ static void try_cpuid_consistency(void)
 	} hidden[] = {
 		{0, 15, 0x345, "PDCM / IA32_PERF_CAPABILITIES"},
 		{1, 9, 0x1b, "APIC / IA32_APIC_BASE"},
-		{1, 7, 0x179, "MCE / IA32_MCG_CAP"},
-		{1, 14, 0x17a, "MCA / IA32_MCG_STATUS"},
 		{1, 21, 0x600, "DS / IA32_DS_AREA"},
 		{1, 22, 0x19c, "ACPI / IA32_THERM_STATUS"},
 		{0, 7, 0x199, "EST / IA32_PERF_CTL"},
@@ -622,6 +619,20 @@ static void try_cpuid_consistency(void)
 		fmt_snprintf(got, sizeof got, "%s, %s", shown ? "shown" : "hidden", vec_name(v));
 		verdict(what, got, !shown && v == 13);
 	}
+	/* MCE/MCA shown with zero banks (as KVM): MCG_CAP reads 0, MCG_STATUS 0, MC0_CTL #GP,
+	 * CR4.MCE sets. */
+	uint64_t mcg_cap = ~0ull, mcg_status = ~0ull, mc0;
+	int vc = rd_msr(0x179, &mcg_cap), vs = rd_msr(0x17a, &mcg_status), vb = rd_msr(0x400, &mc0);
+	int vm = wr_cr4(rd_cr4() | (1u << 6));
+	bool mce_on = rd_cr4() & (1u << 6);
+	wr_cr4(rd_cr4() & ~(1u << 6));
+	char mgot[64];
+	fmt_snprintf(mgot, sizeof mgot, "cap %llx status %llx, MC0_CTL %s, CR4.MCE %s",
+		     (unsigned long long)mcg_cap, (unsigned long long)mcg_status, vec_name(vb),
+		     mce_on ? "set" : "refused");
+	verdict("cpuid MCE/MCA shown, zero banks", mgot,
+		(d1 & (1u << 7)) && (d1 & (1u << 14)) && vc == -1 && vs == -1 && mcg_cap == 0 &&
+			mcg_status == 0 && vb == 13 && vm == -1 && mce_on);
 	verdict("cpuid PCID/XSAVE/OSXSAVE/AVX hidden", "bits",
 		!(c1 & ((1u << 17) | (1u << 26) | (1u << 27) | (1u << 28))));
 	/* Shown features whose MSRs must work: SEP, PAT, MTRR (no ranges). */

@@ -150,7 +150,89 @@ static const struct ref table[] = {
 	 0,
 	 ~0ull},
 	{"ds: mov eax,[ebx] (3E 8B 03)", {0x3e, 0x8b, 0x03}, 3, false, INSN_MOV_LOAD, 3, 4, 0, 0},
+	/* 8- and 16-bit forms (a memset or a byte probe of a device page). */
+	{"32: mov (%eax),%al (8A 00)", {0x8a, 0x00}, 2, false, INSN_MOV_LOAD, 2, 1, 0, 0},
+	{"64: mov %sil,(%rcx) (40 88 31)", {0x40, 0x88, 0x31}, 3, true, INSN_MOV_STORE, 3, 1, 6, 0},
+	{"32: mov %dl,0x10(%ebx) (88 53 10)",
+	 {0x88, 0x53, 0x10},
+	 3,
+	 false,
+	 INSN_MOV_STORE,
+	 3,
+	 1,
+	 2,
+	 0},
+	{"32: mov (%eax),%ax (66 8B 00)", {0x66, 0x8b, 0x00}, 3, false, INSN_MOV_LOAD, 3, 2, 0, 0},
+	{"64: mov %r9w,(%rax) (66 44 89 08)",
+	 {0x66, 0x44, 0x89, 0x08},
+	 4,
+	 true,
+	 INSN_MOV_STORE,
+	 4,
+	 2,
+	 9,
+	 0},
+	{"32: movb $0xff,(%eax) (C6 00 FF)",
+	 {0xc6, 0x00, 0xff},
+	 3,
+	 false,
+	 INSN_MOV_STORE_IMM,
+	 3,
+	 1,
+	 0,
+	 0xff},
+	{"32: movw $0x1234,(%eax) (66 C7 00 34 12)",
+	 {0x66, 0xc7, 0x00, 0x34, 0x12},
+	 5,
+	 false,
+	 INSN_MOV_STORE_IMM,
+	 5,
+	 2,
+	 0,
+	 0x1234},
+	{"32: mov 0xfee00030,%al (A0 moffs32)",
+	 {0xa0, 0x30, 0x00, 0xe0, 0xfe},
+	 5,
+	 false,
+	 INSN_MOV_LOAD,
+	 5,
+	 1,
+	 0,
+	 0},
+	{"64: rex.w mov (%rax),%rax wins over 66 (66 48 8B 00)",
+	 {0x66, 0x48, 0x8b, 0x00},
+	 4,
+	 true,
+	 INSN_MOV_LOAD,
+	 4,
+	 8,
+	 0,
+	 0},
 };
+
+/* AH..BH without REX, SPL..DIL with it (SDM Vol. 2A 3.1.1.1 note on 8-bit registers), and
+ * how a load merges into the 64-bit register. */
+static void test_byte_regs(void **state)
+{
+	(void)state;
+	struct insn_mov in;
+	assert_null(insn_mov_decode((const uint8_t[]){0x8a, 0x20}, 2, false, &in)); /* ah */
+	assert_true(in.high8 && in.reg == 0 && in.size == 1);
+	assert_int_equal(insn_mov_load_result(&in, 0x1122334455667788ull, 0xab),
+			 0x112233445566ab88ull);
+	assert_null(insn_mov_decode((const uint8_t[]){0x40, 0x8a, 0x20}, 3, true, &in)); /* spl */
+	assert_true(!in.high8 && in.reg == 4);
+	assert_int_equal(insn_mov_load_result(&in, 0x1122334455667788ull, 0xab),
+			 0x11223344556677abull);
+	assert_null(insn_mov_decode((const uint8_t[]){0x66, 0x8b, 0x00}, 3, false, &in));
+	assert_int_equal(insn_mov_load_result(&in, 0x1122334455667788ull, 0xffffffffull),
+			 0x112233445566ffffull);
+	assert_null(insn_mov_decode((const uint8_t[]){0x8b, 0x00}, 2, false, &in));
+	assert_int_equal(insn_mov_load_result(&in, 0x1122334455667788ull, 0xffffffffull),
+			 0xffffffffull); /* 32-bit loads zero-extend */
+	assert_null(insn_mov_decode((const uint8_t[]){0x48, 0x8b, 0x00}, 3, true, &in));
+	assert_int_equal(insn_mov_load_result(&in, 1, ~0ull), ~0ull);
+}
 
 static void test_table(void **state)
 {
@@ -176,7 +258,8 @@ static void test_refused(void **state)
 		unsigned n;
 		bool long64;
 	} bad[] = {
-		{{0x66, 0x8b, 0x00}, 3, false},		    /* 16-bit operand */
+		{{0xc6, 0x08, 0}, 3, false},		    /* C6 /1 */
+		{{0x66, 0xc7, 0x00, 0x34}, 4, false},	    /* truncated imm16 */
 		{{0x67, 0x8b, 0x00}, 3, false},		    /* 16-bit addressing */
 		{{0xf0, 0x89, 0x00}, 3, false},		    /* LOCK */
 		{{0xf3, 0xa5}, 2, false},		    /* REP MOVSD */
@@ -311,6 +394,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_byte_regs),
 		cmocka_unit_test(test_random),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -66,13 +66,14 @@ static bool svm_detect(const char **why)
 		*why = "SVM offers no guest ASID";
 		return false;
 	}
-	/* Same CR4 policy as VMX (docs/vmx.md): never PCIDE, OSXSAVE, MCE, UMIP, LA57, PKE,
-	 * CET; FSGSBASE/SMEP/SMAP only where CPUID shows them. */
+	/* Same CR4 policy as VMX (docs/vmx.md): MCE allowed (zero banks), never PCIDE, OSXSAVE,
+	 * UMIP, LA57, PKE, CET; FSGSBASE/SMEP/SMAP only where CPUID shows them. */
 	struct cpuid_regs l7 = cpuid(0, 0).eax >= 7 ? cpuid(7, 0) : (struct cpuid_regs){0};
-	c->guest_cr4_valid =
-		CR4_VME | CR4_PVI | CR4_TSD | CR4_DE | CR4_PSE | CR4_PAE | CR4_PGE | CR4_PCE |
-		CR4_OSFXSR | CR4_OSXMMEXCPT | ((l7.ebx & CPUID_7_FSGSBASE) ? CR4_FSGSBASE : 0) |
-		((l7.ebx & CPUID_7_SMEP) ? CR4_SMEP : 0) | ((l7.ebx & CPUID_7_SMAP) ? CR4_SMAP : 0);
+	c->guest_cr4_valid = CR4_VME | CR4_PVI | CR4_TSD | CR4_DE | CR4_PSE | CR4_PAE | CR4_MCE |
+			     CR4_PGE | CR4_PCE | CR4_OSFXSR | CR4_OSXMMEXCPT |
+			     ((l7.ebx & CPUID_7_FSGSBASE) ? CR4_FSGSBASE : 0) |
+			     ((l7.ebx & CPUID_7_SMEP) ? CR4_SMEP : 0) |
+			     ((l7.ebx & CPUID_7_SMAP) ? CR4_SMAP : 0);
 	c->guest_efer_valid = EFER_SCE | EFER_LME | EFER_LMA;
 	if (cpuid(0x80000001u, 0).edx & CPUID_80000001_NX)
 		c->guest_efer_valid |= EFER_NXE;

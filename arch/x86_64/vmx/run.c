@@ -3,9 +3,9 @@
  * Bochs bugs (docs: shared/emulators.md): (1) an external interrupt does not force an
  * exit while a guest entered with IF=0 keeps IF=0, so the preemption timer is armed to the
  * same deadline as the LAPIC timer, and at most IF0_BACKSTOP_NS ahead for such an entry
- * (a reschedule IPI to a pCPU with no deadline would wait for the guest's STI); (2) after an NMI exit, "blocking by NMI" stays set in the guest and
- * the host stays NMI-blocked, so we clear the guest bit and run the host NMI handler
- * through `int $2`, whose IRET unblocks NMIs. */
+ * (a reschedule IPI to a pCPU with no deadline would wait for the guest's STI); (2) after an NMI
+ * exit, "blocking by NMI" stays set in the guest and the host stays NMI-blocked, so we clear the
+ * guest bit and run the host NMI handler through `int $2`, whose IRET unblocks NMIs. */
 #include "arch/x86_64/panic.h"
 #include "arch/x86_64/tsc.h"
 #include "arch/x86_64/vmx/vmx.h"

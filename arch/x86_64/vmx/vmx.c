@@ -119,15 +119,15 @@ static bool vmx_detect(const char **why)
 	c->cr4_fixed1 = rdmsr(MSR_IA32_VMX_CR4_FIXED1);
 	/* CR4 bits a guest may set: those whose feature CPUID shows it (core's filter asks
 	 * hv_guest_cr4_valid for FSGSBASE/SMEP/SMAP) and the CPU allows in VMX operation.
-	 * Never VMXE/SMXE (no nested VMX), PCIDE (PCID hidden), OSXSAVE (XSAVE hidden), MCE
-	 * (MCE/MCA hidden: no machine-check MSRs), UMIP, LA57, PKE, CET. */
+	 * MCE: CPUID shows MCE/MCA with zero banks. Never VMXE/SMXE (no nested VMX), PCIDE
+	 * (PCID hidden), OSXSAVE (XSAVE hidden), UMIP, LA57, PKE, CET. */
 	struct cpuid_regs l7 = cpuid(0, 0).eax >= 7 ? cpuid(7, 0) : (struct cpuid_regs){0};
-	c->guest_cr4_valid =
-		(CR4_VME | CR4_PVI | CR4_TSD | CR4_DE | CR4_PSE | CR4_PAE | CR4_PGE | CR4_PCE |
-		 CR4_OSFXSR | CR4_OSXMMEXCPT | ((l7.ebx & CPUID_7_FSGSBASE) ? CR4_FSGSBASE : 0) |
-		 ((l7.ebx & CPUID_7_SMEP) ? CR4_SMEP : 0) |
-		 ((l7.ebx & CPUID_7_SMAP) ? CR4_SMAP : 0)) &
-		c->cr4_fixed1;
+	c->guest_cr4_valid = (CR4_VME | CR4_PVI | CR4_TSD | CR4_DE | CR4_PSE | CR4_PAE | CR4_MCE |
+			      CR4_PGE | CR4_PCE | CR4_OSFXSR | CR4_OSXMMEXCPT |
+			      ((l7.ebx & CPUID_7_FSGSBASE) ? CR4_FSGSBASE : 0) |
+			      ((l7.ebx & CPUID_7_SMEP) ? CR4_SMEP : 0) |
+			      ((l7.ebx & CPUID_7_SMAP) ? CR4_SMAP : 0)) &
+			     c->cr4_fixed1;
 	c->guest_efer_valid = EFER_SCE | EFER_LME | EFER_LMA;
 	if (cpuid(0x80000001u, 0).edx & CPUID_80000001_NX)
 		c->guest_efer_valid |= EFER_NXE;
