@@ -32,7 +32,8 @@ unsigned cr_off_pinned(struct sched *s, struct sched_vcpu *v, unsigned p)
 	const struct sched_pcpu *pc = &s->pcpu[p];
 	if (c1_mode(s) || !cpc(pc)->rq_pin)
 		return p;
-	uint64_t wv = ew_of(v), wp = load_of(pc) + (cv(v)->heap == HEAP_SLEEP || !cv(v)->w_acct ? wv : 0);
+	uint64_t wv = ew_of(v),
+		 wp = load_of(pc) + (cv(v)->heap == HEAP_SLEEP || !cv(v)->w_acct ? wv : 0);
 	sched_cpumask_t m = sched_affinity(s, v) & ~SCHED_CPU(p);
 	unsigned best = p;
 	uint64_t best_w = UINT64_MAX;
@@ -221,7 +222,8 @@ sched_cpumask_t cr_kick_idle_for_work(struct sched *s)
 	while (m && idle) {
 		unsigned q = (unsigned)__builtin_ctzll(m);
 		m &= m - 1;
-		struct sched_hnode *roots[2] = {cpc(&s->pcpu[q])->rq_boost, cpc(&s->pcpu[q])->rq_norm};
+		struct sched_hnode *roots[2] = {cpc(&s->pcpu[q])->rq_boost,
+						cpc(&s->pcpu[q])->rq_norm};
 		for (int k = 0; k < 2 && idle; k++) {
 			/* The root and its first children: what a stealing pCPU looks at. */
 			struct sched_hnode *n = roots[k];

@@ -103,8 +103,7 @@ static void params_changed(struct sched *s, uint64_t now)
 	}
 }
 
-int cr_config(struct sched *s, const char *k, size_t klen, const char *v, size_t vlen,
-	      uint64_t now)
+int cr_config(struct sched *s, const char *k, size_t klen, const char *v, size_t vlen, uint64_t now)
 {
 	struct credit_params *p = &cs(s)->p;
 	if (str_eq(k, klen, "profile")) {

@@ -30,7 +30,7 @@ struct credit_params {
 				 * (sliver: boosted ns taken ahead of the budget) */
 	uint64_t cap_debt_ns;	/* credit.cap_debt_us: cap budget debt a latency slice may take */
 	uint32_t profile;	/* credit.profile: CREDIT_PROFILE_* */
-	uint32_t burn_sampled;	  /* credit.burn=sample|exact: credit1 engine burns by tick sampling */
+	uint32_t burn_sampled; /* credit.burn=sample|exact: credit1 engine burns by tick sampling */
 	uint64_t balance_gap_ns;  /* credit.balance_gap_us: service lag that moves a vCPU to a
 				   * less loaded busy pCPU, 0 = no balancing between busy pCPUs */
 	uint64_t balance_hold_ns; /* credit.balance_hold_us: min stay after such a move */
@@ -86,12 +86,12 @@ struct cr_pcpu {
 /* credit's part of the instance (sched.priv). */
 struct cr_sched {
 	struct credit_params p;
-	uint64_t next_tick;	       /* credit1 engine: next sampling tick */
-	uint64_t next_acct;	       /* credit1 engine: next accounting */
-	sched_cpumask_t idle_mask;     /* pCPUs with no current vCPU and nothing queued */
-	sched_cpumask_t move_mask;     /* pCPUs with movable queued vCPUs (steal sources) */
-	sched_cpumask_t pin_mask;      /* pCPUs with pinned vCPUs queued */
-	struct sched_dom *rw_list;     /* domains whose weight split changed */
+	uint64_t next_tick;	   /* credit1 engine: next sampling tick */
+	uint64_t next_acct;	   /* credit1 engine: next accounting */
+	sched_cpumask_t idle_mask; /* pCPUs with no current vCPU and nothing queued */
+	sched_cpumask_t move_mask; /* pCPUs with movable queued vCPUs (steal sources) */
+	sched_cpumask_t pin_mask;  /* pCPUs with pinned vCPUs queued */
+	struct sched_dom *rw_list; /* domains whose weight split changed */
 };
 
 static inline struct cr_vcpu *cv(const struct sched_vcpu *v)
@@ -216,9 +216,21 @@ static inline int cr_find_idle(const struct sched *s, sched_cpumask_t mask)
 /* credit.c: run queues, charging */
 void cr_heap_del(struct sched *s, struct sched_vcpu *v);
 void cr_enqueue(struct sched *s, struct sched_vcpu *v);
+struct sched_vcpu *cr_queue_head(struct sched_pcpu *pc);
+void cr_charge(struct sched *s, struct sched_vcpu *v, uint64_t now);
 void cr_clamp_bank(struct sched *s, struct sched_vcpu *v);
 void cr_transfer(struct sched *s, struct sched_vcpu *v, unsigned to, uint64_t now);
 void cr_unboost(struct sched *s, struct sched_vcpu *v, uint64_t now);
+
+/* credit_wake.c: wakes, sleeps, yields (ops) */
+sched_cpumask_t cr_wake(struct sched *s, struct sched_vcpu *v, uint64_t now, unsigned flags);
+sched_cpumask_t cr_sleep(struct sched *s, struct sched_vcpu *v, uint64_t now);
+void cr_yield(struct sched *s, struct sched_vcpu *v, uint64_t now);
+sched_cpumask_t cr_yield_to(struct sched *s, struct sched_vcpu *v, struct sched_vcpu *t,
+			    uint64_t now);
+
+/* credit_pick.c: the decision (op) */
+struct sched_pick cr_pick_next(struct sched *s, unsigned p, uint64_t now);
 
 /* credit_vt.c: virtual time, sleepers, the domain split, the boost budget */
 uint64_t cr_vt_add(uint64_t vt, uint64_t ns, uint64_t d, uint64_t *rem);

@@ -126,7 +126,8 @@ void cr_sleeper_insert(struct sched *s, struct sched_vcpu *v)
  * ceil(((key - vclock) * W - rem) / 2^32), UINT64_MAX when that is out of range. */
 uint64_t cr_retire_ns(const struct sched_pcpu *pc, const struct sched_vcpu *sl)
 {
-	unsigned __int128 need = (unsigned __int128)(cv(sl)->hn.key - cpc(pc)->vclock) * cpc(pc)->w_active;
+	unsigned __int128 need =
+		(unsigned __int128)(cv(sl)->hn.key - cpc(pc)->vclock) * cpc(pc)->w_active;
 	need = need > cpc(pc)->vclock_rem ? need - cpc(pc)->vclock_rem : 0;
 	need = (need + ((unsigned __int128)1 << VT_SHIFT) - 1) >> VT_SHIFT;
 	return need > ((uint64_t)1 << 62) ? UINT64_MAX : (uint64_t)need;

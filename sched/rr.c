@@ -245,11 +245,13 @@ static struct sched_pick rr_pick_next(struct sched *s, unsigned p, uint64_t now)
 
 	if (cur && cur->state == SCHED_VS_RUNNING) {
 		rr_charge(cur, now);
-		bool expired = now - pc->curr_since >= rs(s)->tslice_ns || (rv(cur)->flags & RR_YIELD);
+		bool expired =
+			now - pc->curr_since >= rs(s)->tslice_ns || (rv(cur)->flags & RR_YIELD);
 		if (!rpc(pc)->rr_head || !expired) {
 			rv(cur)->flags &= (uint8_t)~RR_YIELD;
 			r.vcpu = cur;
-			r.run_until = rpc(pc)->rr_head ? pc->curr_since + rs(s)->tslice_ns : SCHED_NEVER;
+			r.run_until =
+				rpc(pc)->rr_head ? pc->curr_since + rs(s)->tslice_ns : SCHED_NEVER;
 			return r;
 		}
 		rv(cur)->flags &= (uint8_t)~RR_YIELD;

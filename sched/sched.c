@@ -70,7 +70,7 @@ static int config_kv(struct sched *s, const char *k, size_t klen, const char *v,
 		if (ops == s->ops)
 			return 0;
 		if (s->nr_vcpus)
-			return -SCHED_EINVAL; /* no policy change with vCPUs inserted */
+			return -SCHED_EINVAL;	 /* no policy change with vCPUs inserted */
 		struct sched_params keep = s->p; /* the generic ones survive a switch */
 		sched_reset(s, s->nr_pcpus, ops);
 		s->p = keep;

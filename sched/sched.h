@@ -230,8 +230,7 @@ struct sched_ops {
 		      uint64_t now);
 	/* The current value of one of its keys (prefix removed) as text in buf (NUL-terminated,
 	 * cut to n): 0, or 1 not one of its keys. NULL: no keys. */
-	int (*config_get)(const struct sched *s, const char *key, size_t klen, char *buf,
-			  size_t n);
+	int (*config_get)(const struct sched *s, const char *key, size_t klen, char *buf, size_t n);
 	/* Prints each of its keys as ` <name>.<key>=<value>`. NULL: no keys. */
 	void (*config_show)(const struct sched *s, sched_print_fn pr, void *arg);
 	/* Its nominal time slice (sched_slice_ns). NULL: 0. */

@@ -80,8 +80,8 @@ static int run_scenario(int argc, char **argv)
 	       " tslice_us=%llu events=%llu switches=%llu wall_ms=%.0f\n",
 	       argv[1], S.ops->name, profile, (unsigned long long)(C.duration_ns / 1000000),
 	       C.pcpus, (unsigned long long)C.switch_ns,
-	       (unsigned long long)(sched_slice_ns(&S) / 1000),
-	       (unsigned long long)res.events, (unsigned long long)res.switches, res.wall_s * 1000);
+	       (unsigned long long)(sched_slice_ns(&S) / 1000), (unsigned long long)res.events,
+	       (unsigned long long)res.switches, res.wall_s * 1000);
 
 	for (unsigned i = 0; i < C.ndoms; i++) {
 		struct sim_dom *d = &C.doms[i];

@@ -145,7 +145,7 @@ static void test_policy_keys(void **st)
 	assert_int_equal(sched_config(&S, "credit.tslice_us", "700", 0), 0);
 	assert_int_equal(sched_config(&S, "sched.ple", "directed", 0), 0);
 	assert_int_equal(sched_config(&S, "rr.tslice_us", "300", 0), 1); /* not selected */
-	assert_int_equal(sched_config(&S, "tslice_us", "9", 0), -22);	  /* credit's range */
+	assert_int_equal(sched_config(&S, "tslice_us", "9", 0), -22);	 /* credit's range */
 	show_buf[0] = '\0';
 	sched_config_show(&S, show_pr, NULL);
 	assert_non_null(strstr(show_buf, " credit.profile=sliver credit.tslice_us=700 "));

@@ -202,7 +202,8 @@ static void test_bank_same_virtual_time_for_every_weight(void **st)
 		c[i] = (int64_t)(((unsigned __int128)lag * cv(&V[i])->w_acct) >> 32);
 		assert_true(c[i] > want[i] - (int64_t)US && c[i] <= want[i] + (int64_t)US);
 	}
-	assert_true(cpc(&S.pcpu[0])->vclock - cv(&V[1])->vtime > cpc(&S.pcpu[0])->vclock - cv(&V[2])->vtime);
+	assert_true(cpc(&S.pcpu[0])->vclock - cv(&V[1])->vtime >
+		    cpc(&S.pcpu[0])->vclock - cv(&V[2])->vtime);
 	struct sched_pick pk = sched_pick_next(&S, 0, t + 1);
 	assert_ptr_equal(pk.vcpu, &V[1]);
 }

@@ -44,7 +44,8 @@ static uint64_t run(uint64_t t, uint64_t end)
 
 static int64_t credit_of(const struct sched_vcpu *v)
 {
-	return (int64_t)(cpc(&S.pcpu[v->pcpu])->vclock - cv(v)->vtime) * (int64_t)v->dom->weight / 65536;
+	return (int64_t)(cpc(&S.pcpu[v->pcpu])->vclock - cv(v)->vtime) * (int64_t)v->dom->weight /
+	       65536;
 }
 
 /* The demo's case (2006 table next to an idle domain, in the hypervisor and in the
@@ -74,7 +75,8 @@ static void test_over_share_vcpu_still_boosted(void **st)
 	t = run(t, 500 * MS);
 	assert_true(credit_of(&V[3]) >= (int64_t)(12 * MS));
 	assert_true(credit_of(&V[2]) < -(int64_t)(3 * MS));
-	assert_true(credit_of(&V[2]) < -(int64_t)cs(&S)->p.boost_debt_ns); /* the old rule: denied */
+	assert_true(credit_of(&V[2]) <
+		    -(int64_t)cs(&S)->p.boost_debt_ns); /* the old rule: denied */
 	/* Shares stay fair among the runners. */
 	assert_true(V[0].c.run_ns > 160 * MS && V[2].c.run_ns > 160 * MS);
 	/* An event for V2 while it waits in the queue (or for the running V2). */

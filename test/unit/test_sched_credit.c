@@ -46,7 +46,8 @@ static uint64_t run(unsigned p, uint64_t t, uint64_t end)
 
 static int64_t credit_of(const struct sched_vcpu *v)
 {
-	return (int64_t)(cpc(&S.pcpu[v->pcpu])->vclock - cv(v)->vtime) * (int64_t)v->dom->weight / 65536;
+	return (int64_t)(cpc(&S.pcpu[v->pcpu])->vclock - cv(v)->vtime) * (int64_t)v->dom->weight /
+	       65536;
 }
 
 static void test_exact_charge_and_tickless_single(void **st)
