@@ -172,6 +172,37 @@ static void test_policy_keys(void **st)
 	assert_int_equal(sched_config(&S, "console", "com1", 0), 1);
 }
 
+/* The shared domain fields every policy keeps (sched.h): nr_vcpus and the vcpus list that
+ * the core, the simulator and the directed yield walk. rr kept neither list: the
+ * simulator crashed on its first ping with sched=rr. */
+static void test_dom_vcpu_list(void **st)
+{
+	(void)st;
+	static const char *const pol[] = {"credit", "rr"};
+	for (unsigned k = 0; k < 2; k++) {
+		assert_int_equal(sched_init(&S, 2), 0);
+		assert_int_equal(sched_config(&S, "sched", pol[k], 0), 0);
+		memset(D, 0, sizeof(D));
+		memset(V, 0, sizeof(V));
+		for (unsigned i = 0; i < 8; i++) {
+			V[i].dom = &D[i % 3];
+			V[i].id = i / 3;
+			assert_int_equal(sched_vcpu_insert(&S, &V[i], 0), 0);
+		}
+		sched_vcpu_remove(&S, &V[4], 0); /* D[1]'s second */
+		for (unsigned d = 0; d < 3; d++) {
+			unsigned n = 0;
+			for (struct sched_vcpu *v = D[d].vcpus; v; v = v->next_in_dom) {
+				assert_ptr_equal(v->dom, &D[d]);
+				assert_ptr_not_equal(v, &V[4]);
+				n++;
+			}
+			assert_int_equal(n, D[d].nr_vcpus);
+			assert_int_equal(n, d == 2 ? 2 : (d == 1 ? 2 : 3));
+		}
+	}
+}
+
 static void test_trace_ring(void **st)
 {
 	(void)st;
@@ -327,6 +358,7 @@ int main(void)
 		cmocka_unit_test(test_rr_idle_steals),
 		cmocka_unit_test(test_config_words),
 		cmocka_unit_test(test_policy_keys),
+		cmocka_unit_test(test_dom_vcpu_list),
 		cmocka_unit_test(test_trace_ring),
 		cmocka_unit_test(test_run_ns_settled_when_read_alone),
 		cmocka_unit_test(test_run_ns_settled_matches_oracle),
