@@ -162,12 +162,21 @@ static int64_t hc_console_read(struct domain *d, uint64_t gpa, uint64_t len)
 
 /* --- scheduler --- */
 
-/* sched_print_fn into a struct text (arg). */
+/* sched_print_fn into a struct text (arg). The policy prints one ` key=value` a call: past
+ * SCHED_LINE_WRAP characters the line goes on on the next one (a guest's console wraps
+ * a long line mid-word). */
+#define SCHED_LINE_WRAP 150
 static void text_sched_pr(void *arg, const char *fmt, ...)
 {
+	struct text *t = arg;
+	size_t col = 0;
+	while (col < t->len && t->buf[t->len - col - 1] != '\n')
+		col++;
+	if (col > SCHED_LINE_WRAP)
+		text_add(t, "\n");
 	va_list ap;
 	va_start(ap, fmt);
-	text_vadd(arg, fmt, ap);
+	text_vadd(t, fmt, ap);
 	va_end(ap);
 }
 
