@@ -40,16 +40,12 @@ struct text {
 	bool full;
 };
 
-static void text_add(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void text_add(struct text *t, const char *fmt, ...)
+static void text_vadd(struct text *t, const char *fmt, va_list ap)
 {
 	size_t room = sizeof(t->buf) - sizeof(TEXT_NOTE) - t->len;
 	if (t->full)
 		return;
-	va_list ap;
-	va_start(ap, fmt);
 	int n = fmt_vsnprintf(t->buf + t->len, room, fmt, ap);
-	va_end(ap);
 	if ((size_t)n < room) {
 		t->len += (size_t)n;
 		return;
@@ -57,6 +53,15 @@ static void text_add(struct text *t, const char *fmt, ...)
 	t->full = true;
 	memcpy(t->buf + t->len, TEXT_NOTE, sizeof(TEXT_NOTE) - 1);
 	t->len += sizeof(TEXT_NOTE) - 1;
+}
+
+static void text_add(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void text_add(struct text *t, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	text_vadd(t, fmt, ap);
+	va_end(ap);
 }
 
 static int64_t text_out(struct domain *d, uint64_t gpa, uint64_t len, const struct text *t)
@@ -157,19 +162,32 @@ static int64_t hc_console_read(struct domain *d, uint64_t gpa, uint64_t len)
 
 /* --- scheduler --- */
 
+/* sched_print_fn into a struct text (arg). The policy prints one ` key=value` a call: past
+ * SCHED_LINE_WRAP characters the line goes on on the next one (a guest's console wraps
+ * a long line mid-word). */
+#define SCHED_LINE_WRAP 150
+static void text_sched_pr(void *arg, const char *fmt, ...)
+{
+	struct text *t = arg;
+	size_t col = 0;
+	while (col < t->len && t->buf[t->len - col - 1] != '\n')
+		col++;
+	if (col > SCHED_LINE_WRAP)
+		text_add(t, "\n");
+	va_list ap;
+	va_start(ap, fmt);
+	text_vadd(t, fmt, ap);
+	va_end(ap);
+}
+
+/* The policy and its keys, as the policy shows them (sched_config_show). */
 static void sched_text(struct text *t)
 {
 	spin_lock(&vmm_lock);
-	struct sched_params p = vmm_sched.p;
-	const char *name = vmm_sched.ops->name;
+	text_add(t, "sched=%s", vmm_sched.ops->name);
+	sched_config_show(&vmm_sched, text_sched_pr, t);
 	spin_unlock(&vmm_lock);
-	text_add(t,
-		 "sched=%s credit.profile=%s credit.tslice_us=%lu credit.ratelimit_us=%lu "
-		 "credit.period_us=%lu credit.tick_us=%lu credit.boost_us=%lu "
-		 "credit.boost_debt_us=%lu credit.cap_debt_us=%lu\n",
-		 name, p.profile == SCHED_PROFILE_XEN_CREDIT1 ? "xen-credit1" : "sliver",
-		 p.tslice_ns / 1000, p.ratelimit_ns / 1000, p.period_ns / 1000, p.tick_ns / 1000,
-		 p.boost_ns / 1000, p.boost_debt_ns / 1000, p.cap_debt_ns / 1000);
+	text_add(t, "\n");
 }
 
 static int64_t hc_vcpu_pin(uint64_t dom, uint64_t vcpu, uint64_t mask)

@@ -17,7 +17,7 @@ e2e-service-shell_EXPECT = --expect '^sliver: run complete: PASS' --reject 'cras
 	    --expect '^\(d1\) lat d5v0 n=[1-9][0-9]* min_us=[0-9.]+ avg_us=[0-9.]+ p50_us=[0-9.]+ p90_us=[0-9.]+ p99_us=[0-9.]+ p999_us=[0-9.]+ max_us=[0-9.]+ mdev_us=[0-9.]+$$' \
 	    --expect '^\(d1\) +[0-9]+-[0-9]+ +us \#+ +[1-9]' \
 	    --expect '^\(d1\) sched d2 weight=512 cap=30$$' \
-	    --expect '^\(d1\) sched: credit.tslice_us=500 ok$$' \
+	    --expect '^\(d1\) sched: tslice_us=500 ok$$' \
 	    --expect '^\(d1\) sched=credit credit.profile=sliver credit.tslice_us=500 ' \
 	    --expect '^\(d1\) top t=1 d1=[0-9.]+% d2=(29|30|31)\.[0-9]% d3=' \
 	    --expect '^\(d1\) list d2 name=spin1 state=running role=guest vcpus=1 weight=512 cap=30 ' \

@@ -30,9 +30,10 @@ sched_cpumask_t cr_tickle(struct sched *s, struct sched_vcpu *v)
 unsigned cr_off_pinned(struct sched *s, struct sched_vcpu *v, unsigned p)
 {
 	const struct sched_pcpu *pc = &s->pcpu[p];
-	if (c1_mode(s) || !pc->rq_pin)
+	if (c1_mode(s) || !cpc(pc)->rq_pin)
 		return p;
-	uint64_t wv = ew_of(v), wp = load_of(pc) + (v->heap == HEAP_SLEEP || !v->w_acct ? wv : 0);
+	uint64_t wv = ew_of(v),
+		 wp = load_of(pc) + (cv(v)->heap == HEAP_SLEEP || !cv(v)->w_acct ? wv : 0);
 	sched_cpumask_t m = sched_affinity(s, v) & ~SCHED_CPU(p);
 	unsigned best = p;
 	uint64_t best_w = UINT64_MAX;
@@ -56,7 +57,7 @@ void cr_by_service_beside_pinned(struct sched *s, struct sched_vcpu *v, unsigned
 {
 	struct sched_pcpu *pt = &s->pcpu[to];
 	struct sched_vcpu *t = pt->curr;
-	if (!c1_mode(s) && v->state == SCHED_VS_RUNNABLE && pt->rq_pin && t &&
+	if (!c1_mode(s) && v->state == SCHED_VS_RUNNABLE && cpc(pt)->rq_pin && t &&
 	    t->state == SCHED_VS_RUNNING && t->prio != SCHED_PRI_BOOST) {
 		/* A waiting vCPU moved beside a runner: placed by service per weight relative to
 		 * it (gvt, comparable across pCPUs), not by the lag it had on a pCPU it left
@@ -65,14 +66,14 @@ void cr_by_service_beside_pinned(struct sched *s, struct sched_vcpu *v, unsigned
 		 * of one bank instead let attackers that sleep or yield, whose gvt stands
 		 * behind, gain 3-5 points by moving). */
 		cr_settle_vt(t, now);
-		uint64_t vt = t->vtime + (v->gvt - t->gvt);
-		uint64_t floor = pt->vclock;
+		uint64_t vt = cv(t)->vtime + (cv(v)->gvt - cv(t)->gvt);
+		uint64_t floor = cpc(pt)->vclock;
 		if ((int64_t)(vt - floor) < 0)
 			vt = floor;
-		if ((int64_t)(vt - v->vtime) > 0)
-			vt = v->vtime;
-		v->gvt += vt - v->vtime;
-		v->vtime = vt;
+		if ((int64_t)(vt - cv(v)->vtime) > 0)
+			vt = cv(v)->vtime;
+		cv(v)->gvt += vt - cv(v)->vtime;
+		cv(v)->vtime = vt;
 	}
 }
 
@@ -80,7 +81,7 @@ void cr_by_service_beside_pinned(struct sched *s, struct sched_vcpu *v, unsigned
 struct sched_vcpu *cr_steal(struct sched *s, unsigned p, uint64_t now)
 {
 	/* Sources in the order p+1, p+2, ... (wrapping), only pCPUs with movable work. */
-	sched_cpumask_t src = s->move_mask & ~SCHED_CPU(p) & sched_all_pcpus(s);
+	sched_cpumask_t src = cs(s)->move_mask & ~SCHED_CPU(p) & sched_all_pcpus(s);
 	sched_cpumask_t hi = src & ~(SCHED_CPU(p + 1 < 64 ? p + 1 : 63) - 1);
 	if (p == 63)
 		hi = 0;
@@ -90,18 +91,18 @@ struct sched_vcpu *cr_steal(struct sched *s, unsigned p, uint64_t now)
 		hi &= ~SCHED_CPU(q);
 		src &= ~SCHED_CPU(q);
 		struct sched_pcpu *qc = &s->pcpu[q];
-		struct sched_hnode *roots[2] = {qc->rq_boost, qc->rq_norm};
+		struct sched_hnode *roots[2] = {cpc(qc)->rq_boost, cpc(qc)->rq_norm};
 		for (int k = 0; k < 2; k++) {
 			/* The root, then its first children: the best few, not a full scan.
 			 * Pinned vCPUs are in rq_pin, so they never hide a movable one. */
 			struct sched_vcpu *v = NULL;
 			struct sched_hnode *n = roots[k];
-			if (n && sched_allowed(s, HN_VCPU(n), p))
-				v = HN_VCPU(n);
+			if (n && sched_allowed(s, cr_vcpu_of(n), p))
+				v = cr_vcpu_of(n);
 			unsigned seen = 0;
 			for (n = n ? n->child : NULL; !v && n && seen < 64; n = n->next, seen++)
-				if (sched_allowed(s, HN_VCPU(n), p))
-					v = HN_VCPU(n);
+				if (sched_allowed(s, cr_vcpu_of(n), p))
+					v = cr_vcpu_of(n);
 			if (!v)
 				continue;
 			cr_vclock_advance(s, q, now);
@@ -119,7 +120,7 @@ sched_cpumask_t cr_move_away(struct sched *s, struct sched_vcpu *v, uint64_t now
 	sched_cpumask_t aff = sched_affinity(s, v);
 	int idle = cr_find_idle(s, aff);
 	unsigned to = idle >= 0 ? (unsigned)idle : sched_least_loaded(s, aff);
-	v->flags &= (uint8_t)~F_MOVE;
+	cv(v)->flags &= (uint8_t)~F_MOVE;
 	v->state = SCHED_VS_BLOCKED;
 	cr_unboost(s, v, now);
 	cr_transfer(s, v, to, now);
@@ -146,13 +147,13 @@ sched_cpumask_t cr_balance_push(struct sched *s, unsigned p, struct sched_vcpu *
 				struct sched_vcpu *prev, uint64_t now)
 {
 	struct sched_pcpu *pc = &s->pcpu[p];
-	if (c1_mode(s) || !s->p.balance_gap_ns || s->nr_pcpus < 2 || !pc->rq_norm)
+	if (c1_mode(s) || !cs(s)->p.balance_gap_ns || s->nr_pcpus < 2 || !cpc(pc)->rq_norm)
 		return 0;
-	struct sched_vcpu *c = hn_min(pc->rq_norm);
-	if (prev && prev->heap == HEAP_NORM && prev->pcpu == p &&
-	    (now < c->bal_hold || (int64_t)(prev->gvt - c->gvt) > 0))
+	struct sched_vcpu *c = cr_min(cpc(pc)->rq_norm);
+	if (prev && cv(prev)->heap == HEAP_NORM && prev->pcpu == p &&
+	    (now < cv(c)->bal_hold || (int64_t)(cv(prev)->gvt - cv(c)->gvt) > 0))
 		c = prev;
-	if (now < c->bal_hold || now < pc->bal_next)
+	if (now < cv(c)->bal_hold || now < cpc(pc)->bal_next)
 		return 0;
 	/* Each look covers BAL_WINDOW pCPUs (beyond that many, the next ones, rotating) and
 	 * looks are spaced so that a whole sweep takes half of the gap: a gap builds
@@ -168,11 +169,11 @@ sched_cpumask_t cr_balance_push(struct sched *s, unsigned p, struct sched_vcpu *
 	for (sched_cpumask_t m = aff; m; m &= m - 1)
 		n++;
 	unsigned sweeps = (n + BAL_WINDOW - 1) / BAL_WINDOW;
-	pc->bal_next = now + s->p.balance_gap_ns / 2 / (sweeps ? sweeps : 1);
+	cpc(pc)->bal_next = now + cs(s)->p.balance_gap_ns / 2 / (sweeps ? sweeps : 1);
 	sched_cpumask_t look = aff;
 	if (n > BAL_WINDOW) {
 		/* From the cursor on (wrapping), the first BAL_WINDOW of them. */
-		unsigned first = pc->bal_cursor % s->nr_pcpus;
+		unsigned first = cpc(pc)->bal_cursor % s->nr_pcpus;
 		sched_cpumask_t hi = aff & ~(SCHED_CPU(first) - 1), lo = aff & ~hi;
 		look = 0;
 		for (unsigned i = 0; i < BAL_WINDOW; i++) {
@@ -180,10 +181,10 @@ sched_cpumask_t cr_balance_push(struct sched *s, unsigned p, struct sched_vcpu *
 			sched_cpumask_t b = *from & (0 - *from);
 			*from &= ~b;
 			look |= b;
-			pc->bal_cursor = (uint8_t)((__builtin_ctzll(b) + 1) % s->nr_pcpus);
+			cpc(pc)->bal_cursor = (uint8_t)((__builtin_ctzll(b) + 1) % s->nr_pcpus);
 		}
 	}
-	uint64_t gap = cr_ns_to_vt(s->p.balance_gap_ns, ew_of(next));
+	uint64_t gap = cr_ns_to_vt(cs(s)->p.balance_gap_ns, ew_of(next));
 	int best = -1;
 	while (look) {
 		unsigned q = (unsigned)__builtin_ctzll(look);
@@ -192,20 +193,20 @@ sched_cpumask_t cr_balance_push(struct sched *s, unsigned p, struct sched_vcpu *
 		struct sched_vcpu *t = qc->curr;
 		if (!t || t->state != SCHED_VS_RUNNING)
 			continue; /* an idle pCPU steals by itself */
-		uint64_t lq = qc->w_active, lp = pc->w_active;
+		uint64_t lq = cpc(qc)->w_active, lp = cpc(pc)->w_active;
 		if (lq >= lp)
 			continue;
 		cr_settle_vt(t, now); /* its gvt up to now (a lone vCPU may run for hours) */
-		if ((int64_t)(t->gvt - next->gvt) <= (int64_t)gap)
+		if ((int64_t)(cv(t)->gvt - cv(next)->gvt) <= (int64_t)gap)
 			continue;
-		if (best < 0 || lq < s->pcpu[best].w_active)
+		if (best < 0 || lq < cpc(&s->pcpu[best])->w_active)
 			best = (int)q;
 	}
 	if (best < 0)
 		return 0;
 	cr_heap_del(s, c);
 	cr_transfer(s, c, (unsigned)best, now);
-	c->bal_hold = now + s->p.balance_hold_ns;
+	cv(c)->bal_hold = now + cs(s)->p.balance_hold_ns;
 	cr_enqueue(s, c);
 	return SCHED_CPU((unsigned)best);
 }
@@ -216,17 +217,18 @@ sched_cpumask_t cr_balance_push(struct sched *s, unsigned p, struct sched_vcpu *
  */
 sched_cpumask_t cr_kick_idle_for_work(struct sched *s)
 {
-	sched_cpumask_t idle = s->idle_mask & sched_all_pcpus(s), kick = 0;
-	sched_cpumask_t m = s->move_mask & sched_all_pcpus(s);
+	sched_cpumask_t idle = cs(s)->idle_mask & sched_all_pcpus(s), kick = 0;
+	sched_cpumask_t m = cs(s)->move_mask & sched_all_pcpus(s);
 	while (m && idle) {
 		unsigned q = (unsigned)__builtin_ctzll(m);
 		m &= m - 1;
-		struct sched_hnode *roots[2] = {s->pcpu[q].rq_boost, s->pcpu[q].rq_norm};
+		struct sched_hnode *roots[2] = {cpc(&s->pcpu[q])->rq_boost,
+						cpc(&s->pcpu[q])->rq_norm};
 		for (int k = 0; k < 2 && idle; k++) {
 			/* The root and its first children: what a stealing pCPU looks at. */
 			struct sched_hnode *n = roots[k];
 			for (unsigned i = 0; n && idle && i < 64; i++) {
-				sched_cpumask_t a = sched_affinity(s, HN_VCPU(n)) & idle;
+				sched_cpumask_t a = sched_affinity(s, cr_vcpu_of(n)) & idle;
 				if (a) {
 					sched_cpumask_t b = a & (0 - a); /* the lowest */
 					kick |= b;
@@ -247,14 +249,14 @@ sched_cpumask_t cr_pull_running(struct sched *s, unsigned p)
 {
 	if (c1_mode(s))
 		return 0;
-	sched_cpumask_t m = s->pin_mask & ~SCHED_CPU(p) & sched_all_pcpus(s);
+	sched_cpumask_t m = cs(s)->pin_mask & ~SCHED_CPU(p) & sched_all_pcpus(s);
 	while (m) {
 		unsigned q = (unsigned)__builtin_ctzll(m);
 		m &= m - 1;
 		struct sched_vcpu *t = s->pcpu[q].curr;
 		if (t && t->state == SCHED_VS_RUNNING && t->prio != SCHED_PRI_BOOST &&
-		    sched_allowed(s, t, p) && !(t->flags & F_PULL)) {
-			t->flags |= F_PULL;
+		    sched_allowed(s, t, p) && !(cv(t)->flags & F_PULL)) {
+			cv(t)->flags |= F_PULL;
 			s->pcpu[q].resched = true;
 			return SCHED_CPU(q);
 		}
@@ -270,7 +272,7 @@ bool cr_hand_to_idle(struct sched *s, unsigned p, struct sched_vcpu *next, uint6
 		     sched_cpumask_t *kick)
 {
 	if (c1_mode(s) || !s->pcpu[p].nr_queued || next->prio == SCHED_PRI_BOOST ||
-	    !(s->idle_mask & ~SCHED_CPU(p)))
+	    !(cs(s)->idle_mask & ~SCHED_CPU(p)))
 		return false;
 	int idle = cr_find_idle(s, sched_affinity(s, next) & ~SCHED_CPU(p));
 	if (idle < 0)

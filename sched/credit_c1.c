@@ -5,7 +5,7 @@
 
 static void c1_requeue(struct sched *s, struct sched_vcpu *v)
 {
-	if (v->heap == HEAP_NORM || v->heap == HEAP_PIN || v->heap == HEAP_BOOST) {
+	if (cv(v)->heap == HEAP_NORM || cv(v)->heap == HEAP_PIN || cv(v)->heap == HEAP_BOOST) {
 		cr_heap_del(s, v);
 		cr_enqueue(s, v);
 	}
@@ -16,23 +16,23 @@ static void c1_requeue(struct sched *s, struct sched_vcpu *v)
 static void c1_acct(struct sched *s, uint64_t now)
 {
 	uint64_t weight_total = 0;
-	const int64_t per_tslice = (int64_t)s->p.tslice_ns;
+	const int64_t per_tslice = (int64_t)cs(s)->p.tslice_ns;
 	for (struct sched_dom *d = s->doms; d; d = d->next_dom)
 		for (struct sched_vcpu *v = d->vcpus; v; v = v->next_in_dom)
-			if (v->flags & F_C1_ACTIVE)
+			if (cv(v)->flags & F_C1_ACTIVE)
 				weight_total += vweight(v);
 	if (!weight_total)
 		return;
-	uint64_t credit_total = s->p.period_ns * s->nr_pcpus;
+	uint64_t credit_total = cs(s)->p.period_ns * s->nr_pcpus;
 	for (struct sched_dom *d = s->doms; d; d = d->next_dom) {
 		uint64_t n_act = 0;
 		for (struct sched_vcpu *v = d->vcpus; v; v = v->next_in_dom)
-			n_act += (v->flags & F_C1_ACTIVE) ? 1 : 0;
+			n_act += (cv(v)->flags & F_C1_ACTIVE) ? 1 : 0;
 		if (!n_act)
 			continue;
-		uint64_t peak = n_act * s->p.period_ns, credit_cap = 0;
+		uint64_t peak = n_act * cs(s)->p.period_ns, credit_cap = 0;
 		if (d->cap) {
-			credit_cap = (d->cap * s->p.period_ns + 99) / 100;
+			credit_cap = (d->cap * cs(s)->p.period_ns + 99) / 100;
 			if (credit_cap < peak)
 				peak = credit_cap;
 			credit_cap = (credit_cap + n_act - 1) / n_act;
@@ -43,26 +43,26 @@ static void c1_acct(struct sched *s, uint64_t now)
 			fair = peak;
 		int64_t per_vcpu = (int64_t)((fair + n_act - 1) / n_act);
 		for (struct sched_vcpu *v = d->vcpus; v; v = v->next_in_dom) {
-			if (!(v->flags & F_C1_ACTIVE))
+			if (!(cv(v)->flags & F_C1_ACTIVE))
 				continue;
-			v->credit += per_vcpu;
+			cv(v)->credit += per_vcpu;
 			uint8_t old = v->prio;
-			if (v->credit < 0) {
+			if (cv(v)->credit < 0) {
 				v->prio = SCHED_PRI_OVER;
-				if (d->cap && v->credit < -(int64_t)credit_cap &&
-				    !(v->flags & F_C1_PARK)) {
-					v->flags |= F_C1_PARK;
+				if (d->cap && cv(v)->credit < -(int64_t)credit_cap &&
+				    !(cv(v)->flags & F_C1_PARK)) {
+					cv(v)->flags |= F_C1_PARK;
 					if (v->state == SCHED_VS_RUNNABLE) {
 						cr_heap_del(s, v);
 						cr_park(s, v, now);
 					}
 				}
-				if (v->credit < -per_tslice)
-					v->credit = -per_tslice;
+				if (cv(v)->credit < -per_tslice)
+					cv(v)->credit = -per_tslice;
 			} else {
 				v->prio = SCHED_PRI_UNDER;
-				if (v->flags & F_C1_PARK) {
-					v->flags &= (uint8_t)~F_C1_PARK;
+				if (cv(v)->flags & F_C1_PARK) {
+					cv(v)->flags &= (uint8_t)~F_C1_PARK;
 					if (v->state == SCHED_VS_PARKED) {
 						cr_unpark(s, v, now);
 						cr_enqueue(s, v);
@@ -70,9 +70,9 @@ static void c1_acct(struct sched *s, uint64_t now)
 						old = v->prio;
 					}
 				}
-				if (v->credit > per_tslice) {
-					v->flags &= (uint8_t)~F_C1_ACTIVE;
-					v->credit /= 2;
+				if (cv(v)->credit > per_tslice) {
+					cv(v)->flags &= (uint8_t)~F_C1_ACTIVE;
+					cv(v)->credit /= 2;
 				}
 			}
 			if (old != v->prio && v->state == SCHED_VS_RUNNABLE)
@@ -87,28 +87,28 @@ void cr_c1_catch_up(struct sched *s, uint64_t now)
 {
 	if (!c1_mode(s))
 		return;
-	if (!s->next_tick) {
-		s->next_tick = (now / s->p.tick_ns + 1) * s->p.tick_ns;
-		s->next_acct = (now / s->p.period_ns + 1) * s->p.period_ns;
+	if (!cs(s)->next_tick) {
+		cs(s)->next_tick = (now / cs(s)->p.tick_ns + 1) * cs(s)->p.tick_ns;
+		cs(s)->next_acct = (now / cs(s)->p.period_ns + 1) * cs(s)->p.period_ns;
 	}
-	while (s->next_tick <= now) {
-		uint64_t t = s->next_tick;
+	while (cs(s)->next_tick <= now) {
+		uint64_t t = cs(s)->next_tick;
 		for (unsigned p = 0; p < s->nr_pcpus; p++) {
 			struct sched_vcpu *cur = s->pcpu[p].curr;
 			if (!cur || cur->state != SCHED_VS_RUNNING)
 				continue;
-			if (s->p.burn_sampled)
-				cur->credit -= (int64_t)s->p.tick_ns; /* 3.0.x: sampled */
-			cur->flags |= F_C1_ACTIVE;
+			if (cs(s)->p.burn_sampled)
+				cv(cur)->credit -= (int64_t)cs(s)->p.tick_ns; /* 3.0.x: sampled */
+			cv(cur)->flags |= F_C1_ACTIVE;
 			if (cur->prio == SCHED_PRI_BOOST) {
 				cur->prio = SCHED_PRI_UNDER;
-				sched_trace_ev(s, p, t, SCHED_EV_UNBOOST, cur, cur->credit);
+				sched_trace_ev(s, p, t, SCHED_EV_UNBOOST, cur, cv(cur)->credit);
 			}
 		}
-		while (s->next_acct <= t) {
+		while (cs(s)->next_acct <= t) {
 			c1_acct(s, t);
-			s->next_acct += s->p.period_ns;
+			cs(s)->next_acct += cs(s)->p.period_ns;
 		}
-		s->next_tick += s->p.tick_ns;
+		cs(s)->next_tick += cs(s)->p.tick_ns;
 	}
 }

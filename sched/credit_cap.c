@@ -4,13 +4,13 @@
 
 int64_t cr_cap_depth(const struct sched *s, const struct sched_dom *d)
 {
-	return (int64_t)(s->p.period_ns * d->cap / 100);
+	return (int64_t)(cs(s)->p.period_ns * d->cap / 100);
 }
 
 /* Budget a parked vCPU waits for: one slice, or the whole bucket if that is smaller. */
 static int64_t cap_unpark_thr(const struct sched *s, const struct sched_dom *d)
 {
-	int64_t thr = (int64_t)s->p.tslice_ns, depth = cr_cap_depth(s, d);
+	int64_t thr = (int64_t)cs(s)->p.tslice_ns, depth = cr_cap_depth(s, d);
 	if (thr > depth)
 		thr = depth;
 	return thr > 0 ? thr : 1;
@@ -18,26 +18,26 @@ static int64_t cap_unpark_thr(const struct sched *s, const struct sched_dom *d)
 
 void cr_cap_refill(const struct sched *s, struct sched_dom *d, uint64_t now)
 {
-	if (!d->cap || now <= d->cap_last) {
-		if (now > d->cap_last)
-			d->cap_last = now;
+	if (!d->cap || now <= cd(d)->cap_last) {
+		if (now > cd(d)->cap_last)
+			cd(d)->cap_last = now;
 		return;
 	}
-	uint64_t dt = now - d->cap_last;
+	uint64_t dt = now - cd(d)->cap_last;
 	int64_t depth = cr_cap_depth(s, d);
-	d->cap_last = now;
+	cd(d)->cap_last = now;
 	if (dt > ((uint64_t)1 << 40)) {
-		d->cap_tokens = depth;
-		d->cap_rem = 0;
+		cd(d)->cap_tokens = depth;
+		cd(d)->cap_rem = 0;
 		return;
 	}
-	uint64_t total = dt * d->cap + d->cap_rem;
-	d->cap_tokens += (int64_t)(total / 100);
-	d->cap_rem = total % 100;
-	depth += d->cap_reserved; /* leased budget is being consumed: not part of the fill */
-	if (d->cap_tokens >= depth) {
-		d->cap_tokens = depth;
-		d->cap_rem = 0;
+	uint64_t total = dt * d->cap + cd(d)->cap_rem;
+	cd(d)->cap_tokens += (int64_t)(total / 100);
+	cd(d)->cap_rem = total % 100;
+	depth += cd(d)->cap_reserved; /* leased budget is being consumed: not part of the fill */
+	if (cd(d)->cap_tokens >= depth) {
+		cd(d)->cap_tokens = depth;
+		cd(d)->cap_rem = 0;
 	}
 }
 
@@ -46,24 +46,24 @@ void cr_park(struct sched *s, struct sched_vcpu *v, uint64_t now)
 	struct sched_pcpu *pc = &s->pcpu[v->pcpu];
 	struct sched_dom *d = v->dom;
 	if (c1_mode(s)) {
-		v->park_until = SCHED_NEVER; /* credit1 unparks at accounting */
+		cv(v)->park_until = SCHED_NEVER; /* credit1 unparks at accounting */
 	} else {
 		int64_t need = cap_unpark_thr(s, d) - cap_avail(d);
 		uint64_t wait = need > 0 ? ((uint64_t)need * 100 + d->cap - 1) / d->cap : 0;
-		v->park_until = now + (wait ? wait : 1);
+		cv(v)->park_until = now + (wait ? wait : 1);
 	}
 	if (v->prio == SCHED_PRI_BOOST) {
 		v->prio = SCHED_PRI_OVER;
-		v->boost_left = 0;
+		cv(v)->boost_left = 0;
 	}
 	v->state = SCHED_VS_PARKED;
-	v->key = v->park_until;
-	v->seq = s->seq++;
-	v->heap = HEAP_PARK;
-	hn_insert(&pc->parked, &v->hn);
+	cv(v)->hn.key = cv(v)->park_until;
+	cv(v)->hn.seq = s->seq++;
+	cv(v)->heap = HEAP_PARK;
+	hn_insert(&cpc(pc)->parked, &cv(v)->hn);
 	v->c.parks++;
 	d->c.parks++;
-	sched_trace_ev(s, v->pcpu, now, SCHED_EV_PARK, v, d->cap_tokens);
+	sched_trace_ev(s, v->pcpu, now, SCHED_EV_PARK, v, cd(d)->cap_tokens);
 }
 
 void cr_unpark(struct sched *s, struct sched_vcpu *v, uint64_t now)
@@ -73,7 +73,7 @@ void cr_unpark(struct sched *s, struct sched_vcpu *v, uint64_t now)
 		cr_clamp_bank(s, v); /* it earned while parked; the bank still bounds it */
 	v->c.unparks++;
 	v->dom->c.unparks++;
-	sched_trace_ev(s, v->pcpu, now, SCHED_EV_UNPARK, v, v->dom->cap_tokens);
+	sched_trace_ev(s, v->pcpu, now, SCHED_EV_UNPARK, v, cd(v->dom)->cap_tokens);
 }
 
 /* Unparks the vCPUs of pCPU p whose refill time has come. */
@@ -81,7 +81,7 @@ void cr_unpark_due(struct sched *s, unsigned p, uint64_t now)
 {
 	struct sched_pcpu *pc = &s->pcpu[p];
 	struct sched_vcpu *v;
-	while ((v = hn_min(pc->parked)) && v->park_until <= now) {
+	while ((v = cr_min(cpc(pc)->parked)) && cv(v)->park_until <= now) {
 		struct sched_dom *d = v->dom;
 		cr_cap_refill(s, d, now);
 		if (d->cap && cap_avail(d) < cap_unpark_thr(s, d)) {
@@ -106,15 +106,15 @@ bool cr_take_lease(struct sched *s, struct sched_vcpu *v, uint64_t now)
 	cr_cap_refill(s, d, now);
 	int64_t avail = cap_avail(d), lease;
 	if (v->prio == SCHED_PRI_BOOST) {
-		lease = avail + (int64_t)s->p.cap_debt_ns;
-		if (lease > (int64_t)v->boost_left)
-			lease = (int64_t)v->boost_left;
+		lease = avail + (int64_t)cs(s)->p.cap_debt_ns;
+		if (lease > (int64_t)cv(v)->boost_left)
+			lease = (int64_t)cv(v)->boost_left;
 	} else {
-		lease = avail < (int64_t)s->p.tslice_ns ? avail : (int64_t)s->p.tslice_ns;
+		lease = avail < (int64_t)cs(s)->p.tslice_ns ? avail : (int64_t)cs(s)->p.tslice_ns;
 	}
 	if (lease <= 0)
 		return false;
-	v->lease = (uint64_t)lease;
-	d->cap_reserved += lease;
+	cv(v)->lease = (uint64_t)lease;
+	cd(d)->cap_reserved += lease;
 	return true;
 }

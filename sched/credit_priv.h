@@ -17,9 +17,121 @@
 enum { HEAP_NONE = 0, HEAP_BOOST, HEAP_NORM, HEAP_SLEEP, HEAP_PARK, HEAP_PIN };
 enum { F_YIELD = 1, F_C1_ACTIVE = 2, F_MOVE = 4, F_C1_PARK = 8, F_MSLEEP = 16, F_PULL = 32 };
 
+enum credit_profile { CREDIT_PROFILE_SLIVER = 0, CREDIT_PROFILE_XEN_CREDIT1 = 1 };
+
+/* credit's parameters: its `credit.<key>=` keys (credit_config.c), at boot and at run time. */
+struct credit_params {
+	uint64_t tslice_ns;	/* credit.tslice_us: normal slice */
+	uint64_t ratelimit_ns;	/* credit.ratelimit_us: min run before a preemption */
+	uint64_t period_ns;	/* credit.period_us: accounting window (bank, cap bucket) */
+	uint64_t tick_ns;	/* credit.tick_us: credit1 sampling tick, 0 = exact */
+	uint64_t boost_ns;	/* credit.boost_us: latency slice of an event wake */
+	uint64_t boost_debt_ns; /* credit.boost_debt_us: deepest boost-budget debt still boosted
+				 * (sliver: boosted ns taken ahead of the budget) */
+	uint64_t cap_debt_ns;	/* credit.cap_debt_us: cap budget debt a latency slice may take */
+	uint32_t profile;	/* credit.profile: CREDIT_PROFILE_* */
+	uint32_t burn_sampled; /* credit.burn=sample|exact: credit1 engine burns by tick sampling */
+	uint64_t balance_gap_ns;  /* credit.balance_gap_us: service lag that moves a vCPU to a
+				   * less loaded busy pCPU, 0 = no balancing between busy pCPUs */
+	uint64_t balance_hold_ns; /* credit.balance_hold_us: min stay after such a move */
+};
+
+/* credit's part of a vCPU (sched_vcpu.priv). */
+struct cr_vcpu {
+	struct sched_hnode hn; /* run queue, sleeper or park heap; hn.key, hn.seq its order */
+	uint8_t heap;	       /* which heap hn is in (HEAP_*), HEAP_NONE = none */
+	uint8_t flags;	       /* F_* */
+	uint64_t vtime;	       /* weighted service received (weighted ns) */
+	uint64_t vrem;	       /* remainder of the vtime division */
+	int64_t credit;	       /* credit1 engine: credit in ns */
+	uint64_t run_start;    /* when it was last picked after another vCPU */
+	uint64_t boost_left;   /* ns of latency slice left */
+	uint64_t park_until;   /* unpark time when PARKED */
+	uint64_t lease;	       /* cap budget leased for the current run */
+	uint32_t w_acct;       /* its share of the domain weight (1/2^16 units) counted in its
+				* pCPU's w_active, 0 = inactive (not earning) */
+	uint64_t vt_since;     /* start of the interval not yet added to vtime */
+	uint64_t gvt;	       /* vtime never rebased by migration: comparable across pCPUs */
+	uint64_t bal_hold;     /* not moved by balancing before this time */
+	uint64_t bvt;	       /* boost budget: a vtime charged only by boosted ns (sliver) */
+	uint64_t bvrem;	       /* remainder of its division */
+};
+
+/* credit's part of a domain (sched_dom.priv). */
+struct cr_dom {
+	int64_t cap_tokens;	   /* cap budget in ns of CPU, continuous refill */
+	int64_t cap_reserved;	   /* ns leased to its running vCPUs */
+	uint64_t cap_last;	   /* time of the last refill */
+	uint64_t cap_rem;	   /* remainder of the refill division */
+	bool rw_pending;	   /* its vCPUs' weight split must be recomputed */
+	uint32_t nr_earn;	   /* vCPUs earning credit (w_acct != 0): they share weight */
+	struct sched_dom *rw_next; /* cr_sched.rw_list link while rw_pending */
+};
+
+/* credit's part of a pCPU (sched_pcpu.priv). */
+struct cr_pcpu {
+	struct sched_hnode *rq_boost, *rq_norm, *sleepers, *parked;
+	struct sched_hnode *rq_pin; /* queued vCPUs allowed only here (not movable) */
+	uint32_t nr_msleep;	    /* sleepers here of domains with more than one vCPU */
+	uint64_t vclock;	    /* virtual clock, weighted ns */
+	uint64_t vclock_rem;	    /* remainder of its division */
+	uint64_t vclock_last;
+	uint64_t w_active;		   /* sum of w_acct of the vCPUs earning credit here */
+	uint64_t w_sleep;		   /* the part of w_active that is sleepers' */
+	uint64_t bal_next;		   /* no balancing look from here before this time */
+	uint8_t bal_cursor;		   /* first pCPU of the next balancing look */
+	uint64_t bank_w, bank_ns, bank_vt; /* the bank in vtime, for that W and period */
+};
+
+/* credit's part of the instance (sched.priv). */
+struct cr_sched {
+	struct credit_params p;
+	uint64_t next_tick;	   /* credit1 engine: next sampling tick */
+	uint64_t next_acct;	   /* credit1 engine: next accounting */
+	sched_cpumask_t idle_mask; /* pCPUs with no current vCPU and nothing queued */
+	sched_cpumask_t move_mask; /* pCPUs with movable queued vCPUs (steal sources) */
+	sched_cpumask_t pin_mask;  /* pCPUs with pinned vCPUs queued */
+	struct sched_dom *rw_list; /* domains whose weight split changed */
+};
+
+static inline struct cr_vcpu *cv(const struct sched_vcpu *v)
+{
+	return SCHED_PRIV(struct cr_vcpu, (struct sched_vcpu *)v);
+}
+
+static inline struct cr_dom *cd(const struct sched_dom *d)
+{
+	return SCHED_PRIV(struct cr_dom, (struct sched_dom *)d);
+}
+
+static inline struct cr_pcpu *cpc(const struct sched_pcpu *pc)
+{
+	return SCHED_PRIV(struct cr_pcpu, (struct sched_pcpu *)pc);
+}
+
+static inline struct cr_sched *cs(const struct sched *s)
+{
+	return SCHED_PRIV(struct cr_sched, (struct sched *)s);
+}
+
+/* The vCPU whose credit state holds heap node n (NULL for NULL). */
+static inline struct sched_vcpu *cr_vcpu_of(const struct sched_hnode *n)
+{
+	if (!n)
+		return NULL;
+	const char *c = (const char *)n - offsetof(struct cr_vcpu, hn);
+	return (struct sched_vcpu *)(void *)(c - offsetof(struct sched_vcpu, priv));
+}
+
+/* The first vCPU of a heap, or NULL. */
+static inline struct sched_vcpu *cr_min(struct sched_hnode *root)
+{
+	return cr_vcpu_of(root);
+}
+
 static inline bool c1_mode(const struct sched *s)
 {
-	return s->p.tick_ns != 0;
+	return cs(s)->p.tick_ns != 0;
 }
 
 static inline uint32_t dweight(const struct sched_dom *d)
@@ -44,24 +156,24 @@ static inline uint32_t split_ew(uint32_t w, uint32_t n)
  * would get if it started earning now. */
 static inline uint32_t ew_of(const struct sched_vcpu *v)
 {
-	return v->w_acct ? v->w_acct : split_ew(dweight(v->dom), v->dom->nr_earn + 1);
+	return cv(v)->w_acct ? cv(v)->w_acct : split_ew(dweight(v->dom), cd(v->dom)->nr_earn + 1);
 }
 
 static inline uint64_t bank_ns(const struct sched *s)
 {
-	return s->p.period_ns;
+	return cs(s)->p.period_ns;
 }
 
 /* The weight that competes for pCPU p now: its earning weight minus its sleepers' (they
  * earn, but run nothing). What placement and balancing compare between pCPUs. */
 static inline uint64_t load_of(const struct sched_pcpu *pc)
 {
-	return pc->w_active - pc->w_sleep;
+	return cpc(pc)->w_active - cpc(pc)->w_sleep;
 }
 
 static inline int64_t cap_avail(const struct sched_dom *d)
 {
-	return d->cap_tokens - d->cap_reserved;
+	return cd(d)->cap_tokens - cd(d)->cap_reserved;
 }
 
 static inline bool capped(const struct sched *s, const struct sched_vcpu *v)
@@ -81,32 +193,44 @@ static inline void credit_note(struct sched *s, unsigned p)
 	const struct sched_pcpu *pc = &s->pcpu[p];
 	sched_cpumask_t b = SCHED_CPU(p);
 	if (!pc->curr && !pc->nr_queued)
-		s->idle_mask |= b;
+		cs(s)->idle_mask |= b;
 	else
-		s->idle_mask &= ~b;
-	if (pc->rq_boost || pc->rq_norm)
-		s->move_mask |= b;
+		cs(s)->idle_mask &= ~b;
+	if (cpc(pc)->rq_boost || cpc(pc)->rq_norm)
+		cs(s)->move_mask |= b;
 	else
-		s->move_mask &= ~b;
-	if (pc->rq_pin)
-		s->pin_mask |= b;
+		cs(s)->move_mask &= ~b;
+	if (cpc(pc)->rq_pin)
+		cs(s)->pin_mask |= b;
 	else
-		s->pin_mask &= ~b;
+		cs(s)->pin_mask &= ~b;
 }
 
 /* An idle pCPU (no current vCPU, nothing queued) of `mask`, or -1. */
 static inline int cr_find_idle(const struct sched *s, sched_cpumask_t mask)
 {
-	mask &= s->idle_mask & sched_all_pcpus(s);
+	mask &= cs(s)->idle_mask & sched_all_pcpus(s);
 	return mask ? __builtin_ctzll(mask) : -1;
 }
 
 /* credit.c: run queues, charging */
 void cr_heap_del(struct sched *s, struct sched_vcpu *v);
 void cr_enqueue(struct sched *s, struct sched_vcpu *v);
+struct sched_vcpu *cr_queue_head(struct sched_pcpu *pc);
+void cr_charge(struct sched *s, struct sched_vcpu *v, uint64_t now);
 void cr_clamp_bank(struct sched *s, struct sched_vcpu *v);
 void cr_transfer(struct sched *s, struct sched_vcpu *v, unsigned to, uint64_t now);
 void cr_unboost(struct sched *s, struct sched_vcpu *v, uint64_t now);
+
+/* credit_wake.c: wakes, sleeps, yields (ops) */
+sched_cpumask_t cr_wake(struct sched *s, struct sched_vcpu *v, uint64_t now, unsigned flags);
+sched_cpumask_t cr_sleep(struct sched *s, struct sched_vcpu *v, uint64_t now);
+void cr_yield(struct sched *s, struct sched_vcpu *v, uint64_t now);
+sched_cpumask_t cr_yield_to(struct sched *s, struct sched_vcpu *v, struct sched_vcpu *t,
+			    uint64_t now);
+
+/* credit_pick.c: the decision (op) */
+struct sched_pick cr_pick_next(struct sched *s, unsigned p, uint64_t now);
 
 /* credit_vt.c: virtual time, sleepers, the domain split, the boost budget */
 uint64_t cr_vt_add(uint64_t vt, uint64_t ns, uint64_t d, uint64_t *rem);
@@ -134,6 +258,15 @@ bool cr_take_lease(struct sched *s, struct sched_vcpu *v, uint64_t now);
 
 /* credit_c1.c: the credit1 engine */
 void cr_c1_catch_up(struct sched *s, uint64_t now);
+
+/* credit_config.c: parameters, keys, dump */
+void cr_apply_profile(struct credit_params *p, unsigned profile);
+int cr_config(struct sched *s, const char *k, size_t klen, const char *v, size_t vlen,
+	      uint64_t now);
+int cr_config_get(const struct sched *s, const char *k, size_t klen, char *buf, size_t n);
+void cr_config_show(const struct sched *s, sched_print_fn pr, void *arg);
+uint64_t cr_slice_ns(const struct sched *s);
+void cr_dump(struct sched *s, sched_print_fn pr, void *arg);
 
 /* credit_balance.c: between pCPUs */
 sched_cpumask_t cr_tickle(struct sched *s, struct sched_vcpu *v);

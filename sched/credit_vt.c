@@ -48,24 +48,24 @@ uint64_t cr_ns_to_vt(uint64_t ns, uint32_t ew)
 uint64_t cr_bank_vt(struct sched *s, const struct sched_vcpu *v)
 {
 	struct sched_pcpu *pc = &s->pcpu[v->pcpu];
-	uint64_t w = pc->w_active + (v->w_acct ? 0 : ew_of(v)), rem = 0;
+	uint64_t w = cpc(pc)->w_active + (cv(v)->w_acct ? 0 : ew_of(v)), rem = 0;
 	if (!w)
 		w = ew_of(v);
 	/* One division per change of W or of the period, not per sleep and wake. */
-	if (w != pc->bank_w || bank_ns(s) != pc->bank_ns) {
-		pc->bank_w = w;
-		pc->bank_ns = bank_ns(s);
-		pc->bank_vt = cr_vt_add(0, bank_ns(s), w, &rem); /* W may exceed 2^32 */
+	if (w != cpc(pc)->bank_w || bank_ns(s) != cpc(pc)->bank_ns) {
+		cpc(pc)->bank_w = w;
+		cpc(pc)->bank_ns = bank_ns(s);
+		cpc(pc)->bank_vt = cr_vt_add(0, bank_ns(s), w, &rem); /* W may exceed 2^32 */
 	}
-	return pc->bank_vt;
+	return cpc(pc)->bank_vt;
 }
 
 /* Credit in ns: positive is UNDER (owed CPU), negative is OVER (in debt). */
 int64_t cr_vcredit(const struct sched *s, const struct sched_vcpu *v)
 {
 	if (c1_mode(s))
-		return v->credit;
-	int64_t lag = (int64_t)(s->pcpu[v->pcpu].vclock - v->vtime);
+		return cv(v)->credit;
+	int64_t lag = (int64_t)(cpc(&s->pcpu[v->pcpu])->vclock - cv(v)->vtime);
 	/* lag * ew / 2^32 rounded toward zero; 128-bit product, shifts only. */
 	uint64_t al = lag < 0 ? 0 - (uint64_t)lag : (uint64_t)lag;
 	unsigned __int128 m = (unsigned __int128)al * ew_of(v) >> VT_SHIFT;
@@ -76,32 +76,32 @@ int64_t cr_vcredit(const struct sched *s, const struct sched_vcpu *v)
 /* Puts d on the list of domains whose split is recomputed at the end of the current call. */
 void cr_rw_mark(struct sched *s, struct sched_dom *d)
 {
-	if (d->rw_pending)
+	if (cd(d)->rw_pending)
 		return;
-	d->rw_pending = true;
-	d->rw_next = s->rw_list;
-	s->rw_list = d;
+	cd(d)->rw_pending = true;
+	cd(d)->rw_next = cs(s)->rw_list;
+	cs(s)->rw_list = d;
 }
 
 /* v starts earning on pc with its part of the domain weight (the others' parts shrink). */
 void cr_activate(struct sched *s, struct sched_pcpu *pc, struct sched_vcpu *v)
 {
-	if (!v->w_acct) {
+	if (!cv(v)->w_acct) {
 		struct sched_dom *d = v->dom;
-		v->w_acct = split_ew(dweight(d), ++d->nr_earn);
-		pc->w_active += v->w_acct;
-		if (d->nr_earn > 1)
+		cv(v)->w_acct = split_ew(dweight(d), ++cd(d)->nr_earn);
+		cpc(pc)->w_active += cv(v)->w_acct;
+		if (cd(d)->nr_earn > 1)
 			cr_rw_mark(s, d);
 	}
 }
 
 void cr_deactivate(struct sched *s, struct sched_pcpu *pc, struct sched_vcpu *v)
 {
-	if (!v->w_acct)
+	if (!cv(v)->w_acct)
 		return;
-	pc->w_active -= v->w_acct;
-	v->w_acct = 0;
-	if (--v->dom->nr_earn)
+	cpc(pc)->w_active -= cv(v)->w_acct;
+	cv(v)->w_acct = 0;
+	if (--cd(v->dom)->nr_earn)
 		cr_rw_mark(s, v->dom);
 }
 
@@ -112,22 +112,23 @@ void cr_deactivate(struct sched *s, struct sched_pcpu *pc, struct sched_vcpu *v)
 void cr_sleeper_insert(struct sched *s, struct sched_vcpu *v)
 {
 	struct sched_pcpu *pc = &s->pcpu[v->pcpu];
-	v->key = v->vtime + cr_bank_vt(s, v);
-	v->heap = HEAP_SLEEP;
-	pc->w_sleep += v->w_acct;
+	cv(v)->hn.key = cv(v)->vtime + cr_bank_vt(s, v);
+	cv(v)->heap = HEAP_SLEEP;
+	cpc(pc)->w_sleep += cv(v)->w_acct;
 	if (v->dom->nr_vcpus > 1) {
-		v->flags |= F_MSLEEP;
-		pc->nr_msleep++;
+		cv(v)->flags |= F_MSLEEP;
+		cpc(pc)->nr_msleep++;
 	}
-	hn_insert(&pc->sleepers, &v->hn);
+	hn_insert(&cpc(pc)->sleepers, &cv(v)->hn);
 }
 
 /* ns until pc's virtual clock reaches sleeper sl's key at the current w_active:
  * ceil(((key - vclock) * W - rem) / 2^32), UINT64_MAX when that is out of range. */
 uint64_t cr_retire_ns(const struct sched_pcpu *pc, const struct sched_vcpu *sl)
 {
-	unsigned __int128 need = (unsigned __int128)(sl->key - pc->vclock) * pc->w_active;
-	need = need > pc->vclock_rem ? need - pc->vclock_rem : 0;
+	unsigned __int128 need =
+		(unsigned __int128)(cv(sl)->hn.key - cpc(pc)->vclock) * cpc(pc)->w_active;
+	need = need > cpc(pc)->vclock_rem ? need - cpc(pc)->vclock_rem : 0;
 	need = (need + ((unsigned __int128)1 << VT_SHIFT) - 1) >> VT_SHIFT;
 	return need > ((uint64_t)1 << 62) ? UINT64_MAX : (uint64_t)need;
 }
@@ -137,21 +138,21 @@ uint64_t cr_retire_ns(const struct sched_pcpu *pc, const struct sched_vcpu *sl)
 void cr_vclock_advance(struct sched *s, unsigned p, uint64_t now)
 {
 	struct sched_pcpu *pc = &s->pcpu[p];
-	if (c1_mode(s) || now <= pc->vclock_last) {
-		if (now > pc->vclock_last)
-			pc->vclock_last = now;
+	if (c1_mode(s) || now <= cpc(pc)->vclock_last) {
+		if (now > cpc(pc)->vclock_last)
+			cpc(pc)->vclock_last = now;
 		return;
 	}
-	uint64_t dt = now - pc->vclock_last;
+	uint64_t dt = now - cpc(pc)->vclock_last;
 	while (dt) {
-		uint64_t w = pc->w_active;
+		uint64_t w = cpc(pc)->w_active;
 		if (!w) {
-			pc->vclock_rem = 0;
+			cpc(pc)->vclock_rem = 0;
 			break;
 		}
 		uint64_t chunk = dt > VT_CHUNK ? VT_CHUNK : dt;
-		struct sched_vcpu *sl = hn_min(pc->sleepers);
-		if (sl && (int64_t)(sl->key - pc->vclock) <= 0) {
+		struct sched_vcpu *sl = cr_min(cpc(pc)->sleepers);
+		if (sl && (int64_t)(cv(sl)->hn.key - cpc(pc)->vclock) <= 0) {
 			cr_heap_del(s, sl);
 			cr_deactivate(s, pc, sl);
 			continue;
@@ -161,23 +162,23 @@ void cr_vclock_advance(struct sched *s, unsigned p, uint64_t now)
 			if (need_ns <= chunk)
 				chunk = need_ns;
 		}
-		pc->vclock = cr_vt_add(pc->vclock, chunk, w, &pc->vclock_rem);
+		cpc(pc)->vclock = cr_vt_add(cpc(pc)->vclock, chunk, w, &cpc(pc)->vclock_rem);
 		dt -= chunk;
-		if (sl && (int64_t)(sl->key - pc->vclock) <= 0) {
+		if (sl && (int64_t)(cv(sl)->hn.key - cpc(pc)->vclock) <= 0) {
 			cr_heap_del(s, sl);
 			cr_deactivate(s, pc, sl);
 		}
 	}
-	pc->vclock_last = now;
+	cpc(pc)->vclock_last = now;
 }
 
 /* At most one bank of credit: raises vtime (and gvt with it) to vclock - bank. */
 void cr_clamp_bank(struct sched *s, struct sched_vcpu *v)
 {
-	uint64_t floor = s->pcpu[v->pcpu].vclock - cr_bank_vt(s, v);
-	if ((int64_t)(v->vtime - floor) < 0) {
-		v->gvt += floor - v->vtime;
-		v->vtime = floor;
+	uint64_t floor = cpc(&s->pcpu[v->pcpu])->vclock - cr_bank_vt(s, v);
+	if ((int64_t)(cv(v)->vtime - floor) < 0) {
+		cv(v)->gvt += floor - cv(v)->vtime;
+		cv(v)->vtime = floor;
 	}
 }
 
@@ -186,12 +187,12 @@ void cr_clamp_bank(struct sched *s, struct sched_vcpu *v)
  * running vCPU changes (the domain split), so each ns is charged at the weight it ran at. */
 void cr_settle_vt(struct sched_vcpu *v, uint64_t now)
 {
-	if (now <= v->vt_since)
+	if (now <= cv(v)->vt_since)
 		return;
-	uint64_t old = v->vtime;
-	v->vtime = cr_vt_add(v->vtime, now - v->vt_since, ew_of(v), &v->vrem);
-	v->gvt += v->vtime - old;
-	v->vt_since = now;
+	uint64_t old = cv(v)->vtime;
+	cv(v)->vtime = cr_vt_add(cv(v)->vtime, now - cv(v)->vt_since, ew_of(v), &cv(v)->vrem);
+	cv(v)->gvt += cv(v)->vtime - old;
+	cv(v)->vt_since = now;
 }
 
 /* ---- the domain split ------------------------------------------------------------------
@@ -208,28 +209,28 @@ static void reweight(struct sched *s, struct sched_dom *d, uint64_t now)
 {
 	struct sched_vcpu *v;
 	for (v = d->vcpus; v; v = v->next_in_dom)
-		if (v->w_acct)
+		if (cv(v)->w_acct)
 			cr_vclock_advance(s, v->pcpu, now); /* may retire sleepers: nr_earn drops */
-	uint32_t n = d->nr_earn, i = 0;
+	uint32_t n = cd(d)->nr_earn, i = 0;
 	if (!n)
 		return;
 	uint64_t tot = (uint64_t)dweight(d) << EW_SHIFT, base = tot / n, extra = tot % n;
 	for (v = d->vcpus; v; v = v->next_in_dom) {
-		if (!v->w_acct)
+		if (!cv(v)->w_acct)
 			continue;
 		uint64_t e = base + (i++ < extra ? 1 : 0);
 		if (e < EW_MIN)
 			e = EW_MIN;
-		if (e == v->w_acct)
+		if (e == cv(v)->w_acct)
 			continue;
 		struct sched_pcpu *pc = &s->pcpu[v->pcpu];
 		if (v->state == SCHED_VS_RUNNING)
 			cr_settle_vt(v, now);
-		bool asleep = v->heap == HEAP_SLEEP; /* its bank in vtime changes: re-key */
+		bool asleep = cv(v)->heap == HEAP_SLEEP; /* its bank in vtime changes: re-key */
 		if (asleep)
 			cr_heap_del(s, v);
-		pc->w_active = pc->w_active - v->w_acct + e;
-		v->w_acct = (uint32_t)e;
+		cpc(pc)->w_active = cpc(pc)->w_active - cv(v)->w_acct + e;
+		cv(v)->w_acct = (uint32_t)e;
 		if (asleep)
 			cr_sleeper_insert(s, v);
 	}
@@ -239,9 +240,9 @@ static void reweight(struct sched *s, struct sched_dom *d, uint64_t now)
 void cr_rw_flush(struct sched *s, uint64_t now)
 {
 	struct sched_dom *d;
-	while ((d = s->rw_list)) {
-		s->rw_list = d->rw_next;
-		d->rw_pending = false;
+	while ((d = cs(s)->rw_list)) {
+		cs(s)->rw_list = cd(d)->rw_next;
+		cd(d)->rw_pending = false;
 		reweight(s, d, now);
 	}
 }
@@ -258,7 +259,7 @@ uint64_t cr_start_offset(const struct sched *s, const struct sched_vcpu *v)
 	h ^= h >> 15;
 	h *= 0x2c1b3c6du;
 	h ^= h >> 13;
-	return cr_ns_to_vt(h % (s->p.tslice_ns / 64 + 1), ew_of(v));
+	return cr_ns_to_vt(h % (cs(s)->p.tslice_ns / 64 + 1), ew_of(v));
 }
 
 /* The boost budget of v in ns (sliver engine): what its virtual clock has handed it since
@@ -273,14 +274,14 @@ uint64_t cr_start_offset(const struct sched *s, const struct sched_vcpu *v)
 int64_t cr_boost_budget(struct sched *s, struct sched_vcpu *v)
 {
 	struct sched_pcpu *pc = &s->pcpu[v->pcpu];
-	uint64_t w = pc->w_active + (v->w_acct ? 0 : ew_of(v));
+	uint64_t w = cpc(pc)->w_active + (cv(v)->w_acct ? 0 : ew_of(v));
 	uint64_t rem = 0;
-	uint64_t floor = pc->vclock - cr_vt_add(0, s->p.period_ns, w ? w : ew_of(v), &rem);
-	if ((int64_t)(v->bvt - floor) < 0) {
-		v->bvt = floor;
-		v->bvrem = 0;
+	uint64_t floor = cpc(pc)->vclock - cr_vt_add(0, cs(s)->p.period_ns, w ? w : ew_of(v), &rem);
+	if ((int64_t)(cv(v)->bvt - floor) < 0) {
+		cv(v)->bvt = floor;
+		cv(v)->bvrem = 0;
 	}
-	int64_t lag = (int64_t)(pc->vclock - v->bvt);
+	int64_t lag = (int64_t)(cpc(pc)->vclock - cv(v)->bvt);
 	uint64_t al = lag < 0 ? 0 - (uint64_t)lag : (uint64_t)lag;
 	unsigned __int128 m = (unsigned __int128)al * ew_of(v) >> VT_SHIFT;
 	int64_t c = m > ((uint64_t)1 << 62) ? (int64_t)1 << 62 : (int64_t)m;

@@ -1,18 +1,24 @@
-/* Intrusive pairing heap of sched_vcpu nodes ordered by (key, seq): O(1) insert and meld,
- * O(log n) amortized delete-min and remove. Used for the run queues (per priority
- * class), the sleeper heap and the park heap. No storage besides the node in the vCPU. */
+/* Intrusive pairing heap of nodes ordered by (key, seq): O(1) insert and meld, O(log n)
+ * amortized delete-min and remove. A policy embeds a node in its private vCPU state (credit:
+ * its run queues per priority class, the sleeper heap and the park heap). No storage besides
+ * the node. */
 #ifndef SCHED_HEAP_H
 #define SCHED_HEAP_H
-#include "sched/sched.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
-#define HN_VCPU(n) ((struct sched_vcpu *)((char *)(n)-offsetof(struct sched_vcpu, hn)))
+struct sched_hnode {
+	struct sched_hnode *child, *next, *prev;
+	uint64_t key; /* order (vtime, FIFO position or time: the policy's) */
+	uint64_t seq; /* tie-breaker: insertion order */
+};
 
 static inline bool hn_less(const struct sched_hnode *a, const struct sched_hnode *b)
 {
-	const struct sched_vcpu *va = HN_VCPU(a), *vb = HN_VCPU(b);
 	/* Wrap-safe: the keys of one heap lie within 2^63 of each other. */
-	int64_t d = (int64_t)(va->key - vb->key);
-	return d < 0 || (d == 0 && va->seq < vb->seq);
+	int64_t d = (int64_t)(a->key - b->key);
+	return d < 0 || (d == 0 && a->seq < b->seq);
 }
 
 /* Melds two roots (either may be NULL); a's and b's prev/next must be NULL. */
@@ -96,11 +102,6 @@ static inline void hn_remove(struct sched_hnode **root, struct sched_hnode *n)
 	struct sched_hnode *sub = hn_pair(n->child);
 	n->child = NULL;
 	*root = hn_meld(*root, sub);
-}
-
-static inline struct sched_vcpu *hn_min(struct sched_hnode *root)
-{
-	return root ? HN_VCPU(root) : NULL;
 }
 
 #endif

@@ -1,32 +1,64 @@
-/* Round-robin policy: one FIFO per pCPU, fixed slice (credit.tslice_us), no weights, no
- * caps, no boost. Kept small on purpose: a reference for the interface and a fallback
- * (`sched=rr`) while the credit policy is being integrated. Idle pCPUs steal. */
+/* Round-robin policy: one FIFO per pCPU, fixed slice (rr.tslice_us), no weights, no caps,
+ * no boost. Kept small on purpose: a reference for the interface (its private state, its
+ * own key) and a fallback (`sched=rr`). Idle pCPUs steal. */
+#include "lib/cmdline.h"
 #include "sched/sched.h"
 #include "sched/sched_priv.h"
 
+#define RR_YIELD 1 /* rr_vcpu.flags: go to the tail at the next pick */
+
+/* rr's part of a vCPU, a pCPU and the instance (their priv bytes, SCHED_PRIV). */
+struct rr_vcpu {
+	struct sched_vcpu *rq_next, *rq_prev; /* its pCPU's FIFO */
+	uint8_t flags;
+};
+
+struct rr_pcpu {
+	struct sched_vcpu *rr_head, *rr_tail;
+};
+
+struct rr_sched {
+	uint64_t tslice_ns; /* rr.tslice_us */
+};
+
+static inline struct rr_vcpu *rv(struct sched_vcpu *v)
+{
+	return SCHED_PRIV(struct rr_vcpu, v);
+}
+
+static inline struct rr_pcpu *rpc(struct sched_pcpu *pc)
+{
+	return SCHED_PRIV(struct rr_pcpu, pc);
+}
+
+static inline struct rr_sched *rs(const struct sched *s)
+{
+	return SCHED_PRIV(struct rr_sched, (struct sched *)s);
+}
+
 static void rr_enqueue(struct sched_pcpu *pc, struct sched_vcpu *v)
 {
-	v->rq_next = NULL;
-	v->rq_prev = pc->rr_tail;
-	if (pc->rr_tail)
-		pc->rr_tail->rq_next = v;
+	rv(v)->rq_next = NULL;
+	rv(v)->rq_prev = rpc(pc)->rr_tail;
+	if (rpc(pc)->rr_tail)
+		rv(rpc(pc)->rr_tail)->rq_next = v;
 	else
-		pc->rr_head = v;
-	pc->rr_tail = v;
+		rpc(pc)->rr_head = v;
+	rpc(pc)->rr_tail = v;
 	pc->nr_queued++;
 }
 
 static void rr_dequeue(struct sched_pcpu *pc, struct sched_vcpu *v)
 {
-	if (v->rq_prev)
-		v->rq_prev->rq_next = v->rq_next;
+	if (rv(v)->rq_prev)
+		rv(rv(v)->rq_prev)->rq_next = rv(v)->rq_next;
 	else
-		pc->rr_head = v->rq_next;
-	if (v->rq_next)
-		v->rq_next->rq_prev = v->rq_prev;
+		rpc(pc)->rr_head = rv(v)->rq_next;
+	if (rv(v)->rq_next)
+		rv(rv(v)->rq_next)->rq_prev = rv(v)->rq_prev;
 	else
-		pc->rr_tail = v->rq_prev;
-	v->rq_next = v->rq_prev = NULL;
+		rpc(pc)->rr_tail = rv(v)->rq_prev;
+	rv(v)->rq_next = rv(v)->rq_prev = NULL;
 	pc->nr_queued--;
 }
 
@@ -41,7 +73,57 @@ static void rr_charge(struct sched_vcpu *v, uint64_t now)
 
 static void rr_init(struct sched *s)
 {
-	(void)s;
+	rs(s)->tslice_ns = 1000000;
+}
+
+/* rr.tslice_us (or bare tslice_us), 10 us .. 1 s. */
+static int rr_config(struct sched *s, const char *k, size_t klen, const char *v, size_t vlen,
+		     uint64_t now)
+{
+	(void)now;
+	static const char name[] = "tslice_us";
+	uint64_t us;
+	if (klen != sizeof(name) - 1)
+		return 1;
+	for (size_t i = 0; i < klen; i++)
+		if (k[i] != name[i])
+			return 1;
+	if (!parse_u64_n(v, vlen, &us) || us < 10 || us > 1000000)
+		return -SCHED_EINVAL;
+	rs(s)->tslice_ns = us * 1000;
+	return 0;
+}
+
+static int rr_config_get(const struct sched *s, const char *k, size_t klen, char *buf, size_t n)
+{
+	static const char name[] = "tslice_us";
+	if (klen != sizeof(name) - 1 || n < 2)
+		return 1;
+	for (size_t i = 0; i < klen; i++)
+		if (k[i] != name[i])
+			return 1;
+	char d[24];
+	size_t j = sizeof(d);
+	uint64_t us = rs(s)->tslice_ns / 1000;
+	d[--j] = '\0';
+	do
+		d[--j] = (char)('0' + us % 10);
+	while ((us /= 10) != 0);
+	size_t i = 0;
+	for (; i < n - 1 && d[j + i]; i++)
+		buf[i] = d[j + i];
+	buf[i] = '\0';
+	return 0;
+}
+
+static void rr_config_show(const struct sched *s, sched_print_fn pr, void *arg)
+{
+	pr(arg, " rr.tslice_us=%llu", (unsigned long long)(rs(s)->tslice_ns / 1000));
+}
+
+static uint64_t rr_slice_ns(const struct sched *s)
+{
+	return rs(s)->tslice_ns;
 }
 
 static int rr_vcpu_insert(struct sched *s, struct sched_vcpu *v, uint64_t now)
@@ -53,10 +135,14 @@ static int rr_vcpu_insert(struct sched *s, struct sched_vcpu *v, uint64_t now)
 		v->dom->weight = SCHED_DEFAULT_WEIGHT;
 	v->state = SCHED_VS_BLOCKED;
 	v->prio = SCHED_PRI_UNDER;
+	rv(v)->rq_next = rv(v)->rq_prev = NULL;
+	rv(v)->flags = 0;
 	v->pcpu = (uint16_t)sched_least_loaded(s, sched_affinity(s, v));
 	s->pcpu[v->pcpu].nr_vcpus++;
 	v->dom->nr_vcpus++;
 	s->nr_vcpus++;
+	v->next_in_dom = v->dom->vcpus; /* shared: the core, the sim and yield_to walk it */
+	v->dom->vcpus = v;
 	sched_dom_link(s, v->dom);
 	return 0;
 }
@@ -72,6 +158,12 @@ static void rr_vcpu_remove(struct sched *s, struct sched_vcpu *v, uint64_t now)
 	v->state = SCHED_VS_BLOCKED;
 	pc->nr_vcpus--;
 	s->nr_vcpus--;
+	sched_yield_forget(s, v);
+	struct sched_vcpu **pp = &v->dom->vcpus;
+	while (*pp && *pp != v)
+		pp = &(*pp)->next_in_dom;
+	if (*pp)
+		*pp = v->next_in_dom;
 	if (--v->dom->nr_vcpus == 0)
 		sched_dom_unlink(s, v->dom);
 }
@@ -127,7 +219,7 @@ static sched_cpumask_t rr_sleep(struct sched *s, struct sched_vcpu *v, uint64_t 
 
 static void rr_yield(struct sched *s, struct sched_vcpu *v, uint64_t now)
 {
-	v->flags |= 1; /* go to the tail at the next pick */
+	rv(v)->flags |= RR_YIELD; /* go to the tail at the next pick */
 	v->c.yields++;
 	sched_trace_ev(s, v->pcpu, now, SCHED_EV_YIELD, v, 0);
 }
@@ -138,7 +230,7 @@ static struct sched_vcpu *rr_steal(struct sched *s, unsigned p, uint64_t now)
 		struct sched_pcpu *qc = &s->pcpu[q];
 		if (q == p)
 			continue;
-		for (struct sched_vcpu *v = qc->rr_head; v; v = v->rq_next) {
+		for (struct sched_vcpu *v = rpc(qc)->rr_head; v; v = rv(v)->rq_next) {
 			if (!sched_allowed(s, v, p))
 				continue;
 			rr_dequeue(qc, v);
@@ -161,19 +253,21 @@ static struct sched_pick rr_pick_next(struct sched *s, unsigned p, uint64_t now)
 
 	if (cur && cur->state == SCHED_VS_RUNNING) {
 		rr_charge(cur, now);
-		bool expired = now - pc->curr_since >= s->p.tslice_ns || (cur->flags & 1);
-		if (!pc->rr_head || !expired) {
-			cur->flags &= (uint8_t)~1;
+		bool expired =
+			now - pc->curr_since >= rs(s)->tslice_ns || (rv(cur)->flags & RR_YIELD);
+		if (!rpc(pc)->rr_head || !expired) {
+			rv(cur)->flags &= (uint8_t)~RR_YIELD;
 			r.vcpu = cur;
-			r.run_until = pc->rr_head ? pc->curr_since + s->p.tslice_ns : SCHED_NEVER;
+			r.run_until =
+				rpc(pc)->rr_head ? pc->curr_since + rs(s)->tslice_ns : SCHED_NEVER;
 			return r;
 		}
-		cur->flags &= (uint8_t)~1;
+		rv(cur)->flags &= (uint8_t)~RR_YIELD;
 		cur->state = SCHED_VS_RUNNABLE;
 		cur->c.preempts++;
 		rr_enqueue(pc, cur);
 	}
-	struct sched_vcpu *next = pc->rr_head;
+	struct sched_vcpu *next = rpc(pc)->rr_head;
 	if (next)
 		rr_dequeue(pc, next);
 	else
@@ -189,13 +283,12 @@ static struct sched_pick rr_pick_next(struct sched *s, unsigned p, uint64_t now)
 	next->since = now;
 	if (next != cur) {
 		next->c.switches++;
-		next->run_start = now;
 		sched_trace_ev(s, p, now, SCHED_EV_SWITCH, next, cur ? (int64_t)cur->dom->id : -1);
 	}
 	pc->curr = next;
 	pc->curr_since = now;
 	r.vcpu = next;
-	r.run_until = pc->rr_head ? now + s->p.tslice_ns : SCHED_NEVER;
+	r.run_until = rpc(pc)->rr_head ? now + rs(s)->tslice_ns : SCHED_NEVER;
 	return r;
 }
 
@@ -233,7 +326,7 @@ static sched_cpumask_t rr_set_affinity(struct sched *s, struct sched_vcpu *v, sc
 static void rr_dump(struct sched *s, sched_print_fn pr, void *arg)
 {
 	pr(arg, "sched policy=rr pcpus=%u tslice_ns=%llu\n", s->nr_pcpus,
-	   (unsigned long long)s->p.tslice_ns);
+	   (unsigned long long)rs(s)->tslice_ns);
 	for (struct sched_dom *d = s->doms; d; d = d->next_dom)
 		sched_dump_counters(pr, arg, "dom", d->id, -1, &d->c);
 }
@@ -251,4 +344,8 @@ const struct sched_ops sched_rr_ops = {
 	.set_affinity = rr_set_affinity,
 	.params_changed = NULL,
 	.dump = rr_dump,
+	.config = rr_config,
+	.config_get = rr_config_get,
+	.config_show = rr_config_show,
+	.slice_ns = rr_slice_ns,
 };

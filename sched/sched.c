@@ -3,50 +3,23 @@
 #include "lib/cmdline.h"
 #include "sched/sched_priv.h"
 
-void sched_apply_profile(struct sched_params *p, unsigned profile)
+/* Zeroes *s (the policies' priv bytes too) and starts `ops` on it with its defaults. */
+static void sched_reset(struct sched *s, unsigned nr_pcpus, const struct sched_ops *ops)
 {
-	if (profile == SCHED_PROFILE_XEN_CREDIT1) {
-		/* Xen credit1 as of 3.0.4 plus the 4.2 ratelimit: 30 ms slices, a 10 ms
-		 * sampling tick that burns credit and ends boosts, 30 ms accounting. */
-		p->tslice_ns = 30000000;
-		p->ratelimit_ns = 1000000;
-		p->period_ns = 30000000;
-		p->tick_ns = 10000000;
-		p->boost_ns = 0;
-		p->boost_debt_ns = 0;
-		p->cap_debt_ns = 0;
-		p->burn_sampled = 1;
-		p->balance_gap_ns = 0; /* idle stealing only, as measured */
-		p->balance_hold_ns = 0;
-	} else {
-		/* sliver defaults, chosen from the simulator sweeps in docs/BENCHMARKS.md. */
-		p->tslice_ns = 1000000;
-		p->ratelimit_ns = 0;
-		p->period_ns = 50000000;
-		p->tick_ns = 0;
-		p->boost_ns = 100000;
-		p->boost_debt_ns = 2000000;
-		p->cap_debt_ns = 500000;
-		p->burn_sampled = 0;
-		p->balance_gap_ns = 2000000;
-		p->balance_hold_ns = 10000000;
-		profile = SCHED_PROFILE_SLIVER;
-	}
-	p->profile = profile;
+	/* Zero by hand: sched/ calls no library function it does not need. */
+	unsigned char *b = (unsigned char *)s;
+	for (size_t i = 0; i < sizeof(*s); i++)
+		b[i] = 0;
+	s->nr_pcpus = nr_pcpus;
+	s->ops = ops;
+	s->ops->init(s);
 }
 
 int sched_init(struct sched *s, unsigned nr_pcpus)
 {
 	if (nr_pcpus == 0 || nr_pcpus > SCHED_MAX_PCPUS)
 		return -SCHED_EINVAL;
-	/* Zero by hand: sched/ calls no library function it does not need. */
-	unsigned char *b = (unsigned char *)s;
-	for (size_t i = 0; i < sizeof(*s); i++)
-		b[i] = 0;
-	s->nr_pcpus = nr_pcpus;
-	s->ops = &sched_credit_ops;
-	sched_apply_profile(&s->p, SCHED_PROFILE_SLIVER);
-	s->ops->init(s);
+	sched_reset(s, nr_pcpus, &sched_credit_ops);
 	return 0;
 }
 
@@ -68,25 +41,24 @@ const struct sched_ops *sched_ops_by_name(const char *name, size_t len)
 	return NULL;
 }
 
-/* Decimal or 0x-hex, the whole string, no overflow. */
-struct us_key {
-	const char *name;
-	size_t off;
-	uint64_t min_us, max_us;
-};
+static size_t str_len(const char *a)
+{
+	size_t n = 0;
+	while (a[n])
+		n++;
+	return n;
+}
 
-#define P_OFF(f) offsetof(struct sched_params, f)
-static const struct us_key us_keys[] = {
-	{"tslice_us", P_OFF(tslice_ns), 10, 1000000},
-	{"ratelimit_us", P_OFF(ratelimit_ns), 0, 1000000},
-	{"period_us", P_OFF(period_ns), 100, 10000000},
-	{"tick_us", P_OFF(tick_ns), 0, 1000000},
-	{"boost_us", P_OFF(boost_ns), 0, 1000000},
-	{"boost_debt_us", P_OFF(boost_debt_ns), 0, 10000000},
-	{"cap_debt_us", P_OFF(cap_debt_ns), 0, 10000000},
-	{"balance_gap_us", P_OFF(balance_gap_ns), 0, 10000000},
-	{"balance_hold_us", P_OFF(balance_hold_ns), 0, 10000000},
-};
+/* The length of the policy prefix of key `k` (up to its first '.'), 0 when it has none. */
+static size_t prefix_len(const char *k, size_t klen)
+{
+	for (size_t i = 0; i < klen; i++)
+		if (k[i] == '.')
+			return i;
+	return 0;
+}
+
+static const char *const ple_name[] = {"off", "yield", "directed"};
 
 static int config_kv(struct sched *s, const char *k, size_t klen, const char *v, size_t vlen,
 		     uint64_t now)
@@ -98,72 +70,33 @@ static int config_kv(struct sched *s, const char *k, size_t klen, const char *v,
 		if (ops == s->ops)
 			return 0;
 		if (s->nr_vcpus)
-			return -SCHED_EINVAL; /* no policy change with vCPUs inserted */
-		struct sched_params keep = s->p;
-		unsigned n = s->nr_pcpus;
-		sched_init(s, n);
+			return -SCHED_EINVAL;	 /* no policy change with vCPUs inserted */
+		struct sched_params keep = s->p; /* the generic ones survive a switch */
+		sched_reset(s, s->nr_pcpus, ops);
 		s->p = keep;
-		s->ops = ops;
-		s->ops->init(s);
 		return 0;
 	}
 	if (str_eq(k, klen, "sched.ple")) {
-		if (str_eq(v, vlen, "off"))
-			s->p.ple = SCHED_PLE_OFF;
-		else if (str_eq(v, vlen, "yield"))
-			s->p.ple = SCHED_PLE_YIELD;
-		else if (str_eq(v, vlen, "directed"))
-			s->p.ple = SCHED_PLE_DIRECTED;
-		else
-			return -SCHED_EINVAL;
-		return 0;
+		for (unsigned i = 0; i < sizeof(ple_name) / sizeof(ple_name[0]); i++) {
+			if (str_eq(v, vlen, ple_name[i])) {
+				s->p.ple = i;
+				return 0;
+			}
+		}
+		return -SCHED_EINVAL;
 	}
-	/* `<policy>.<key>`: the selected policy's own keys (sched_ops.config). */
-	size_t nl = 0;
-	while (s->ops->name[nl])
-		nl++;
-	if (s->ops->config && klen > nl + 1 && k[nl] == '.' && str_eq(k, nl, s->ops->name))
-		return s->ops->config(s, k + nl + 1, klen - nl - 1, v, vlen, now);
-	/* Accept `credit.x`, `rr.x` and the bare `x` of the design notes. */
-	if (klen > 7 && str_eq(k, 7, "credit."))
-		k += 7, klen -= 7;
-	else if (klen > 3 && str_eq(k, 3, "rr."))
-		k += 3, klen -= 3;
-	if (str_eq(k, klen, "profile")) {
-		if (str_eq(v, vlen, "xen-credit1"))
-			sched_apply_profile(&s->p, SCHED_PROFILE_XEN_CREDIT1);
-		else if (str_eq(v, vlen, "sliver") || str_eq(v, vlen, "default"))
-			sched_apply_profile(&s->p, SCHED_PROFILE_SLIVER);
-		else
-			return -SCHED_EINVAL;
-		goto changed;
+	/* `<policy>.<key>` goes to the selected policy with the prefix removed, the bare
+	 * `<key>` of the design notes (`tslice_us=500`) as it is. Another policy's keys are
+	 * not keys of this one: 1, as for any word that is not the scheduler's. */
+	size_t pl = prefix_len(k, klen);
+	if (pl) {
+		if (!str_eq(k, pl, s->ops->name))
+			return 1;
+		k += pl + 1, klen -= pl + 1;
 	}
-	if (str_eq(k, klen, "burn")) {
-		if (str_eq(v, vlen, "sample"))
-			s->p.burn_sampled = 1;
-		else if (str_eq(v, vlen, "exact"))
-			s->p.burn_sampled = 0;
-		else
-			return -SCHED_EINVAL;
-		goto changed;
-	}
-	for (size_t i = 0; i < sizeof(us_keys) / sizeof(us_keys[0]); i++) {
-		const struct us_key *uk = &us_keys[i];
-		uint64_t us;
-		if (!str_eq(k, klen, uk->name))
-			continue;
-		if (!parse_u64_n(v, vlen, &us) || us < uk->min_us || us > uk->max_us)
-			return -SCHED_EINVAL;
-		if (uk->off == P_OFF(tick_ns) && us != 0 && us < 100)
-			return -SCHED_EINVAL;
-		*(uint64_t *)((char *)&s->p + uk->off) = us * 1000;
-		goto changed;
-	}
-	return 1;
-changed:
-	if (s->ops->params_changed)
-		s->ops->params_changed(s, now);
-	return 0;
+	if (!s->ops->config || !klen)
+		return 1;
+	return s->ops->config(s, k, klen, v, vlen, now);
 }
 
 int sched_config_word(struct sched *s, const char *word, size_t len, uint64_t now)
@@ -182,12 +115,49 @@ int sched_config_word(struct sched *s, const char *word, size_t len, uint64_t no
 
 int sched_config(struct sched *s, const char *key, const char *val, uint64_t now)
 {
-	size_t kl = 0, vl = 0;
-	while (key[kl])
-		kl++;
-	while (val[vl])
-		vl++;
-	return config_kv(s, key, kl, val, vl, now);
+	return config_kv(s, key, str_len(key), val, str_len(val), now);
+}
+
+static void copy_str(char *buf, size_t n, const char *src)
+{
+	size_t i = 0;
+	for (; n && i < n - 1 && src[i]; i++)
+		buf[i] = src[i];
+	if (n)
+		buf[i] = '\0';
+}
+
+int sched_config_get(const struct sched *s, const char *key, char *buf, size_t n)
+{
+	size_t klen = str_len(key);
+	if (str_eq(key, klen, "sched")) {
+		copy_str(buf, n, s->ops->name);
+		return 0;
+	}
+	if (str_eq(key, klen, "sched.ple")) {
+		copy_str(buf, n, s->p.ple < 3 ? ple_name[s->p.ple] : "?");
+		return 0;
+	}
+	size_t pl = prefix_len(key, klen);
+	if (pl) {
+		if (!str_eq(key, pl, s->ops->name))
+			return 1;
+		key += pl + 1, klen -= pl + 1;
+	}
+	if (!s->ops->config_get || !klen)
+		return 1;
+	return s->ops->config_get(s, key, klen, buf, n);
+}
+
+void sched_config_show(const struct sched *s, sched_print_fn pr, void *arg)
+{
+	if (s->ops->config_show)
+		s->ops->config_show(s, pr, arg);
+}
+
+uint64_t sched_slice_ns(const struct sched *s)
+{
+	return s->ops->slice_ns ? s->ops->slice_ns(s) : 0;
 }
 
 void sched_trace_ev(struct sched *s, unsigned p, uint64_t t, unsigned ev,

@@ -105,11 +105,6 @@ struct sched_trace {
 	struct sched_trace_rec rec[SCHED_TRACE_LEN];
 };
 
-/* Intrusive pairing-heap node (private to the policies). */
-struct sched_hnode {
-	struct sched_hnode *child, *next, *prev;
-};
-
 struct sched_counters {
 	uint64_t run_ns;     /* exact ns charged */
 	uint64_t wakes;	     /* wakes from BLOCKED */
@@ -133,19 +128,12 @@ struct sched_dom {
 	uint32_t id;
 	uint32_t weight; /* 1..65535, 0 at insert means SCHED_DEFAULT_WEIGHT */
 	uint32_t cap;	 /* % of one pCPU, 0 = no cap; may exceed 100 for multi-vCPU */
-	/* Private. */
+	/* Kept by the policy, read by the generic layer and the core. */
 	uint32_t nr_vcpus;
-	int64_t cap_tokens;   /* cap budget in ns of CPU, continuous refill */
-	int64_t cap_reserved; /* ns leased to its running vCPUs */
-	uint64_t cap_last;    /* time of the last refill */
-	uint64_t cap_rem;     /* remainder of the refill division */
-	struct sched_dom *next_dom;
-	struct sched_vcpu *vcpus; /* its inserted vCPUs */
+	struct sched_dom *next_dom; /* sched.doms list (sched_dom_link) */
+	struct sched_vcpu *vcpus;   /* its inserted vCPUs, linked by next_in_dom */
 	bool listed;
-	bool rw_pending;	   /* its vCPUs' weight split must be recomputed */
-	uint32_t nr_earn;	   /* vCPUs earning credit (w_acct != 0): they share weight */
-	struct sched_dom *rw_next; /* sched.rw_list link while rw_pending */
-	uint32_t last_boosted;	   /* directed yield: id of the vCPU last yielded to */
+	uint32_t last_boosted; /* directed yield: id of the vCPU last yielded to */
 	struct sched_counters c;
 	_Alignas(8) unsigned char priv[SCHED_PRIV_DOM_BYTES]; /* the policy's (SCHED_PRIV) */
 };
@@ -160,30 +148,8 @@ struct sched_vcpu {
 	uint8_t state; /* enum sched_vstate */
 	uint8_t prio;  /* enum sched_prio */
 	uint16_t pcpu; /* pCPU whose queue (or CPU) it is on */
-	/* Private to the policy. */
-	struct sched_hnode hn; /* run queue, sleeper or park heap */
-	uint8_t heap;	       /* which heap hn is in (policy defined), 0 = none */
-	uint8_t flags;	       /* policy flags */
-	uint16_t pad;
-	uint64_t key;	     /* heap key (vtime, FIFO order or time) */
-	uint64_t seq;	     /* tie-breaker: insertion order */
-	uint64_t vtime;	     /* weighted service received (credit: weighted ns) */
-	uint64_t vrem;	     /* remainder of the vtime division */
-	int64_t credit;	     /* credit1 profile: credit in ns */
-	uint64_t since;	     /* start of the current charge interval */
-	uint64_t run_start;  /* when it was last picked after another vCPU */
-	uint64_t boost_left; /* ns of latency slice left */
-	uint64_t park_until; /* unpark time when PARKED */
-	uint64_t lease;	     /* cap budget leased for the current run */
-	uint32_t w_acct;     /* its share of the domain weight (1/2^16 units) counted in its
-			      * pCPU's w_active, 0 = inactive (not earning) */
-	uint32_t pad2;
-	uint64_t vt_since; /* start of the interval not yet added to vtime */
-	uint64_t gvt;	   /* vtime never rebased by migration: comparable across pCPUs */
-	uint64_t bal_hold; /* not moved by balancing before this time */
-	uint64_t bvt;	   /* boost budget: a vtime charged only by boosted ns (sliver) */
-	uint64_t bvrem;	   /* remainder of its division */
-	struct sched_vcpu *rq_next, *rq_prev; /* rr run queue */
+	/* Kept by the policy, read by the generic layer (sched_run_ns, directed yield). */
+	uint64_t since; /* start of a RUNNING vCPU's uncharged interval (sched_run_ns) */
 	struct sched_vcpu *next_in_dom;
 	bool in_spin_loop; /* took a PAUSE-loop exit and has not run a full slice since:
 			    * a directed-yield target only every other time (dy_eligible) */
@@ -196,23 +162,10 @@ struct sched_pcpu {
 	struct sched_vcpu *curr; /* RUNNING vCPU or NULL (idle) */
 	uint64_t curr_since;	 /* start of curr's current slice */
 	uint64_t last_pick;
-	bool resched; /* a wake asked for preemption (tickle) */
-	/* Run queues (policy private). */
-	struct sched_hnode *rq_boost, *rq_norm, *sleepers, *parked;
-	struct sched_hnode *rq_pin; /* credit: queued vCPUs allowed only here (not movable) */
-	struct sched_vcpu *rr_head, *rr_tail;
-	uint32_t nr_queued;  /* RUNNABLE vCPUs queued here (not counting curr) */
-	uint32_t nr_vcpus;   /* vCPUs assigned here */
-	uint32_t nr_msleep;  /* sleepers here of domains with more than one vCPU */
-	uint64_t vclock;     /* credit: virtual clock, weighted ns */
-	uint64_t vclock_rem; /* remainder of its division */
-	uint64_t vclock_last;
-	uint64_t w_active;  /* sum of w_acct of the vCPUs earning credit on this pCPU */
-	uint64_t w_sleep;   /* credit: the part of w_active that is sleepers' */
+	bool resched;	    /* a wake asked for preemption (tickle) */
+	uint32_t nr_queued; /* RUNNABLE vCPUs queued here (not counting curr) */
+	uint32_t nr_vcpus;  /* vCPUs assigned here (sched_least_loaded) */
 	uint64_t armed;	    /* run_until returned by its last pick_next */
-	uint64_t bal_next;  /* credit: no balancing look from here before this time */
-	uint8_t bal_cursor; /* credit: first pCPU of the next balancing look */
-	uint64_t bank_w, bank_ns, bank_vt; /* credit: the bank in vtime, for that W and period */
 	uint64_t idle_ns;
 	uint64_t picks;
 	struct sched_vcpu *yield_next; /* directed yield: run this queued vCPU next */
@@ -220,28 +173,14 @@ struct sched_pcpu {
 	_Alignas(8) unsigned char priv[SCHED_PRIV_PCPU_BYTES]; /* the policy's (SCHED_PRIV) */
 };
 
-/* Global parameters (all settable at boot and at run time, see sched_config). */
+/* Generic parameters, whatever the policy (settable at boot and at run time, see
+ * sched_config). A policy's own parameters are private to it (its `config` op). */
 struct sched_params {
-	uint64_t tslice_ns;	/* credit.tslice_us: normal slice */
-	uint64_t ratelimit_ns;	/* credit.ratelimit_us: min run before a preemption */
-	uint64_t period_ns;	/* credit.period_us: accounting window (bank, cap bucket) */
-	uint64_t tick_ns;	/* credit.tick_us: credit1 sampling tick, 0 = exact */
-	uint64_t boost_ns;	/* credit.boost_us: latency slice of an event wake */
-	uint64_t boost_debt_ns; /* credit.boost_debt_us: deepest boost-budget debt still boosted
-				 * (sliver: boosted ns taken ahead of the budget) */
-	uint64_t cap_debt_ns;	/* credit.cap_debt_us: cap budget debt a latency slice may take */
-	uint32_t profile;	/* SCHED_PROFILE_* */
-	uint32_t burn_sampled; /* credit.burn=sample|exact: credit1 engine burns by tick sampling */
-	uint64_t balance_gap_ns;  /* credit.balance_gap_us: service lag that moves a vCPU to a
-				   * less loaded busy pCPU, 0 = no balancing between busy pCPUs */
-	uint64_t balance_hold_ns; /* credit.balance_hold_us: min stay after such a move */
-	uint32_t ple;		  /* sched.ple=off|yield|directed (enum sched_ple) */
+	uint32_t ple; /* sched.ple=off|yield|directed (enum sched_ple) */
 };
 
 /* What a PAUSE-loop exit does (sched.ple). off: the core asks for no PAUSE-loop exits. */
 enum sched_ple { SCHED_PLE_OFF = 0, SCHED_PLE_YIELD, SCHED_PLE_DIRECTED };
-
-enum sched_profile { SCHED_PROFILE_SLIVER = 0, SCHED_PROFILE_XEN_CREDIT1 = 1 };
 
 struct sched_pick {
 	struct sched_vcpu *vcpu; /* NULL: idle */
@@ -289,22 +228,23 @@ struct sched_ops {
 	 * only while it is the selected one: put them after `sched=` on the boot line. */
 	int (*config)(struct sched *s, const char *key, size_t klen, const char *val, size_t vlen,
 		      uint64_t now);
+	/* The current value of one of its keys (prefix removed) as text in buf (NUL-terminated,
+	 * cut to n): 0, or 1 not one of its keys. NULL: no keys. */
+	int (*config_get)(const struct sched *s, const char *key, size_t klen, char *buf, size_t n);
+	/* Prints each of its keys as ` <name>.<key>=<value>`. NULL: no keys. */
+	void (*config_show)(const struct sched *s, sched_print_fn pr, void *arg);
+	/* Its nominal time slice (sched_slice_ns). NULL: 0. */
+	uint64_t (*slice_ns)(const struct sched *s);
 };
 
 struct sched {
 	const struct sched_ops *ops;
 	unsigned nr_pcpus;
 	struct sched_params p;
-	uint64_t seq;	    /* FIFO tie-breaker */
-	uint64_t next_tick; /* credit1 profile: next sampling tick */
-	uint64_t next_acct; /* credit1 profile: next accounting */
+	uint64_t seq; /* FIFO tie-breaker (a policy's to use) */
 	uint32_t nr_vcpus;
 	sched_cpumask_t kick_pending; /* kicks from calls that return none (set_params...) */
-	sched_cpumask_t idle_mask;    /* credit: pCPUs with no current vCPU and nothing queued */
-	sched_cpumask_t move_mask;    /* credit: pCPUs with movable queued vCPUs (steal sources) */
-	sched_cpumask_t pin_mask;     /* credit: pCPUs with pinned vCPUs queued */
 	struct sched_dom *doms;	      /* domains with vCPUs inserted */
-	struct sched_dom *rw_list;    /* domains whose weight split changed (policy private) */
 	struct sched_pcpu pcpu[SCHED_MAX_PCPUS];
 	_Alignas(8) unsigned char priv[SCHED_PRIV_SCHED_BYTES]; /* the policy's (SCHED_PRIV) */
 };
@@ -324,8 +264,16 @@ const struct sched_ops *sched_ops_by_name(const char *name, size_t len);
 int sched_config_word(struct sched *s, const char *word, size_t len, uint64_t now);
 /* Same, key and value as separate NUL-terminated strings. */
 int sched_config(struct sched *s, const char *key, const char *val, uint64_t now);
-/* Applies a profile's defaults (SCHED_PROFILE_*). */
-void sched_apply_profile(struct sched_params *p, unsigned profile);
+/* The current value of a scheduler key as text (NUL-terminated, cut to n): `sched`,
+ * `sched.ple`, or a key of the selected policy (`credit.tslice_us`, or bare `tslice_us`).
+ * 0, or 1 when it is no key of the generic layer or of the selected policy. */
+int sched_config_get(const struct sched *s, const char *key, char *buf, size_t n);
+/* Prints the selected policy's keys with their values, each as ` <name>.<key>=<value>`
+ * (nothing when it has none): the service shell's `sched` line. */
+void sched_config_show(const struct sched *s, sched_print_fn pr, void *arg);
+/* The slice a vCPU competing for its pCPU runs before the policy decides again (what a
+ * guest observes as its quantum; test/sim's yield-at-95% attack reads it), 0 if none. */
+uint64_t sched_slice_ns(const struct sched *s);
 /* Copies the last `max` trace records of pCPU `pcpu`, oldest first; returns the count. */
 unsigned sched_trace_read(const struct sched *s, unsigned pcpu, struct sched_trace_rec *out,
 			  unsigned max);

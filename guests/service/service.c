@@ -173,11 +173,9 @@ static void cmd_sched(int argc, char **argv)
 			return;
 		}
 		for (int i = 2; i < argc; i++) {
-			/* Short keys name the credit policy's parameters. */
-			char word[64];
-			bool qualified = strchr(argv[i], '.') || !strncmp(argv[i], "sched=", 6);
-			fmt_snprintf(word, sizeof word, "%s%s", qualified ? "" : "credit.",
-				     argv[i]);
+			/* As typed: a short key (tslice_us=) is one of the selected policy's,
+			 * as on the boot line. */
+			const char *word = argv[i];
 			int32_t r = hc3(HC_SCHED_GLOBAL, (uint32_t)(uintptr_t)word,
 					(uint32_t)strlen(word), 0);
 			if (!fail(r, word))

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "sched/credit_priv.h" /* bal_next: the balancing scan at every decision */
 #include "sched/sched.h"
 
 static struct sched S;
@@ -233,7 +234,7 @@ static void balance_cost(unsigned n, unsigned iters, double ovh, double *p50, do
 	for (unsigned i = 0; i < iters + 100; i++) {
 		t += 20000;
 		sched_yield(&S, cur, t);
-		S.pcpu[0].bal_next = 0;
+		cpc(&S.pcpu[0])->bal_next = 0; /* white box: credit's private pCPU state */
 		uint64_t a = tick();
 		cur = sched_pick_next(&S, 0, t).vcpu;
 		uint64_t b = tick();

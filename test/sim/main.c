@@ -72,13 +72,16 @@ static int run_scenario(int argc, char **argv)
 	if (sim_run(&C, &S, &res))
 		return 2;
 	double span = (double)(C.duration_ns - C.warmup_ns);
+	/* The policy's profile (its `<name>.profile` key); a policy without profiles prints
+	 * "sliver", as this line always did, so outputs stay comparable across versions. */
+	char profile[32] = "sliver";
+	sched_config_get(&S, "profile", profile, sizeof profile);
 	printf("sim scenario=%s sched=%s profile=%s duration_ms=%llu pcpus=%u switch_ns=%llu"
 	       " tslice_us=%llu events=%llu switches=%llu wall_ms=%.0f\n",
-	       argv[1], S.ops->name,
-	       S.p.profile == SCHED_PROFILE_XEN_CREDIT1 ? "xen-credit1" : "sliver",
-	       (unsigned long long)(C.duration_ns / 1000000), C.pcpus,
-	       (unsigned long long)C.switch_ns, (unsigned long long)(S.p.tslice_ns / 1000),
-	       (unsigned long long)res.events, (unsigned long long)res.switches, res.wall_s * 1000);
+	       argv[1], S.ops->name, profile, (unsigned long long)(C.duration_ns / 1000000),
+	       C.pcpus, (unsigned long long)C.switch_ns,
+	       (unsigned long long)(sched_slice_ns(&S) / 1000), (unsigned long long)res.events,
+	       (unsigned long long)res.switches, res.wall_s * 1000);
 
 	for (unsigned i = 0; i < C.ndoms; i++) {
 		struct sim_dom *d = &C.doms[i];

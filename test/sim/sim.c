@@ -251,7 +251,7 @@ static void guest_arm(struct sim_vcpu *v, uint64_t now)
 		t = lock_next_event(v, base, ple ? G.c->ple_window_ns : 0);
 		v->ple_at = v->lphase == LP_WAIT ? t : UINT64_MAX;
 	} else if (v->d->attack == ATK_YIELD95) {
-		uint64_t y = v->picked_at + G.s->p.tslice_ns * 95 / 100;
+		uint64_t y = v->picked_at + sched_slice_ns(G.s) * 95 / 100;
 		if (y < t)
 			t = y > now ? y : now;
 	} else if (v->d->attack == ATK_SELF_WAKE) {
@@ -303,7 +303,7 @@ static void resched(unsigned p, uint64_t now)
 		}
 		guest_arm(next, now);
 	} else if (next && next->d->attack == ATK_YIELD95 &&
-		   now >= next->picked_at + G.s->p.tslice_ns * 95 / 100) {
+		   now >= next->picked_at + sched_slice_ns(G.s) * 95 / 100) {
 		next->picked_at = now; /* re-picked after its yield: a new slice to game */
 		guest_arm(next, now);
 	}
@@ -354,7 +354,7 @@ static void on_guest(struct sim_vcpu *v, uint64_t now)
 		vcpu_block(v, now);
 		return;
 	}
-	if (v->d->attack == ATK_YIELD95 && now >= v->picked_at + G.s->p.tslice_ns * 95 / 100) {
+	if (v->d->attack == ATK_YIELD95 && now >= v->picked_at + sched_slice_ns(G.s) * 95 / 100) {
 		sched_yield(G.s, &v->sv, now);
 		resched((unsigned)v->running_on, now);
 		return;

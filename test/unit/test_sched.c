@@ -2,6 +2,7 @@
  * layer (parameters, trace ring). The credit policy has its own file, test_sched_credit.c. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -35,18 +36,19 @@ static void test_rr_round_robin(void **st)
 	setup_rr(1, 3);
 	for (int i = 0; i < 3; i++)
 		sched_wake(&S, &V[i], 0, WAKE_NEW);
-	S.p.tslice_ns = 1000;
+	assert_int_equal(sched_config(&S, "rr.tslice_us", "10", 0), 0);
+	assert_int_equal(sched_slice_ns(&S), 10000);
 	struct sched_pick pk = sched_pick_next(&S, 0, 0);
 	assert_ptr_equal(pk.vcpu, &V[0]);
-	assert_int_equal(pk.run_until, 1000);
-	pk = sched_pick_next(&S, 0, 1000);
+	assert_int_equal(pk.run_until, 10000);
+	pk = sched_pick_next(&S, 0, 10000);
 	assert_ptr_equal(pk.vcpu, &V[1]);
-	pk = sched_pick_next(&S, 0, 2000);
+	pk = sched_pick_next(&S, 0, 20000);
 	assert_ptr_equal(pk.vcpu, &V[2]);
-	pk = sched_pick_next(&S, 0, 3000);
+	pk = sched_pick_next(&S, 0, 30000);
 	assert_ptr_equal(pk.vcpu, &V[0]);
-	assert_int_equal(V[0].c.run_ns, 1000);
-	assert_int_equal(V[1].c.run_ns, 1000);
+	assert_int_equal(V[0].c.run_ns, 10000);
+	assert_int_equal(V[1].c.run_ns, 10000);
 }
 
 static void test_rr_single_vcpu_no_timer(void **st)
@@ -80,6 +82,16 @@ static void test_rr_idle_steals(void **st)
 	assert_ptr_equal(pk.vcpu, &V[2]);
 }
 
+/* The value of key k as sched_config_get gives it ("" when it is no key). */
+static const char *get(const char *k)
+{
+	static char buf[32];
+	buf[0] = '\0';
+	if (sched_config_get(&S, k, buf, sizeof buf))
+		return "";
+	return buf;
+}
+
 static void test_config_words(void **st)
 {
 	(void)st;
@@ -87,7 +99,8 @@ static void test_config_words(void **st)
 	assert_string_equal(S.ops->name, "credit");
 	const char *w = "credit.tslice_us=500";
 	assert_int_equal(sched_config_word(&S, w, strlen(w), 0), 0);
-	assert_int_equal(S.p.tslice_ns, 500000);
+	assert_string_equal(get("credit.tslice_us"), "500");
+	assert_int_equal(sched_slice_ns(&S), 500000);
 	w = "console=com1";
 	assert_int_equal(sched_config_word(&S, w, strlen(w), 0), 1);
 	w = "credit.tslice_us=abc";
@@ -96,16 +109,98 @@ static void test_config_words(void **st)
 	assert_int_equal(sched_config_word(&S, w, strlen(w), 0), -22);
 	w = "credit.profile=xen-credit1";
 	assert_int_equal(sched_config_word(&S, w, strlen(w), 0), 0);
-	assert_int_equal(S.p.tslice_ns, 30000000);
-	assert_int_equal(S.p.tick_ns, 10000000);
-	assert_int_equal(S.p.ratelimit_ns, 1000000);
+	assert_string_equal(get("credit.profile"), "xen-credit1");
+	assert_string_equal(get("tslice_us"), "30000");
+	assert_string_equal(get("credit.tick_us"), "10000");
+	assert_string_equal(get("credit.ratelimit_us"), "1000");
+	assert_string_equal(get("credit.burn"), "sample");
 	w = "ratelimit_us=100"; /* the bare form of design.md */
 	assert_int_equal(sched_config_word(&S, w, strlen(w), 0), 0);
-	assert_int_equal(S.p.ratelimit_ns, 100000);
+	assert_string_equal(get("credit.ratelimit_us"), "100");
 	w = "credit.profile=bogus";
 	assert_int_equal(sched_config_word(&S, w, strlen(w), 0), -22);
 	w = "sched=nosuch";
 	assert_int_equal(sched_config_word(&S, w, strlen(w), 0), -22);
+}
+
+/* Printer for sched_config_show: appends to show_buf. */
+static char show_buf[512];
+static void show_pr(void *arg, const char *fmt, ...)
+{
+	(void)arg;
+	va_list ap;
+	va_start(ap, fmt);
+	size_t n = strlen(show_buf);
+	vsnprintf(show_buf + n, sizeof show_buf - n, fmt, ap);
+	va_end(ap);
+}
+
+/* Each policy owns its keys (sched_ops.config): they apply while it is selected, a switch
+ * starts the new one from its defaults, another policy's keys are not keys (1), the
+ * generic ones (sched.ple) survive a switch. */
+static void test_policy_keys(void **st)
+{
+	(void)st;
+	assert_int_equal(sched_init(&S, 2), 0);
+	assert_int_equal(sched_config(&S, "credit.tslice_us", "700", 0), 0);
+	assert_int_equal(sched_config(&S, "sched.ple", "directed", 0), 0);
+	assert_int_equal(sched_config(&S, "rr.tslice_us", "300", 0), 1); /* not selected */
+	assert_int_equal(sched_config(&S, "tslice_us", "9", 0), -22);	 /* credit's range */
+	show_buf[0] = '\0';
+	sched_config_show(&S, show_pr, NULL);
+	assert_non_null(strstr(show_buf, " credit.profile=sliver credit.tslice_us=700 "));
+	assert_non_null(strstr(show_buf, " credit.balance_hold_us=10000 credit.burn=exact"));
+	assert_int_equal(sched_config(&S, "sched", "rr", 0), 0);
+	assert_string_equal(get("sched"), "rr");
+	assert_string_equal(get("sched.ple"), "directed");
+	assert_string_equal(get("rr.tslice_us"), "1000"); /* rr's default, not credit's 700 */
+	assert_string_equal(get("credit.tslice_us"), "");
+	assert_string_equal(get("profile"), "");
+	assert_int_equal(sched_config(&S, "credit.tslice_us", "500", 0), 1);
+	assert_int_equal(sched_config(&S, "credit.profile", "xen-credit1", 0), 1);
+	assert_int_equal(sched_config(&S, "tslice_us", "300", 0), 0); /* bare: rr's own */
+	assert_int_equal(sched_slice_ns(&S), 300000);
+	assert_int_equal(sched_config(&S, "rr.tslice_us", "5", 0), -22);
+	assert_int_equal(sched_config(&S, "rr.bogus", "1", 0), 1);
+	show_buf[0] = '\0';
+	sched_config_show(&S, show_pr, NULL);
+	assert_string_equal(show_buf, " rr.tslice_us=300");
+	assert_int_equal(sched_config(&S, "sched", "credit", 0), 0);
+	assert_string_equal(get("credit.tslice_us"), "1000"); /* credit's default again */
+	assert_string_equal(get("credit.profile"), "sliver");
+	assert_int_equal(sched_config(&S, "sim.pcpus", "2", 0), 1);
+	assert_int_equal(sched_config(&S, "console", "com1", 0), 1);
+}
+
+/* The shared domain fields every policy keeps (sched.h): nr_vcpus and the vcpus list that
+ * the core, the simulator and the directed yield walk. rr kept neither list: the
+ * simulator crashed on its first ping with sched=rr. */
+static void test_dom_vcpu_list(void **st)
+{
+	(void)st;
+	static const char *const pol[] = {"credit", "rr"};
+	for (unsigned k = 0; k < 2; k++) {
+		assert_int_equal(sched_init(&S, 2), 0);
+		assert_int_equal(sched_config(&S, "sched", pol[k], 0), 0);
+		memset(D, 0, sizeof(D));
+		memset(V, 0, sizeof(V));
+		for (unsigned i = 0; i < 8; i++) {
+			V[i].dom = &D[i % 3];
+			V[i].id = i / 3;
+			assert_int_equal(sched_vcpu_insert(&S, &V[i], 0), 0);
+		}
+		sched_vcpu_remove(&S, &V[4], 0); /* D[1]'s second */
+		for (unsigned d = 0; d < 3; d++) {
+			unsigned n = 0;
+			for (struct sched_vcpu *v = D[d].vcpus; v; v = v->next_in_dom) {
+				assert_ptr_equal(v->dom, &D[d]);
+				assert_ptr_not_equal(v, &V[4]);
+				n++;
+			}
+			assert_int_equal(n, D[d].nr_vcpus);
+			assert_int_equal(n, d == 2 ? 2 : (d == 1 ? 2 : 3));
+		}
+	}
 }
 
 static void test_trace_ring(void **st)
@@ -262,6 +357,8 @@ int main(void)
 		cmocka_unit_test(test_rr_single_vcpu_no_timer),
 		cmocka_unit_test(test_rr_idle_steals),
 		cmocka_unit_test(test_config_words),
+		cmocka_unit_test(test_policy_keys),
+		cmocka_unit_test(test_dom_vcpu_list),
 		cmocka_unit_test(test_trace_ring),
 		cmocka_unit_test(test_run_ns_settled_when_read_alone),
 		cmocka_unit_test(test_run_ns_settled_matches_oracle),

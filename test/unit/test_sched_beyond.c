@@ -10,6 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "sched/credit_priv.h" /* white box: credit's private state (cv, cd, cpc, cs) */
 #include "sched/sched.h"
 
 #define US 1000ull
@@ -36,7 +37,7 @@ static void check_no_idle_with_work(void)
 {
 	for (unsigned q = 0; q < S.nr_pcpus; q++) {
 		bool idle = !S.pcpu[q].curr && !S.pcpu[q].nr_queued;
-		assert_int_equal(!!(S.idle_mask & SCHED_CPU(q)), idle);
+		assert_int_equal(!!(cs(&S)->idle_mask & SCHED_CPU(q)), idle);
 		if (S.pcpu[q].curr)
 			continue;
 		for (unsigned i = 0; i < NV; i++) {
@@ -193,15 +194,16 @@ static void test_bank_same_virtual_time_for_every_weight(void **st)
 		sched_sleep(&S, &V[i], 0);
 	uint64_t t = 2000 * MS;
 	sched_pick_next(&S, 0, t);
-	int64_t c[3], want[3] = {0, (int64_t)(S.p.period_ns * 512 / 768),
-				 (int64_t)(S.p.period_ns * 256 / 1024)};
+	int64_t c[3], want[3] = {0, (int64_t)(cs(&S)->p.period_ns * 512 / 768),
+				 (int64_t)(cs(&S)->p.period_ns * 256 / 1024)};
 	for (unsigned i = 1; i < 3; i++) {
 		sched_wake(&S, &V[i], t, WAKE_NEW);
-		int64_t lag = (int64_t)(S.pcpu[0].vclock - V[i].vtime);
-		c[i] = (int64_t)(((unsigned __int128)lag * V[i].w_acct) >> 32);
+		int64_t lag = (int64_t)(cpc(&S.pcpu[0])->vclock - cv(&V[i])->vtime);
+		c[i] = (int64_t)(((unsigned __int128)lag * cv(&V[i])->w_acct) >> 32);
 		assert_true(c[i] > want[i] - (int64_t)US && c[i] <= want[i] + (int64_t)US);
 	}
-	assert_true(S.pcpu[0].vclock - V[1].vtime > S.pcpu[0].vclock - V[2].vtime);
+	assert_true(cpc(&S.pcpu[0])->vclock - cv(&V[1])->vtime >
+		    cpc(&S.pcpu[0])->vclock - cv(&V[2])->vtime);
 	struct sched_pick pk = sched_pick_next(&S, 0, t + 1);
 	assert_ptr_equal(pk.vcpu, &V[1]);
 }
@@ -444,13 +446,13 @@ static void test_trap_move_beside_pinned_by_service(void **st)
 	T[0] = T[1] = 0;
 	drive(40 * MS, duty, 4);
 	assert_int_equal(F->pcpu, 1);
-	assert_true((int64_t)(S.pcpu[1].vclock - F->vtime) < 0); /* in debt there */
+	assert_true((int64_t)(cpc(&S.pcpu[1])->vclock - cv(F)->vtime) < 0); /* in debt there */
 	kick(sched_wake(&S, E, 40 * MS, WAKE_EVENT), 40 * MS);
 	drive(40 * MS + 10 * US, duty, 4);
 	assert_int_equal(F->state, SCHED_VS_RUNNABLE);
 	kick(sched_set_affinity(&S, F, SCHED_CPU(0), 40 * MS + 10 * US), 40 * MS + 10 * US);
 	assert_int_equal(F->pcpu, 0);
-	assert_true((int64_t)(S.pcpu[0].vclock - F->vtime) <= 0);
+	assert_true((int64_t)(cpc(&S.pcpu[0])->vclock - cv(F)->vtime) <= 0);
 	uint64_t ran = sched_run_ns(F, 40 * MS + 10 * US);
 	drive(45 * MS, duty, 4);
 	if (sched_run_ns(F, 45 * MS) == ran)

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "sched/credit_priv.h" /* white box: credit's private state (cv, cd, cpc, cs) */
 #include "sched/sched.h"
 
 #define US 1000ull
@@ -43,7 +44,8 @@ static uint64_t run(uint64_t t, uint64_t end)
 
 static int64_t credit_of(const struct sched_vcpu *v)
 {
-	return (int64_t)(S.pcpu[v->pcpu].vclock - v->vtime) * (int64_t)v->dom->weight / 65536;
+	return (int64_t)(cpc(&S.pcpu[v->pcpu])->vclock - cv(v)->vtime) * (int64_t)v->dom->weight /
+	       65536;
 }
 
 /* The demo's case (2006 table next to an idle domain, in the hypervisor and in the
@@ -73,7 +75,8 @@ static void test_over_share_vcpu_still_boosted(void **st)
 	t = run(t, 500 * MS);
 	assert_true(credit_of(&V[3]) >= (int64_t)(12 * MS));
 	assert_true(credit_of(&V[2]) < -(int64_t)(3 * MS));
-	assert_true(credit_of(&V[2]) < -(int64_t)S.p.boost_debt_ns); /* the old rule: denied */
+	assert_true(credit_of(&V[2]) <
+		    -(int64_t)cs(&S)->p.boost_debt_ns); /* the old rule: denied */
 	/* Shares stay fair among the runners. */
 	assert_true(V[0].c.run_ns > 160 * MS && V[2].c.run_ns > 160 * MS);
 	/* An event for V2 while it waits in the queue (or for the running V2). */
@@ -88,11 +91,11 @@ static void test_over_share_vcpu_still_boosted(void **st)
 	assert_int_equal(V[2].c.boost_deny, 0);
 	pk = sched_pick_next(&S, 0, now);
 	assert_ptr_equal(pk.vcpu, &V[2]);
-	assert_int_equal(pk.run_until, now + S.p.boost_ns);
+	assert_int_equal(pk.run_until, now + cs(&S)->p.boost_ns);
 	/* The latency slice is charged like any run: the credit goes down by it. */
 	int64_t before = credit_of(&V[2]);
 	sched_pick_next(&S, 0, pk.run_until);
-	assert_true(credit_of(&V[2]) <= before - (int64_t)S.p.boost_ns * 2 / 3);
+	assert_true(credit_of(&V[2]) <= before - (int64_t)cs(&S)->p.boost_ns * 2 / 3);
 }
 
 /* Events to a vCPU that keep it boosted all the time: the budget runs dry (it pays only for
@@ -113,7 +116,7 @@ static void test_boost_denied_when_budget_spent(void **st)
 	}
 	sched_pick_next(&S, 0, t);
 	assert_true(V[1].c.boost_deny > 0);
-	uint64_t budget = t / 2 + S.p.boost_debt_ns + S.p.boost_ns;
+	uint64_t budget = t / 2 + cs(&S)->p.boost_debt_ns + cs(&S)->p.boost_ns;
 	assert_true(V[1].c.boost_ns <= budget);
 	/* Still fair: V1 cannot take more than half plus the same constant. */
 	assert_true(V[1].c.run_ns <= budget);
@@ -202,7 +205,7 @@ static void test_boost_order_least_boosted_first(void **st)
 	assert_int_equal(V[1].prio, SCHED_PRI_BOOST);
 	assert_int_equal(V[2].prio, SCHED_PRI_BOOST);
 	assert_ptr_equal(sched_pick_next(&S, 0, t).vcpu, &V[2]);
-	assert_ptr_equal(sched_pick_next(&S, 0, t + S.p.boost_ns).vcpu, &V[1]);
+	assert_ptr_equal(sched_pick_next(&S, 0, t + cs(&S)->p.boost_ns).vcpu, &V[1]);
 }
 
 int main(void)

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "sched/credit_priv.h" /* white box: credit's private state (cv, cd, cpc, cs) */
 #include "sched/sched.h"
 
 #define US 1000ull
@@ -45,7 +46,8 @@ static uint64_t run(unsigned p, uint64_t t, uint64_t end)
 
 static int64_t credit_of(const struct sched_vcpu *v)
 {
-	return (int64_t)(S.pcpu[v->pcpu].vclock - v->vtime) * (int64_t)v->dom->weight / 65536;
+	return (int64_t)(cpc(&S.pcpu[v->pcpu])->vclock - cv(v)->vtime) * (int64_t)v->dom->weight /
+	       65536;
 }
 
 static void test_exact_charge_and_tickless_single(void **st)
@@ -93,8 +95,8 @@ static void test_slice_round_robin_equal_weights(void **st)
 	sched_wake(&S, &V[1], 0, WAKE_NEW);
 	struct sched_pick pk = sched_pick_next(&S, 0, 0);
 	assert_ptr_equal(pk.vcpu, &V[0]);
-	assert_int_equal(pk.run_until, S.p.tslice_ns);
-	pk = sched_pick_next(&S, 0, S.p.tslice_ns);
+	assert_int_equal(pk.run_until, cs(&S)->p.tslice_ns);
+	pk = sched_pick_next(&S, 0, cs(&S)->p.tslice_ns);
 	assert_ptr_equal(pk.vcpu, &V[1]);
 	assert_int_equal(V[0].c.preempts, 1);
 }
@@ -106,7 +108,7 @@ static uint64_t setup_over_waker(void)
 	sched_wake(&S, &V[0], 0, WAKE_NEW);
 	sched_wake(&S, &V[1], 0, WAKE_NEW);
 	uint64_t t = run(0, 0, 5 * MS);
-	V[2].vtime = S.pcpu[0].vclock + 2 * MS * 65536 / 256;
+	cv(&V[2])->vtime = cpc(&S.pcpu[0])->vclock + 2 * MS * 65536 / 256;
 	return t;
 }
 
@@ -124,13 +126,13 @@ static void test_event_wake_boosted_even_when_over(void **st)
 	assert_int_equal(V[2].prio, SCHED_PRI_BOOST);
 	struct sched_pick pk = sched_pick_next(&S, 0, now);
 	assert_ptr_equal(pk.vcpu, &V[2]);
-	assert_int_equal(pk.run_until, now + S.p.boost_ns);
+	assert_int_equal(pk.run_until, now + cs(&S)->p.boost_ns);
 	/* The latency slice is charged like any run. */
 	int64_t before = credit_of(&V[2]);
 	pk = sched_pick_next(&S, 0, pk.run_until);
 	assert_int_not_equal(pk.vcpu, &V[2]); /* back in line once the slice is used */
 	assert_true(credit_of(&V[2]) < before);
-	assert_int_equal(V[2].c.boost_ns, S.p.boost_ns);
+	assert_int_equal(V[2].c.boost_ns, cs(&S)->p.boost_ns);
 	assert_int_equal(V[2].c.boosts, 1);
 }
 
@@ -193,7 +195,7 @@ static void test_event_to_running_vcpu_extends_to_latency_slice(void **st)
 	sched_wake(&S, &V[0], ev, WAKE_EVENT);
 	pk = sched_pick_next(&S, 0, end);
 	assert_ptr_equal(pk.vcpu, &V[0]); /* not descheduled mid-handler */
-	assert_int_equal(pk.run_until, ev + S.p.boost_ns);
+	assert_int_equal(pk.run_until, ev + cs(&S)->p.boost_ns);
 }
 
 static void test_sleeper_bank_bounded(void **st)
@@ -208,11 +210,11 @@ static void test_sleeper_bank_bounded(void **st)
 	sched_wake(&S, &V[1], 10000 * MS, WAKE_NEW);
 	sched_pick_next(&S, 0, 10000 * MS);
 	/* One period of the virtual clock: period * w / W = half a period of CPU here. */
-	int64_t c = credit_of(&V[1]), bank = (int64_t)S.p.period_ns / 2;
+	int64_t c = credit_of(&V[1]), bank = (int64_t)cs(&S)->p.period_ns / 2;
 	assert_true(c <= bank + 1000);
-	assert_true(c >= bank - (int64_t)S.p.tslice_ns);
+	assert_true(c >= bank - (int64_t)cs(&S)->p.tslice_ns);
 	/* ...and a short sleep keeps what it earned (credit is not lost by sleeping). */
-	sched_pick_next(&S, 0, 10000 * MS + 2 * S.p.tslice_ns);
+	sched_pick_next(&S, 0, 10000 * MS + 2 * cs(&S)->p.tslice_ns);
 }
 
 static void test_debt_survives_sleep(void **st)
@@ -237,7 +239,7 @@ static void test_cap_parks_at_exact_ns_and_unparks_at_refill(void **st)
 	uint64_t t = 0;
 	struct sched_pick pk;
 	int parks = 0;
-	uint64_t depth = S.p.period_ns / 4;
+	uint64_t depth = cs(&S)->p.period_ns / 4;
 	/* The bucket starts full: it runs exactly `depth` ns, in leases, then parks. */
 	for (int i = 0; i < 1000 && !parks; i++) {
 		pk = sched_pick_next(&S, 0, t);
@@ -251,18 +253,18 @@ static void test_cap_parks_at_exact_ns_and_unparks_at_refill(void **st)
 	/* It ran without a break until the bucket (refilled while it ran) was exactly empty. */
 	assert_int_equal(V[0].c.run_ns, t);
 	assert_true(t >= depth * 4 / 3 - 2 && t <= depth * 4 / 3 + 2);
-	assert_true(D[0].cap_tokens <= 0 && D[0].cap_tokens >= -1);
+	assert_true(cd(&D[0])->cap_tokens <= 0 && cd(&D[0])->cap_tokens >= -1);
 	/* Idle pCPU: the timer is the unpark time, one slice of refill at 25%. */
 	pk = sched_pick_next(&S, 0, t);
 	assert_null(pk.vcpu);
-	assert_int_equal(pk.run_until, t + S.p.tslice_ns * 4);
+	assert_int_equal(pk.run_until, t + cs(&S)->p.tslice_ns * 4);
 	pk = sched_pick_next(&S, 0, pk.run_until);
 	assert_ptr_equal(pk.vcpu, &V[0]);
 	assert_int_equal(V[0].c.unparks, 1);
 	/* Over 10 s it gets 25% plus at most the bucket depth. */
 	run(0, pk.run_until, 10000 * MS);
 	assert_true(V[0].c.run_ns <= 2500 * MS + depth);
-	assert_true(V[0].c.run_ns >= 2500 * MS - S.p.tslice_ns);
+	assert_true(V[0].c.run_ns >= 2500 * MS - cs(&S)->p.tslice_ns);
 }
 
 static void test_cap_latency_slice_bounded_debt(void **st)
@@ -281,11 +283,11 @@ static void test_cap_latency_slice_bounded_debt(void **st)
 	assert_int_equal(V[0].state, SCHED_VS_RUNNABLE);
 	pk = sched_pick_next(&S, 0, t + 10);
 	assert_ptr_equal(pk.vcpu, &V[0]);
-	assert_true(pk.run_until <= t + 10 + S.p.boost_ns);
+	assert_true(pk.run_until <= t + 10 + cs(&S)->p.boost_ns);
 	sched_pick_next(&S, 0, pk.run_until);
-	assert_true(D[0].cap_tokens >= -(int64_t)S.p.cap_debt_ns);
+	assert_true(cd(&D[0])->cap_tokens >= -(int64_t)cs(&S)->p.cap_debt_ns);
 	/* With the allowance spent, further events wait for the refill. */
-	S.p.cap_debt_ns = 0;
+	cs(&S)->p.cap_debt_ns = 0;
 	sched_wake(&S, &V[0], pk.run_until + 1, WAKE_EVENT);
 	assert_int_equal(V[0].state, SCHED_VS_PARKED);
 }
@@ -414,7 +416,7 @@ static void test_credit1_boost_rules(void **st)
 	pk = sched_pick_next(&S, 0, 10 * MS);
 	assert_int_equal(V[2].prio, SCHED_PRI_UNDER);
 	/* Run long enough for accounting to find V2 OVER: then no boost. */
-	V[2].credit = -5 * (int64_t)MS;
+	cv(&V[2])->credit = -5 * (int64_t)MS;
 	V[2].prio = SCHED_PRI_OVER;
 	sched_sleep(&S, &V[2], 11 * MS);
 	sched_pick_next(&S, 0, 11 * MS);
@@ -431,12 +433,12 @@ static void test_credit1_sampled_burn_and_accounting(void **st)
 	sched_wake(&S, &V[1], 0, WAKE_NEW);
 	run(0, 0, 10 * MS);
 	/* First tick: only the vCPU running at it pays, a whole tick. */
-	assert_int_equal(V[0].credit + V[1].credit, -10 * (int64_t)MS);
+	assert_int_equal(cv(&V[0])->credit + cv(&V[1])->credit, -10 * (int64_t)MS);
 	run(0, 10 * MS, 300 * MS);
 	/* Credits stay within one slice either way. */
 	for (int i = 0; i < 2; i++) {
-		assert_true(V[i].credit >= -30 * (int64_t)MS);
-		assert_true(V[i].credit <= 30 * (int64_t)MS);
+		assert_true(cv(&V[i])->credit >= -30 * (int64_t)MS);
+		assert_true(cv(&V[i])->credit <= 30 * (int64_t)MS);
 	}
 	/* Exact burning (Xen >= 4.0) is available too. */
 	assert_int_equal(sched_config(&S, "credit.burn", "exact", 300 * MS), 0);
@@ -520,7 +522,7 @@ static void test_remove_vcpu(void **st)
 	sched_pick_next(&S, 0, 20);
 	sched_vcpu_remove(&S, &V[0], 20); /* blocked */
 	assert_int_equal(S.nr_vcpus, 1);
-	assert_int_equal(S.pcpu[0].w_active, V[2].w_acct);
+	assert_int_equal(cpc(&S.pcpu[0])->w_active, cv(&V[2])->w_acct);
 	struct sched_pick pk = sched_pick_next(&S, 0, 30);
 	assert_ptr_equal(pk.vcpu, &V[2]);
 	assert_true(pk.run_until == SCHED_NEVER);

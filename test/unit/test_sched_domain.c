@@ -10,6 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "sched/credit_priv.h" /* white box: credit's private state (cv, cd, cpc, cs) */
 #include "sched/sched.h"
 
 #define US    1000ull
@@ -81,7 +82,7 @@ static uint64_t w_active_sum(void)
 {
 	uint64_t w = 0;
 	for (unsigned p = 0; p < S.nr_pcpus; p++)
-		w += S.pcpu[p].w_active;
+		w += cpc(&S.pcpu[p])->w_active;
 	return w;
 }
 
@@ -100,9 +101,9 @@ static void test_domain_weight_shared_one_pcpu(void **st)
 	unsigned n = setup(1, 2, nv);
 	for (unsigned i = 0; i < n; i++)
 		kick(sched_wake(&S, &V[i], 0, WAKE_NEW), 0);
-	assert_int_equal(V[0].w_acct + V[1].w_acct, EW(256));
-	assert_int_equal(V[2].w_acct, EW(256));
-	assert_int_equal(D[0].nr_earn, 2);
+	assert_int_equal(cv(&V[0])->w_acct + cv(&V[1])->w_acct, EW(256));
+	assert_int_equal(cv(&V[2])->w_acct, EW(256));
+	assert_int_equal(cd(&D[0])->nr_earn, 2);
 	run_all(1000 * MS);
 	assert_int_equal(D[0].c.run_ns + D[1].c.run_ns, 1000 * MS);
 	assert_near(D[0].c.run_ns, 500 * MS, 2 * MS);
@@ -119,29 +120,29 @@ static void test_split_exact_and_follows_earners(void **st)
 	D[0].weight = 100;
 	for (unsigned i = 0; i < 3; i++)
 		sched_wake(&S, &V[i], 0, WAKE_NEW);
-	assert_int_equal(V[0].w_acct + V[1].w_acct + V[2].w_acct, EW(100));
-	assert_true((int64_t)V[0].w_acct - (int64_t)V[2].w_acct <= 1);
-	assert_true((int64_t)V[2].w_acct - (int64_t)V[0].w_acct <= 1);
-	assert_int_equal(S.pcpu[0].w_active, EW(100));
+	assert_int_equal(cv(&V[0])->w_acct + cv(&V[1])->w_acct + cv(&V[2])->w_acct, EW(100));
+	assert_true((int64_t)cv(&V[0])->w_acct - (int64_t)cv(&V[2])->w_acct <= 1);
+	assert_true((int64_t)cv(&V[2])->w_acct - (int64_t)cv(&V[0])->w_acct <= 1);
+	assert_int_equal(cpc(&S.pcpu[0])->w_active, EW(100));
 	assert_int_equal(sched_set_params(&S, &D[0], 300, 0, 0), 0);
-	assert_int_equal(V[0].w_acct, EW(100));
-	assert_int_equal(S.pcpu[0].w_active, EW(300));
+	assert_int_equal(cv(&V[0])->w_acct, EW(100));
+	assert_int_equal(cpc(&S.pcpu[0])->w_active, EW(300));
 	/* V2 blocks for longer than the bank: it retires and the other two share 300. */
 	sched_pick_next(&S, 0, 0);
 	struct sched_vcpu *cur = S.pcpu[0].curr;
 	sched_sleep(&S, cur, 1 * MS);
 	sched_pick_next(&S, 0, 1 * MS);
 	run_all(200 * MS);
-	assert_int_equal(cur->w_acct, 0);
-	assert_int_equal(D[0].nr_earn, 2);
+	assert_int_equal(cv(cur)->w_acct, 0);
+	assert_int_equal(cd(&D[0])->nr_earn, 2);
 	assert_int_equal(w_active_sum(), EW(300));
 	for (unsigned i = 0; i < 3; i++)
 		if (&V[i] != cur)
-			assert_int_equal(V[i].w_acct, EW(150));
+			assert_int_equal(cv(&V[i])->w_acct, EW(150));
 	/* It wakes: three parts again, still exact. */
 	sched_wake(&S, cur, 200 * MS, WAKE_EVENT);
 	assert_int_equal(w_active_sum(), EW(300));
-	assert_int_equal(D[0].nr_earn, 3);
+	assert_int_equal(cd(&D[0])->nr_earn, 3);
 }
 
 /* The retirement of a sleeper of a multi-vCPU domain changes the split on another pCPU, so
@@ -162,11 +163,11 @@ static void test_multi_vcpu_sleeper_retires_on_time(void **st)
 	assert_true(pk.run_until != SCHED_NEVER);
 	/* Alone on pCPU 1 it earns 1 ns of credit per ns: it reaches the 50 ms bank then. */
 	assert_true(pk.run_until > 10 * MS && pk.run_until <= 61 * MS);
-	assert_int_equal(V[0].w_acct, EW(128));
+	assert_int_equal(cv(&V[0])->w_acct, EW(128));
 	sched_pick_next(&S, 1, pk.run_until);
-	assert_int_equal(V[1].w_acct, 0);
-	assert_int_equal(V[0].w_acct, EW(256)); /* V0 now carries the whole domain weight */
-	assert_int_equal(S.pcpu[0].w_active, EW(512));
+	assert_int_equal(cv(&V[1])->w_acct, 0);
+	assert_int_equal(cv(&V[0])->w_acct, EW(256)); /* V0 now carries the whole domain weight */
+	assert_int_equal(cpc(&S.pcpu[0])->w_active, EW(512));
 	pk = sched_pick_next(&S, 1, pk.run_until + 1);
 	assert_true(pk.run_until == SCHED_NEVER);
 }
@@ -244,7 +245,7 @@ static void test_balance_affinity_and_hold(void **st)
 		assert_int_equal(V[i].pcpu, i < 3 ? 0 : 1);
 	}
 	assert_int_equal(V[4].c.boosts, 0);
-	assert_true(min_gap == UINT64_MAX || min_gap + 1 * MS >= S.p.balance_hold_ns);
+	assert_true(min_gap == UINT64_MAX || min_gap + 1 * MS >= cs(&S)->p.balance_hold_ns);
 	/* Fair: pCPU 0's three share it (33%), V3 and V4 share pCPU 1 with V4 kept there. */
 	assert_near(V[3].c.run_ns, 1000 * MS, 30 * MS);
 	assert_near(V[4].c.run_ns, 1000 * MS, 30 * MS);

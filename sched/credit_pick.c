@@ -1,0 +1,186 @@
+/* Credit policy: the decision on a pCPU (pick_next): whether the current vCPU keeps it
+ * (slice, latency slice, ratelimit, cap, yield), what runs next, and when to decide again
+ * (run_until folds every timed event of the policy). */
+#include "sched/credit_priv.h"
+
+/* The slice length of v: its latency slice when boosted (sliver), else the time slice. */
+static uint64_t slice_of(const struct sched *s, const struct sched_vcpu *v)
+{
+	return v->prio == SCHED_PRI_BOOST && !c1_mode(s) ? cs(s)->p.boost_ns : cs(s)->p.tslice_ns;
+}
+
+/* Charges the current vCPU and decides whether it keeps the pCPU. Returns it when it does;
+ * otherwise it was requeued (*requeued set), parked, moved or had blocked. */
+static struct sched_vcpu *decide_current(struct sched *s, unsigned p, uint64_t now,
+					 struct sched_pick *r, bool *requeued,
+					 uint64_t *ratelimit_until)
+{
+	struct sched_pcpu *pc = &s->pcpu[p];
+	struct sched_vcpu *cur = pc->curr;
+	*requeued = false;
+	if (!cur || cur->state != SCHED_VS_RUNNING)
+		return NULL;
+	cr_charge(s, cur, now);
+	if (cv(cur)->flags & F_MOVE) {
+		r->kick |= cr_move_away(s, cur, now);
+		return NULL;
+	}
+	if (cv(cur)->flags & F_PULL) {
+		/* An idle pCPU asked for it (pull_running): go there if it still idles. */
+		cv(cur)->flags &= (uint8_t)~F_PULL;
+		int idle = cr_find_idle(s, sched_affinity(s, cur) & ~SCHED_CPU(p));
+		if (idle >= 0 && pc->nr_queued && cur->prio != SCHED_PRI_BOOST) {
+			cur->state = SCHED_VS_BLOCKED;
+			cr_transfer(s, cur, (unsigned)idle, now);
+			cr_enqueue(s, cur);
+			r->kick |= SCHED_CPU((unsigned)idle);
+			return NULL;
+		}
+	}
+	bool park_now = false, was_boosted = false;
+	if (c1_mode(s)) {
+		park_now = cv(cur)->flags & F_C1_PARK;
+	} else {
+		if (cur->prio == SCHED_PRI_BOOST && cv(cur)->boost_left == 0) {
+			cr_unboost(s, cur, now);
+			was_boosted = true;
+		}
+		park_now = capped(s, cur) && cap_avail(cur->dom) <= 0 &&
+			   (cur->prio != SCHED_PRI_BOOST ||
+			    cap_avail(cur->dom) <= -(int64_t)cs(s)->p.cap_debt_ns);
+	}
+	if (park_now) {
+		cur->state = SCHED_VS_BLOCKED;
+		cr_park(s, cur, now);
+		return NULL;
+	}
+	bool yielded = cv(cur)->flags & F_YIELD;
+	bool boosted = cur->prio == SCHED_PRI_BOOST && !c1_mode(s);
+	/* A latency slice that just ended sends the vCPU back in line (vtime order). */
+	bool expired = boosted ? cv(cur)->boost_left == 0
+			       : was_boosted || now >= pc->curr_since + slice_of(s, cur);
+	/* A boosted vCPU finishes its (short) latency slice; others yield to a tickle. */
+	bool want = yielded || expired || (pc->resched && !boosted);
+	if (expired && !yielded)
+		cur->in_spin_loop = false; /* ran a full slice: a directed-yield target again */
+	if (want && !yielded && cs(s)->p.ratelimit_ns &&
+	    now < cv(cur)->run_start + cs(s)->p.ratelimit_ns && cr_queue_head(pc)) {
+		/* Ratelimit: keep it, decide again when it has run long enough. */
+		*ratelimit_until = cv(cur)->run_start + cs(s)->p.ratelimit_ns;
+		want = false;
+	}
+	if (!want && cr_take_lease(s, cur, now))
+		return cur;
+	cur->state = SCHED_VS_BLOCKED;
+	cr_enqueue(s, cur);
+	*requeued = true;
+	return NULL;
+}
+
+struct sched_pick cr_pick_next(struct sched *s, unsigned p, uint64_t now)
+{
+	struct sched_pcpu *pc = &s->pcpu[p];
+	struct sched_pick r = {NULL, SCHED_NEVER, 0};
+	r.kick = sched_take_kicks(s);
+	cr_c1_catch_up(s, now);
+	cr_vclock_advance(s, p, now);
+	cr_unpark_due(s, p, now);
+	pc->picks++;
+
+	struct sched_vcpu *cur = pc->curr;
+	bool requeued;
+	uint64_t ratelimit_until = 0;
+	struct sched_vcpu *next = decide_current(s, p, now, &r, &requeued, &ratelimit_until);
+	bool new_slice = next == NULL;
+	if (!ratelimit_until)
+		pc->resched = false;
+
+	struct sched_vcpu *yielder = requeued && (cv(cur)->flags & F_YIELD) ? cur : NULL;
+	if (yielder)
+		cv(yielder)->flags &= (uint8_t)~F_YIELD;
+	while (!next) {
+		next = sched_take_yield_next(s, p);
+		if (!next)
+			next = cr_queue_head(pc);
+		if (next && next == yielder) {
+			/* A yield gives way to anyone else queued here, once. */
+			cr_heap_del(s, yielder);
+			struct sched_vcpu *other = cr_queue_head(pc);
+			cr_enqueue(s, yielder);
+			if (other)
+				next = other;
+		}
+		yielder = NULL;
+		if (next) {
+			cr_heap_del(s, next);
+			if (cr_hand_to_idle(s, p, next, now, &r.kick)) {
+				next = NULL;
+				continue;
+			}
+		} else if (!(next = cr_steal(s, p, now))) {
+			break;
+		}
+		next->state = SCHED_VS_RUNNING;
+		if (!cr_take_lease(s, next, now)) {
+			next->state = SCHED_VS_BLOCKED;
+			cr_park(s, next, now);
+			next = NULL;
+		}
+	}
+	if (new_slice && next)
+		r.kick |= cr_balance_push(s, p, next, requeued ? cur : NULL, now);
+	if (!next)
+		r.kick |= cr_pull_running(s, p);
+
+	pc->curr = next;
+	credit_note(s, p);
+	if (!next) {
+		pc->curr_since = now;
+	} else {
+		if (next != cur) {
+			next->c.switches++;
+			next->dom->c.switches++;
+			cv(next)->run_start = now;
+			if (cur && cur->state == SCHED_VS_RUNNABLE) {
+				cur->c.preempts++;
+				cur->dom->c.preempts++;
+			}
+			sched_trace_ev(s, p, now, SCHED_EV_SWITCH, next,
+				       cur ? (int64_t)cur->dom->id : -1);
+		}
+		if (new_slice)
+			pc->curr_since = now;
+		next->state = SCHED_VS_RUNNING;
+		next->since = now;
+		cv(next)->vt_since = now;
+		r.vcpu = next;
+		if (!c1_mode(s) && next->prio == SCHED_PRI_BOOST)
+			r.run_until = now + cv(next)->boost_left;
+		else if (cr_queue_head(pc) || c1_mode(s))
+			r.run_until = pc->curr_since + cs(s)->p.tslice_ns;
+		if (ratelimit_until)
+			r.run_until = ratelimit_until;
+		if (capped(s, next))
+			r.run_until = min_u64(r.run_until, now + cv(next)->lease);
+	}
+	struct sched_vcpu *pk = cr_min(cpc(pc)->parked);
+	if (pk)
+		r.run_until = min_u64(r.run_until, cv(pk)->park_until);
+	if (c1_mode(s))
+		r.run_until = min_u64(r.run_until, cs(s)->next_tick);
+	cr_rw_flush(s, now);
+	if (cpc(pc)->nr_msleep && cpc(pc)->w_active && !c1_mode(s)) {
+		/* A sleeper whose retirement changes its domain's split elsewhere: be there. */
+		uint64_t ns = cr_retire_ns(pc, cr_min(cpc(pc)->sleepers));
+		if (ns != UINT64_MAX)
+			r.run_until = min_u64(r.run_until, now + ns);
+	}
+	if (r.run_until <= now)
+		r.run_until = now + 1;
+	pc->armed = r.run_until;
+	/* Work queued anywhere that an idle pCPU could run: kick that one to steal. */
+	if (cs(s)->idle_mask && cs(s)->move_mask)
+		r.kick |= cr_kick_idle_for_work(s);
+	r.kick &= ~SCHED_CPU(p);
+	return r;
+}

@@ -1,0 +1,240 @@
+/* Credit policy: wakes (placement, boost or park), sleeps, yields and the directed yield.
+ * The engines and the rules: credit.c's header and docs/scheduler.md. */
+#include "sched/credit_priv.h"
+
+/* May an event wake of v be boosted? Counts a denial when not. */
+static bool may_boost(struct sched *s, struct sched_vcpu *v, unsigned flags, uint64_t now)
+{
+	bool ok;
+	if (!(flags & (WAKE_EVENT | WAKE_TIMER)) ||
+	    (flags & (WAKE_MIGRATE | WAKE_YIELD | WAKE_NEW)))
+		return false;
+	if (c1_mode(s)) {
+		/* credit1: only an UNDER (or still BOOST) vCPU that is not parked. */
+		ok = v->prio <= SCHED_PRI_UNDER && !(cv(v)->flags & F_C1_PARK);
+	} else {
+		ok = cs(s)->p.boost_ns && cr_boost_budget(s, v) > -(int64_t)cs(s)->p.boost_debt_ns;
+		if (ok && capped(s, v)) {
+			cr_cap_refill(s, v->dom, now);
+			ok = cap_avail(v->dom) > -(int64_t)cs(s)->p.cap_debt_ns;
+		}
+	}
+	if (!ok) {
+		v->c.boost_deny++;
+		v->dom->c.boost_deny++;
+	}
+	return ok;
+}
+
+static void boost(struct sched *s, struct sched_vcpu *v, uint64_t now)
+{
+	if (v->prio != SCHED_PRI_BOOST) {
+		v->c.boosts++;
+		v->dom->c.boosts++;
+	}
+	v->prio = SCHED_PRI_BOOST;
+	cv(v)->boost_left = cs(s)->p.boost_ns;
+	sched_trace_ev(s, v->pcpu, now, SCHED_EV_BOOST, v, cr_vcredit(s, v));
+}
+
+static sched_cpumask_t wake_body(struct sched *s, struct sched_vcpu *v, uint64_t now,
+				 unsigned flags)
+{
+	sched_cpumask_t kick = sched_take_kicks(s);
+	cr_c1_catch_up(s, now);
+	if (flags & (WAKE_EVENT | WAKE_TIMER)) {
+		v->c.events++;
+		v->dom->c.events++;
+	}
+	switch (v->state) {
+	case SCHED_VS_RUNNING:
+		/* An event for the running vCPU: guarantee it a latency slice from now, so a
+		 * slice end or a cap lease does not deschedule it mid-handler. */
+		if (c1_mode(s))
+			return kick;
+		cr_vclock_advance(s, v->pcpu, now);
+		if (!may_boost(s, v, flags, now))
+			return kick;
+		cr_charge(s, v, now);
+		boost(s, v, now); /* (re)starts a full latency slice, debt permitting */
+		cr_take_lease(s, v, now);
+		return kick;
+	case SCHED_VS_RUNNABLE:
+		/* An event for a vCPU that waits in the queue: it is as urgent as a wake. */
+		if (c1_mode(s) || v->prio == SCHED_PRI_BOOST)
+			return kick;
+		cr_vclock_advance(s, v->pcpu, now);
+		if (!may_boost(s, v, flags, now))
+			return kick;
+		cr_heap_del(s, v);
+		boost(s, v, now);
+		cr_enqueue(s, v);
+		return kick | cr_tickle(s, v);
+	case SCHED_VS_PARKED:
+		if (c1_mode(s))
+			return kick;
+		cr_vclock_advance(s, v->pcpu, now);
+		if (!may_boost(s, v, flags, now))
+			return kick;
+		cr_unpark(s, v, now);
+		boost(s, v, now);
+		cr_enqueue(s, v);
+		return kick | cr_tickle(s, v);
+	default:
+		break;
+	}
+
+	/* BLOCKED: place it, restore its earning state, then boost, park or queue it. */
+	v->c.wakes++;
+	v->dom->c.wakes++;
+	sched_cpumask_t aff = sched_affinity(s, v);
+	unsigned target = v->pcpu;
+	if (!(aff & SCHED_CPU(target)) || s->pcpu[target].curr || s->pcpu[target].nr_queued) {
+		int idle = cr_find_idle(s, aff);
+		if (idle >= 0)
+			target = (unsigned)idle;
+		else if (!(aff & SCHED_CPU(target)))
+			target = sched_least_loaded(s, aff);
+		else if (!(flags & WAKE_NEW))
+			target = cr_off_pinned(s, v, target);
+	}
+	cr_transfer(s, v, target, now);
+	struct sched_pcpu *pc = &s->pcpu[target];
+	cr_vclock_advance(s, target, now);
+	if (!c1_mode(s)) {
+		if (cv(v)->heap == HEAP_SLEEP)
+			cr_heap_del(s, v); /* still earning: keeps what it earned */
+		/* At most one bank of credit, debt kept. The bank in virtual time follows the
+		 * earning weight here now, which may have grown since v went to sleep. */
+		cr_activate(s, pc, v);
+		cr_clamp_bank(s, v);
+	}
+	sched_trace_ev(s, target, now, SCHED_EV_WAKE, v, flags);
+	bool b = may_boost(s, v, flags, now);
+	if (!b && c1_mode(s) && (cv(v)->flags & F_C1_PARK)) {
+		cr_park(s, v, now);
+		return kick;
+	}
+	if (!b && capped(s, v)) {
+		cr_cap_refill(s, v->dom, now);
+		if (cap_avail(v->dom) <= 0) {
+			cr_park(s, v, now);
+			return kick;
+		}
+	}
+	if (b)
+		boost(s, v, now);
+	else if (!c1_mode(s))
+		v->prio = SCHED_PRI_UNDER; /* cr_enqueue() sets UNDER/OVER from credit */
+	cr_enqueue(s, v);
+	return kick | cr_tickle(s, v);
+}
+
+/* Puts a vCPU that stopped being runnable into its sleeping earning state. */
+static void to_sleeper(struct sched *s, struct sched_vcpu *v)
+{
+	struct sched_pcpu *pc = &s->pcpu[v->pcpu];
+	if (c1_mode(s))
+		return;
+	if (cv(v)->w_acct &&
+	    (int64_t)(cpc(pc)->vclock - cv(v)->vtime) < (int64_t)cr_bank_vt(s, v)) {
+		cv(v)->hn.seq = s->seq++;
+		cr_sleeper_insert(s, v);
+	} else {
+		cr_deactivate(s, pc, v);
+	}
+}
+
+static sched_cpumask_t sleep_body(struct sched *s, struct sched_vcpu *v, uint64_t now)
+{
+	sched_cpumask_t kick = sched_take_kicks(s);
+	cr_c1_catch_up(s, now);
+	cr_vclock_advance(s, v->pcpu, now);
+	switch (v->state) {
+	case SCHED_VS_RUNNING:
+		cr_charge(s, v, now);
+		kick |= SCHED_CPU(v->pcpu);
+		break;
+	case SCHED_VS_RUNNABLE:
+	case SCHED_VS_PARKED:
+		cr_heap_del(s, v);
+		break;
+	default:
+		return kick;
+	}
+	v->state = SCHED_VS_BLOCKED;
+	cv(v)->flags &= (uint8_t)~F_YIELD;
+	if (!c1_mode(s))
+		cr_unboost(s, v, now); /* the latency slice ends when the vCPU blocks */
+	to_sleeper(s, v);
+	sched_trace_ev(s, v->pcpu, now, SCHED_EV_SLEEP, v, cr_vcredit(s, v));
+	return kick;
+}
+
+void cr_yield(struct sched *s, struct sched_vcpu *v, uint64_t now)
+{
+	if (v->state != SCHED_VS_RUNNING)
+		return;
+	cv(v)->flags |= F_YIELD;
+	v->c.yields++;
+	v->dom->c.yields++;
+	sched_trace_ev(s, v->pcpu, now, SCHED_EV_YIELD, v, cr_vcredit(s, v));
+}
+
+/* Directed yield (sched/yield_to.c chose t): t runs next on its own pCPU (set as that
+ * pCPU's yield_next); v yields when that is its own pCPU, else the other is kicked with
+ * resched set and v goes on. t is not moved to
+ * v's pCPU: moving the target there on every exit let a spinning domain take twice its
+ * share from hogs (the simulator, 12 lockstress vCPUs + 4 hogs on 8 pCPUs: 800% for an
+ * entitlement of 400%); without the move its share stays within 0.2 pt. */
+sched_cpumask_t cr_yield_to(struct sched *s, struct sched_vcpu *v, struct sched_vcpu *t,
+			    uint64_t now)
+{
+	if (t->state != SCHED_VS_RUNNABLE ||
+	    (cv(t)->heap != HEAP_NORM && cv(t)->heap != HEAP_PIN && cv(t)->heap != HEAP_BOOST))
+		return 0;
+	/* Fairness: no jump for a target ahead by more than one slice of service (credit1:
+	 * one without credit) of the vCPU it passes: its queue's head, or the vCPU it would
+	 * preempt on another pCPU (vtimes of one pCPU compare), like CFS's next buddy. */
+	struct sched_pcpu *tp = &s->pcpu[t->pcpu];
+	struct sched_vcpu *h = cr_queue_head(tp), *c = tp->curr;
+	if (h == t || (h && cv(h)->heap == HEAP_BOOST))
+		h = NULL;
+	if (c && c != v && c->state == SCHED_VS_RUNNING) {
+		cr_settle_vt(c, now);
+		if (!h || (int64_t)(cv(c)->vtime - cv(h)->vtime) < 0)
+			h = c;
+	}
+	if (c1_mode(s) ? t->prio == SCHED_PRI_OVER
+		       : cv(t)->heap != HEAP_BOOST && h &&
+				 (int64_t)(cv(t)->vtime - cv(h)->vtime) >
+					 (int64_t)cr_ns_to_vt(cs(s)->p.tslice_ns, ew_of(t)))
+		return 0;
+	tp->yield_next = t;
+	if (t->pcpu == v->pcpu) {
+		cr_yield(s, v, now);
+		return 0;
+	}
+	/* On another pCPU: t preempts there and v keeps its own pCPU (it exits again after
+	 * the next window if the lock is still taken). A yield of v would hand its pCPU to
+	 * any queued vCPU, often another domain's, while t's jump may still be overtaken
+	 * there (a steal or a hand-over first): the simulator's two lockstress domains on 4
+	 * pCPUs went from 50/50 to 25/75. */
+	tp->resched = true;
+	return SCHED_CPU(t->pcpu);
+}
+
+/* The ops that can change a domain split recompute it before they return. */
+sched_cpumask_t cr_wake(struct sched *s, struct sched_vcpu *v, uint64_t now, unsigned flags)
+{
+	sched_cpumask_t k = wake_body(s, v, now, flags);
+	cr_rw_flush(s, now);
+	return k;
+}
+
+sched_cpumask_t cr_sleep(struct sched *s, struct sched_vcpu *v, uint64_t now)
+{
+	sched_cpumask_t k = sleep_body(s, v, now);
+	cr_rw_flush(s, now);
+	return k;
+}
