@@ -48,3 +48,6 @@ TEST_TARGETS += sim-test
 
 UNIT_TESTS += sched_ple
 UNIT_SRCS_sched_ple := test/unit/test_sched_ple.c $(SCHED_SRCS) $(SCHED_LIB)
+
+UNIT_TESTS += sched_eevdf
+UNIT_SRCS_sched_eevdf := test/unit/test_sched_eevdf.c $(SCHED_SRCS) $(SCHED_LIB)

@@ -209,12 +209,14 @@ static struct sched_vcpu *pick_eevdf(struct sched *s, unsigned p)
 		best = NULL;
 	if (best && ES(s)->run_to_parity && EV(best)->pick_deadline == EV(best)->deadline)
 		return best;
-	struct sched_vcpu *left = NULL;
+	/* An exact tie with the current one goes to the waiting one: Linux sees the slice end
+	 * at a tick, past the deadline, so the current one's next deadline lands later. */
+	struct sched_vcpu *left = NULL, *c = best;
 	for (struct sched_vcpu *v = ERQ(s, p)->head; v; v = EV(v)->next) {
 		if (!left || (int64_t)(EV(v)->vruntime - EV(left)->vruntime) < 0)
 			left = v;
-		if (eligible(&a, v) &&
-		    (!best || (int64_t)(EV(best)->deadline - EV(v)->deadline) > 0))
+		int64_t d = best ? (int64_t)(EV(best)->deadline - EV(v)->deadline) : 1;
+		if (eligible(&a, v) && (d > 0 || (d == 0 && best == c)))
 			best = v;
 	}
 	/* pick_eevdf (fair.c:969): none eligible (rounding) -> the leftmost. */
@@ -233,7 +235,11 @@ sched_cpumask_t eevdf_check_preempt(struct sched *s, struct sched_vcpu *v)
 		pc->resched = true;
 		return SCHED_CPU(p);
 	}
-	return 0;
+	/* No preemption, but the running one now has a slice end to arm (tickless). */
+	struct sched_vcpu *c = running(s, p);
+	int64_t vd = (int64_t)(EV(c)->deadline - EV(c)->vruntime);
+	uint64_t end = c->since + (vd > 0 ? eevdf_real_ns((uint64_t)vd, EV(c)->weight) : 1);
+	return pc->armed > end ? SCHED_CPU(p) : 0;
 }
 
 void eevdf_move(struct sched *s, struct sched_vcpu *v, unsigned to, uint64_t now)
