@@ -65,7 +65,7 @@ static bool eligible(const struct eevdf_avg *a, const struct sched_vcpu *v)
 	return a->sum >= (int64_t)(EV(v)->vruntime - a->base) * a->load;
 }
 
-/* update_min_vruntime (fair.c:770): the base only moves forward. */
+/* update_min_vruntime (fair.c:768): the base only moves forward. */
 static void update_min_vruntime(struct sched *s, unsigned p)
 {
 	struct eevdf_rq *rq = ERQ(s, p);
