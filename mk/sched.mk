@@ -1,7 +1,7 @@
 # Scheduler (sched/), its unit tests and the discrete-event simulator (test/sim/).
 SCHED_SRCS := sched/sched.c sched/credit.c sched/credit_vt.c sched/credit_cap.c sched/credit_c1.c \
               sched/credit_balance.c sched/rr.c sched/yield_to.c
-SCHED_SRCS += sched/eevdf.c sched/eevdf_bw.c
+SCHED_SRCS += sched/eevdf.c sched/eevdf_ops.c sched/eevdf_bw.c
 HV_SRCS += $(SCHED_SRCS)
 # What sched/ uses of lib/ (linked once in the hypervisor by mk/platform.mk).
 SCHED_LIB := lib/cmdline.c

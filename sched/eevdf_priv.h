@@ -89,7 +89,15 @@ static inline uint64_t eevdf_real_ns(uint64_t vdelta, uint32_t w)
 	return (vdelta * w + EEVDF_NICE0 - 1) >> 10;
 }
 
-/* Shared by the two files. */
+/* eevdf.c: the entity arithmetic, shared by the three files. */
+struct sched_vcpu *eevdf_running(struct sched *s, unsigned p); /* RUNNING on p, or NULL */
+unsigned eevdf_nr_running(struct sched *s, unsigned p);	       /* cfs_rq->nr_running */
+void eevdf_queue_add(struct sched *s, struct sched_vcpu *v);
+void eevdf_queue_del(struct sched *s, struct sched_vcpu *v);
+struct sched_vcpu *eevdf_pick_eevdf(struct sched *s, unsigned p);
+bool eevdf_eligible(struct sched *s, unsigned p, const struct sched_vcpu *v);
+void eevdf_reweight_dom(struct sched *s, struct sched_dom *d, uint64_t now);
+void eevdf_update_slice(struct sched *s);
 void eevdf_update_curr(struct sched *s, unsigned p, uint64_t now);
 void eevdf_enqueue(struct sched *s, struct sched_vcpu *v, bool initial);
 void eevdf_dequeue(struct sched *s, struct sched_vcpu *v);
