@@ -259,14 +259,21 @@ void eevdf_move(struct sched *s, struct sched_vcpu *v, unsigned to, uint64_t now
 	sched_trace_ev(s, to, now, SCHED_EV_MIGRATE, v, to);
 }
 
-/* Weights: ours (1..65535, 256 = nice 0) x 4 = the group's shares, split evenly over the
- * domain's vCPUs (flattened group scheduling); reweight_entity (fair.c:3629) rescales the
- * relative deadline of a queued entity and the lag of a dequeued one. */
-void eevdf_reweight_dom(struct sched *s, struct sched_dom *d, uint64_t now)
+/* Weights: ours (1..65535, 256 = nice 0) x 4 = the group's shares. Flattened group
+ * scheduling: each runnable vCPU of the domain is an entity of shares / (runnable vCPUs of the
+ * domain), what calc_group_shares (fair.c:3768) gives each CPU's group entity (shares x load
+ * here / group load) split among the tasks there, with the instantaneous count for PELT's
+ * load. It changes at every wake and sleep of a sibling, as update_cfs_group (fair.c:3807)
+ * reweights at every enqueue and dequeue; reweight_entity (fair.c:3629) rescales the relative
+ * deadline of a queued entity and the lag of a dequeued one, and keeps vruntime (6.6).
+ * `joining` (about to become runnable) counts. Running ones moved are kicked to re-arm. */
+void eevdf_reweight_dom(struct sched *s, struct sched_dom *d, const struct sched_vcpu *joining,
+			uint64_t now)
 {
-	if (!d->nr_vcpus)
-		return;
-	uint64_t w64 = (uint64_t)d->weight * (EEVDF_NICE0 / SCHED_DEFAULT_WEIGHT) / d->nr_vcpus;
+	uint32_t n = 0;
+	for (struct sched_vcpu *v = d->vcpus; v; v = v->next_in_dom)
+		n += v->state != SCHED_VS_BLOCKED || v == joining;
+	uint64_t w64 = (uint64_t)d->weight * (EEVDF_NICE0 / SCHED_DEFAULT_WEIGHT) / (n ? n : 1);
 	uint32_t w = w64 < EEVDF_MIN_WEIGHT ? EEVDF_MIN_WEIGHT : (uint32_t)w64;
 	for (struct sched_vcpu *v = d->vcpus; v; v = v->next_in_dom) {
 		struct eevdf_vcpu *e = EV(v);
@@ -274,8 +281,10 @@ void eevdf_reweight_dom(struct sched *s, struct sched_dom *d, uint64_t now)
 		if (old == w)
 			continue;
 		if (e->on_rq) {
-			if (v->state == SCHED_VS_RUNNING)
+			if (v->state == SCHED_VS_RUNNING) {
 				eevdf_update_curr(s, v->pcpu, now);
+				s->kick_pending |= SCHED_CPU(v->pcpu);
+			}
 			int64_t rel = (int64_t)(e->deadline - e->vruntime) * old / w;
 			e->deadline = e->vruntime + (uint64_t)rel;
 		} else if (old) {

@@ -45,7 +45,7 @@ static int eevdf_vcpu_insert(struct sched *s, struct sched_vcpu *v, uint64_t now
 	v->next_in_dom = d->vcpus;
 	d->vcpus = v;
 	sched_dom_link(s, d);
-	eevdf_reweight_dom(s, d, now);
+	eevdf_reweight_dom(s, d, NULL, now);
 	return 0;
 }
 
@@ -76,7 +76,7 @@ static void eevdf_vcpu_remove(struct sched *s, struct sched_vcpu *v, uint64_t no
 	if (--d->nr_vcpus == 0)
 		sched_dom_unlink(s, d);
 	else
-		eevdf_reweight_dom(s, d, now);
+		eevdf_reweight_dom(s, d, NULL, now);
 }
 
 /* try_to_wake_up -> select_task_rq_fair (simplified, eevdf_bw.c) -> enqueue_entity ->
@@ -97,15 +97,16 @@ static sched_cpumask_t eevdf_wake(struct sched *s, struct sched_vcpu *v, uint64_
 	eevdf_move(s, v, target, now);
 	eevdf_update_curr(s, target, now);
 	sched_trace_ev(s, target, now, SCHED_EV_WAKE, v, flags);
-	if (eevdf_bw_exhausted(s, v, now)) { /* enqueued into a throttled cfs_rq */
+	eevdf_reweight_dom(s, v->dom, v, now); /* update_cfs_group before place_entity */
+	if (eevdf_bw_exhausted(s, v, now)) {   /* enqueued into a throttled cfs_rq */
 		eevdf_bw_throttle(s, v, now);
 		/* Its pCPU must be there at the refresh: re-arm it. */
-		return kick |
-		       (s->pcpu[target].armed > eevdf_bw_next_event(s, target) ? SCHED_CPU(target)
-									       : 0);
+		if (s->pcpu[target].armed > eevdf_bw_next_event(s, target))
+			kick |= SCHED_CPU(target);
+		return kick | sched_take_kicks(s);
 	}
 	eevdf_enqueue(s, v, EV(v)->fresh);
-	return kick | eevdf_check_preempt(s, v);
+	return kick | eevdf_check_preempt(s, v) | sched_take_kicks(s);
 }
 
 static sched_cpumask_t eevdf_sleep(struct sched *s, struct sched_vcpu *v, uint64_t now)
@@ -125,8 +126,9 @@ static sched_cpumask_t eevdf_sleep(struct sched *s, struct sched_vcpu *v, uint64
 	}
 	v->state = SCHED_VS_BLOCKED;
 	eevdf_bw_return(s, v);
+	eevdf_reweight_dom(s, v->dom, NULL, now); /* update_cfs_group after the dequeue */
 	sched_trace_ev(s, p, now, SCHED_EV_SLEEP, v, 0);
-	return kick;
+	return kick | sched_take_kicks(s);
 }
 
 /* yield_task_fair (fair.c:8335): alone, nothing; else the deadline moves a slice later. */
@@ -278,7 +280,7 @@ static int eevdf_set_params(struct sched *s, struct sched_dom *d, uint32_t weigh
 		return -SCHED_EINVAL;
 	if (weight && weight != d->weight) {
 		d->weight = weight;
-		eevdf_reweight_dom(s, d, now);
+		eevdf_reweight_dom(s, d, NULL, now);
 	}
 	if (cap != d->cap) {
 		for (struct sched_vcpu *v = d->vcpus; v; v = v->next_in_dom)

@@ -96,7 +96,8 @@ void eevdf_queue_add(struct sched *s, struct sched_vcpu *v);
 void eevdf_queue_del(struct sched *s, struct sched_vcpu *v);
 struct sched_vcpu *eevdf_pick_eevdf(struct sched *s, unsigned p);
 bool eevdf_eligible(struct sched *s, unsigned p, const struct sched_vcpu *v);
-void eevdf_reweight_dom(struct sched *s, struct sched_dom *d, uint64_t now);
+void eevdf_reweight_dom(struct sched *s, struct sched_dom *d, const struct sched_vcpu *joining,
+			uint64_t now);
 void eevdf_update_slice(struct sched *s);
 void eevdf_update_curr(struct sched *s, unsigned p, uint64_t now);
 void eevdf_enqueue(struct sched *s, struct sched_vcpu *v, bool initial);

@@ -442,6 +442,37 @@ static void test_idle_pull(void **st)
 	assert_int_not_equal(V[0].pcpu, V[1].pcpu);
 }
 
+/* Flattened groups: a domain's weight is split over its runnable vCPUs (calc_group_shares
+ * with instantaneous load): a 3-vCPU domain next to a 1-vCPU one of the same weight gets half
+ * the pCPU whether 1, 2 or 3 of its vCPUs run; weights are restored when they sleep. */
+static void test_domain_split_by_runnable(void **st)
+{
+	(void)st;
+	for (unsigned k = 1; k <= 3; k++) {
+		setup(1, NULL);
+		D[0].id = 1, D[0].weight = 256;
+		for (unsigned j = 0; j < 3; j++) {
+			V[j].dom = &D[0];
+			V[j].id = j;
+			assert_int_equal(sched_vcpu_insert(&S, &V[j], 0), 0);
+		}
+		add(3, 256, 0, 0);
+		for (unsigned j = 0; j < k; j++)
+			wake(&V[j], 0, WAKE_NEW);
+		wake(&V[3], 0, WAKE_NEW);
+		for (unsigned j = 0; j < k; j++)
+			assert_int_equal(EV(&V[j])->weight, 1024 / k);
+		uint64_t end = run_until(0, 2000 * MS);
+		settle(end);
+		double dom = 100.0 * (double)(ran[0] + ran[1] + ran[2]) / (double)end;
+		if (dom > 51.0 || dom < 49.0)
+			fail_msg("%u runnable: %.2f%%", k, dom);
+		for (unsigned j = 1; j < k; j++)
+			sleep_v(&V[j], end);
+		assert_int_equal(EV(&V[0])->weight, 1024);
+	}
+}
+
 /* run_ns is exact: random wakes, sleeps, yields and weight changes on 1-4 pCPUs; every
  * vCPU's run_ns equals the time the driver saw it RUNNING, to the ns. */
 static void test_exact_run_ns(void **st)
@@ -495,6 +526,7 @@ int main(void)
 		cmocka_unit_test(test_slice_scaling),
 		cmocka_unit_test(test_caps_via_bandwidth),
 		cmocka_unit_test(test_idle_pull),
+		cmocka_unit_test(test_domain_split_by_runnable),
 		cmocka_unit_test(test_exact_run_ns),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
