@@ -123,9 +123,11 @@ static void update_deadline(struct sched *s, unsigned p, struct sched_vcpu *v)
 	e->slice = ES(s)->slice_ns;
 	uint64_t vslice = eevdf_calc_delta_fair(e->slice, e->weight);
 	e->deadline += ((e->vruntime - e->deadline) / vslice + 1) * vslice;
-	v->in_spin_loop = false; /* it ran a full slice (issue 14) */
-	if (eevdf_nr_running(s, p) > 1)
+	v->in_spin_loop = false;	  /* it ran a full slice (issue 14) */
+	if (eevdf_nr_running(s, p) > 1) { /* resched_curr: that pCPU picks again */
 		s->pcpu[p].resched = true;
+		s->kick_pending |= SCHED_CPU(p);
+	}
 }
 
 void eevdf_update_curr(struct sched *s, unsigned p, uint64_t now)

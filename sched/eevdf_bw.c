@@ -74,8 +74,10 @@ void eevdf_bw_account(struct sched *s, struct sched_vcpu *v, uint64_t dt)
 	EV(v)->runtime -= (int64_t)dt;
 	if (EV(v)->runtime > 0)
 		return;
-	if (!assign(s, v, (int64_t)EEVDF_BW_SLICE_NS, v->since))
+	if (!assign(s, v, (int64_t)EEVDF_BW_SLICE_NS, v->since)) {
 		s->pcpu[v->pcpu].resched = true;
+		s->kick_pending |= SCHED_CPU(v->pcpu);
+	}
 }
 
 bool eevdf_bw_runnable(struct sched *s, struct sched_vcpu *v, uint64_t now)

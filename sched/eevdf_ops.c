@@ -164,10 +164,10 @@ static sched_cpumask_t eevdf_yield_to(struct sched *s, struct sched_vcpu *v, str
 	do_yield(s, v, now);
 	s->pcpu[v->pcpu].resched = true;
 	if (t->pcpu == v->pcpu)
-		return 0;
+		return sched_take_kicks(s) & ~SCHED_CPU(v->pcpu);
 	eevdf_update_curr(s, t->pcpu, now);
 	s->pcpu[t->pcpu].resched = true;
-	return SCHED_CPU(t->pcpu);
+	return SCHED_CPU(t->pcpu) | (sched_take_kicks(s) & ~SCHED_CPU(v->pcpu));
 }
 
 /* Takes a queued vCPU to run: set_next_entity (fair.c:5220), which stashes the deadline
@@ -268,7 +268,7 @@ static struct sched_pick eevdf_pick_next(struct sched *s, unsigned p, uint64_t n
 	if (r.run_until <= now)
 		r.run_until = now + 1;
 	pc->armed = r.run_until;
-	r.kick |= eevdf_kick_idle(s);
+	r.kick |= eevdf_kick_idle(s) | sched_take_kicks(s);
 	r.kick &= ~SCHED_CPU(p);
 	return r;
 }
