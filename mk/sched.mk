@@ -2,6 +2,7 @@
 SCHED_SRCS := sched/sched.c sched/credit.c sched/credit_vt.c sched/credit_cap.c sched/credit_c1.c \
               sched/credit_balance.c sched/rr.c sched/yield_to.c
 SCHED_SRCS += sched/credit_config.c sched/credit_wake.c sched/credit_pick.c
+SCHED_SRCS += sched/eevdf.c sched/eevdf_ops.c sched/eevdf_bw.c
 HV_SRCS += $(SCHED_SRCS)
 # What sched/ uses of lib/ (linked once in the hypervisor by mk/platform.mk).
 SCHED_LIB := lib/cmdline.c
@@ -48,3 +49,10 @@ TEST_TARGETS += sim-test
 
 UNIT_TESTS += sched_ple
 UNIT_SRCS_sched_ple := test/unit/test_sched_ple.c $(SCHED_SRCS) $(SCHED_LIB)
+
+UNIT_TESTS += sched_eevdf
+UNIT_SRCS_sched_eevdf := test/unit/test_sched_eevdf.c $(SCHED_SRCS) $(SCHED_LIB)
+
+# The mix scenario booted with sched=eevdf (Bochs; -svm: QEMU TCG+SVM), e2e-vmx-mix's checks.
+e2e-eevdf-mix_EXPECT = $(e2e-vmx-mix_EXPECT)
+$(eval $(call e2e_twin,e2e-eevdf-mix,$(BUILD)/eevdf-mix-bios.iso,$(VMM_RUN2)))

@@ -251,6 +251,7 @@ struct sched {
 
 extern const struct sched_ops sched_credit_ops;
 extern const struct sched_ops sched_rr_ops;
+extern const struct sched_ops sched_eevdf_ops;
 
 /* Generic layer (sched/sched.c). */
 

@@ -1,0 +1,238 @@
+/* eevdf: CFS bandwidth control (cpu.max) and what runs between pCPUs, simplified from
+ * Linux v6.6 kernel/sched/fair.c (docs/scheduler.md, "Policy: eevdf").
+ *
+ * Bandwidth: a capped domain is a task group with quota = cap% x period (default period
+ * 100 ms, default_cfs_period fair.c:5376), set by tg_set_cfs_bandwidth (core.c:10829). Its
+ * pool (cfs_b->runtime) is handed out in leases of sysctl_sched_cfs_bandwidth_slice, 5 ms
+ * (__assign_cfs_rq_runtime, fair.c:5417), each vCPU standing for its cfs_rq on its pCPU;
+ * running docks the lease (__account_cfs_rq_runtime, fair.c:5457); a vCPU that has no lease
+ * and gets none is throttled (throttle_cfs_rq, fair.c:5560): dequeued with its lag, PARKED;
+ * the period timer (do_sched_cfs_period_timer, fair.c:5888) refills the pool to the quota
+ * (__refill_cfs_bandwidth_runtime, fair.c:5393) and unthrottles (distribute_cfs_runtime,
+ * fair.c:5812). The timer is not a timer here: every call catches up on the periods that
+ * ended, and a pCPU holding a throttled vCPU folds the next refresh into run_until.
+ *
+ * Between pCPUs: wake placement on an idle allowed pCPU (select_idle_sibling, fair.c:7321,
+ * without the domains, wake_affine or the waker's CPU: the previous pCPU, then the next idle
+ * one), an idle pCPU pulling a waiting vCPU from the busiest one (newidle_balance,
+ * fair.c:12068, with detach_tasks' choice of the least recently run), and a busy pCPU with a
+ * waiting vCPU kicking an idle one to do that pull (nohz_balancer_kick, simplified). The
+ * periodic load balancer (load averages, imbalance types, domains) is left out. */
+#include "sched/eevdf_priv.h"
+
+static bool capped(const struct sched_dom *d)
+{
+	return EDOM(d)->quota != 0;
+}
+
+/* __assign_cfs_rq_runtime (fair.c:5417): tops the lease up to `target` from the pool,
+ * starting the period timer (start_cfs_bandwidth) on first use. */
+static bool assign(struct sched *s, struct sched_vcpu *v, int64_t target, uint64_t now)
+{
+	struct eevdf_dom *b = EDOM(v->dom);
+	struct eevdf_vcpu *e = EV(v);
+	if (!b->next_refresh)
+		b->next_refresh = now + ES(s)->period_ns;
+	int64_t want = target - e->runtime;
+	if (b->pool > 0 && want > 0) {
+		int64_t amount = b->pool < want ? b->pool : want;
+		b->pool -= amount;
+		e->runtime += amount;
+	}
+	return e->runtime > 0;
+}
+
+static sched_cpumask_t unthrottle(struct sched *s, struct sched_vcpu *v, uint64_t now)
+{
+	EV(v)->throttled = false;
+	ERQ(s, v->pcpu)->nr_throttled--;
+	v->c.unparks++;
+	v->dom->c.unparks++;
+	sched_trace_ev(s, v->pcpu, now, SCHED_EV_UNPARK, v, 0);
+	eevdf_update_curr(s, v->pcpu, now);
+	eevdf_enqueue(s, v, false);
+	return eevdf_check_preempt(s, v);
+}
+
+void eevdf_bw_set(struct sched *s, struct sched_dom *d, uint64_t now)
+{
+	struct eevdf_dom *b = EDOM(d);
+	b->quota = (uint64_t)d->cap * ES(s)->period_ns / 100;
+	b->pool = (int64_t)b->quota;
+	b->next_refresh = b->quota ? now + ES(s)->period_ns : 0;
+	for (struct sched_vcpu *v = d->vcpus; v; v = v->next_in_dom) {
+		EV(v)->runtime = 0; /* cfs_rq->runtime_remaining = 0 */
+		if (EV(v)->throttled)
+			s->kick_pending |= unthrottle(s, v, now);
+	}
+}
+
+void eevdf_bw_account(struct sched *s, struct sched_vcpu *v, uint64_t dt)
+{
+	if (!capped(v->dom))
+		return;
+	EV(v)->runtime -= (int64_t)dt;
+	if (EV(v)->runtime > 0)
+		return;
+	if (!assign(s, v, (int64_t)EEVDF_BW_SLICE_NS, v->since)) {
+		s->pcpu[v->pcpu].resched = true;
+		s->kick_pending |= SCHED_CPU(v->pcpu);
+	}
+}
+
+bool eevdf_bw_runnable(struct sched *s, struct sched_vcpu *v, uint64_t now)
+{
+	if (!capped(v->dom) || EV(v)->runtime > 0)
+		return true;
+	return assign(s, v, (int64_t)EEVDF_BW_SLICE_NS, now);
+}
+
+bool eevdf_bw_exhausted(struct sched *s, struct sched_vcpu *v, uint64_t now)
+{
+	(void)s, (void)now;
+	return capped(v->dom) && EV(v)->runtime <= 0 && EDOM(v->dom)->pool <= 0;
+}
+
+void eevdf_bw_throttle(struct sched *s, struct sched_vcpu *v, uint64_t now)
+{
+	if (v->state == SCHED_VS_RUNNING || v->state == SCHED_VS_RUNNABLE)
+		eevdf_dequeue(s, v);
+	v->state = SCHED_VS_PARKED;
+	EV(v)->throttled = true;
+	ERQ(s, v->pcpu)->nr_throttled++;
+	EDOM(v->dom)->nr_throttled++;
+	v->c.parks++;
+	v->dom->c.parks++;
+	sched_trace_ev(s, v->pcpu, now, SCHED_EV_PARK, v, EV(v)->runtime);
+}
+
+/* return_cfs_rq_runtime (fair.c:6015): a sleeper keeps min_cfs_rq_runtime of its lease. */
+void eevdf_bw_return(struct sched *s, struct sched_vcpu *v)
+{
+	(void)s;
+	int64_t slack = EV(v)->runtime - EEVDF_MIN_RQ_RUNTIME;
+	if (!capped(v->dom) || slack <= 0)
+		return;
+	EDOM(v->dom)->pool += slack;
+	EV(v)->runtime -= slack;
+}
+
+sched_cpumask_t eevdf_bw_refresh(struct sched *s, uint64_t now)
+{
+	sched_cpumask_t kick = 0;
+	uint64_t period = ES(s)->period_ns;
+	for (struct sched_dom *d = s->doms; d; d = d->next_dom) {
+		struct eevdf_dom *b = EDOM(d);
+		if (!b->quota || !b->next_refresh || now < b->next_refresh)
+			continue;
+		uint64_t k = (now - b->next_refresh) / period + 1;
+		b->next_refresh += k * period;
+		b->nr_periods += k;
+		b->pool += (int64_t)b->quota;
+		if (b->pool > (int64_t)b->quota)
+			b->pool = (int64_t)b->quota;
+		/* distribute_cfs_runtime: each throttled one gets its debt + 1 ns, in order. */
+		for (struct sched_vcpu *v = d->vcpus; v && b->pool > 0; v = v->next_in_dom) {
+			if (!EV(v)->throttled)
+				continue;
+			if (assign(s, v, 1, now))
+				kick |= unthrottle(s, v, now);
+		}
+	}
+	return kick;
+}
+
+uint64_t eevdf_bw_next_event(struct sched *s, unsigned p)
+{
+	uint64_t t = SCHED_NEVER;
+	if (!ERQ(s, p)->nr_throttled)
+		return t;
+	for (struct sched_dom *d = s->doms; d; d = d->next_dom) {
+		if (!capped(d))
+			continue;
+		for (struct sched_vcpu *v = d->vcpus; v; v = v->next_in_dom)
+			if (EV(v)->throttled && v->pcpu == p)
+				t = eevdf_min(t, EDOM(d)->next_refresh);
+	}
+	return t;
+}
+
+static bool idle(const struct sched *s, unsigned q)
+{
+	const struct sched_pcpu *pc = &s->pcpu[q];
+	const struct sched_vcpu *c = pc->curr;
+	return !pc->nr_queued && (!c || c->state != SCHED_VS_RUNNING || c->pcpu != q);
+}
+
+unsigned eevdf_select_cpu(struct sched *s, struct sched_vcpu *v)
+{
+	sched_cpumask_t aff = sched_affinity(s, v);
+	unsigned prev = v->pcpu;
+	for (unsigned i = 0; i < s->nr_pcpus; i++) {
+		unsigned q = (prev + i) % s->nr_pcpus;
+		if ((aff & SCHED_CPU(q)) && idle(s, q))
+			return q;
+	}
+	return (aff & SCHED_CPU(prev)) ? prev : sched_least_loaded(s, aff);
+}
+
+static unsigned nr_running(const struct sched *s, unsigned q)
+{
+	const struct sched_vcpu *c = s->pcpu[q].curr;
+	bool run = c && c->state == SCHED_VS_RUNNING && c->pcpu == q;
+	return s->pcpu[q].nr_queued + (run ? 1u : 0u);
+}
+
+/* The coldest queued vCPU of q allowed on p (detach_tasks walks cfs_tasks from the tail). */
+static struct sched_vcpu *coldest(struct sched *s, unsigned q, unsigned p)
+{
+	struct sched_vcpu *best = NULL;
+	for (struct sched_vcpu *v = ERQ(s, q)->head; v; v = EV(v)->next)
+		if (sched_allowed(s, v, p) && (!best || EV(v)->last_ran < EV(best)->last_ran))
+			best = v;
+	return best;
+}
+
+struct sched_vcpu *eevdf_newidle_pull(struct sched *s, unsigned p, uint64_t now)
+{
+	unsigned busiest = p, most = 1;
+	for (unsigned q = 0; q < s->nr_pcpus; q++) {
+		unsigned n = nr_running(s, q);
+		if (q != p && n > most && coldest(s, q, p)) {
+			busiest = q;
+			most = n;
+		}
+	}
+	if (busiest == p)
+		return NULL;
+	struct sched_vcpu *v = coldest(s, busiest, p);
+	eevdf_update_curr(s, busiest, now);
+	eevdf_dequeue(s, v);
+	eevdf_move(s, v, p, now);
+	eevdf_enqueue(s, v, false); /* p is empty: placed at its V, the lag is not kept */
+	return v;
+}
+
+sched_cpumask_t eevdf_kick_idle(struct sched *s)
+{
+	sched_cpumask_t idle_mask = 0, kick = 0;
+	for (unsigned q = 0; q < s->nr_pcpus; q++)
+		if (idle(s, q))
+			idle_mask |= SCHED_CPU(q);
+	if (!idle_mask)
+		return 0;
+	for (unsigned q = 0; q < s->nr_pcpus && idle_mask; q++) {
+		if (nr_running(s, q) < 2)
+			continue;
+		for (struct sched_vcpu *v = ERQ(s, q)->head; v && idle_mask; v = EV(v)->next) {
+			sched_cpumask_t m = sched_affinity(s, v) & idle_mask;
+			if (m) {
+				sched_cpumask_t one = m & -m;
+				kick |= one;
+				idle_mask &= ~one;
+				break;
+			}
+		}
+	}
+	return kick;
+}
