@@ -1,6 +1,7 @@
 # Scheduler (sched/), its unit tests and the discrete-event simulator (test/sim/).
 SCHED_SRCS := sched/sched.c sched/credit.c sched/credit_vt.c sched/credit_cap.c sched/credit_c1.c \
-              sched/credit_balance.c sched/rr.c sched/yield_to.c
+              sched/credit_balance.c sched/rr.c sched/yield_to.c \
+              sched/credit1.c sched/credit1_acct.c
 HV_SRCS += $(SCHED_SRCS)
 # What sched/ uses of lib/ (linked once in the hypervisor by mk/platform.mk).
 SCHED_LIB := lib/cmdline.c
@@ -47,3 +48,6 @@ TEST_TARGETS += sim-test
 
 UNIT_TESTS += sched_ple
 UNIT_SRCS_sched_ple := test/unit/test_sched_ple.c $(SCHED_SRCS) $(SCHED_LIB)
+
+UNIT_TESTS += sched_credit1
+UNIT_SRCS_sched_credit1 := test/unit/test_sched_credit1.c $(SCHED_SRCS) $(SCHED_LIB)
