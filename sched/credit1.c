@@ -120,7 +120,7 @@ static void c1_init(struct sched *s)
 	c->credits_per_tslice = 3 * C1_CREDITS_PER_TICK;
 	c->credits_per_acct = 3 * C1_CREDITS_PER_TICK;
 	c->credit = s->nr_pcpus * c->credits_per_acct; /* 3.0.4:359 per pCPU */
-	c->next_tick = c->tick_ns;
+	c1_restart_ticks(s, 0);
 	for (unsigned p = 0; p < s->nr_pcpus; p++) {
 		c1_list_init(&C1P(s, p)->runq);
 		s->pcpu[p].resched = true; /* the first pick_next schedules */
@@ -136,8 +136,7 @@ static int c1_vcpu_insert(struct sched *s, struct sched_vcpu *v, uint64_t now)
 	if (!d->weight)
 		d->weight = SCHED_DEFAULT_WEIGHT; /* 3.0.4:755 */
 	if (!s->nr_vcpus) {
-		struct c1_sched *c = C1S(s);
-		c->next_tick = (now / c->tick_ns + 1) * c->tick_ns;
+		c1_restart_ticks(s, now);
 	}
 	c1_advance(s, now);
 	if (!d->nr_vcpus) { /* 3.0.4:737 csched_dom_init */
@@ -493,6 +492,13 @@ static int c1_config(struct sched *s, const char *k, size_t kl, const char *val,
 {
 	struct c1_sched *c = C1S(s);
 	uint64_t us, tick = c->tick_ns, tslice = c->tslice_ns, acct = c->acct_ns;
+	if (key_is(k, kl, "tick_lag_ns")) {
+		if (!parse_u64_n(val, vl, &us) || us > 1000000)
+			return -SCHED_EINVAL;
+		c1_advance(s, now);
+		c->tick_lag_ns = us;
+		return 0;
+	}
 	if (!key_is(k, kl, "tick_us") && !key_is(k, kl, "tslice_us") && !key_is(k, kl, "acct_us"))
 		return 1;
 	if (!parse_u64_n(val, vl, &us) || us < 100 || us > 10000000)
@@ -513,7 +519,7 @@ static int c1_config(struct sched *s, const char *k, size_t kl, const char *val,
 	c->credits_per_tslice = (uint32_t)(tslice / tick) * C1_CREDITS_PER_TICK;
 	c->credits_per_acct = c->ticks_per_acct * C1_CREDITS_PER_TICK;
 	c->credit = s->nr_pcpus * c->credits_per_acct;
-	c->next_tick = (now / tick + 1) * tick;
+	c1_restart_ticks(s, now);
 	return 0;
 }
 

@@ -224,36 +224,51 @@ void c1_runq_sort(struct sched *s, unsigned p)
 }
 
 /* Time of the next accounting: the master's tick whose number is a multiple of
- * ticks_per_acct (3.0.4:1030-1031; tick n is at n * tick_ns). */
+ * ticks_per_acct (3.0.4:1030-1031). */
 uint64_t c1_next_acct(const struct sched *s)
 {
 	const struct c1_sched *c = SCHED_PRIV(const struct c1_sched, s);
-	uint64_t n = c->next_tick / c->tick_ns;
-	uint64_t k = (n + c->ticks_per_acct - 1) / c->ticks_per_acct * c->ticks_per_acct;
-	return k * c->tick_ns;
+	uint64_t k = (c->ticks_per_acct - c->tick_n % c->ticks_per_acct) % c->ticks_per_acct;
+	return c->next_tick + k * (c->tick_ns + c->tick_lag_ns);
+}
+
+/* The ticks start again one period after now (first vCPU, new tick length). */
+void c1_restart_ticks(struct sched *s, uint64_t now)
+{
+	struct c1_sched *c = C1S(s);
+	c->next_tick = now + c->tick_ns;
+	c->tick_n = 1;
 }
 
 /* Processes every tick up to now, in time order (3.0.4:1016 csched_tick on each pCPU:
  * sample the running vCPU, then the master's accounting, then the sort). All pCPUs tick
- * at the same times (Xen started every pCPU's 10 ms timer together at boot). */
+ * at the same times (Xen started every pCPU's timer together at boot, schedule.c:711).
+ *
+ * The tick period: schedule.c:659 re-arms the tick at NOW() + 10 ms at the END of the
+ * tick handler, so every tick comes later than a fixed grid by the interrupt latency plus
+ * the handler's run time (more on the master's accounting ticks). credit1.tick_lag_ns
+ * is that lateness (default 0: an exact 10 ms grid). It matters: a guest whose period is
+ * a multiple of 10 ms keeps the same phase against an exact grid forever, so the sampling
+ * always or never catches it; with a lag the phase walks (docs/scheduler.md). */
 void c1_advance(struct sched *s, uint64_t now)
 {
 	struct c1_sched *c = C1S(s);
 	c->now = now;
-	if (!s->nr_vcpus || now - c->next_tick > 100000 * c->tick_ns) {
+	if (!s->nr_vcpus || (now > c->next_tick && now - c->next_tick > 100000 * c->tick_ns)) {
 		/* Nothing to account (or a gap no core leaves): restart the ticks. */
 		if (now >= c->next_tick)
-			c->next_tick = (now / c->tick_ns + 1) * c->tick_ns;
+			c1_restart_ticks(s, now);
 		return;
 	}
 	while (c->next_tick <= now) {
 		uint64_t t = c->next_tick;
 		for (unsigned p = 0; p < s->nr_pcpus; p++)
 			c1_vcpu_acct(s, p, t);
-		if ((t / c->tick_ns) % c->ticks_per_acct == 0)
+		if (c->tick_n % c->ticks_per_acct == 0)
 			c1_acct(s, t); /* 3.0.4:1030 the master (pCPU 0) */
 		for (unsigned p = 0; p < s->nr_pcpus; p++)
 			c1_runq_sort(s, p); /* 3.0.4:1043 */
-		c->next_tick = t + c->tick_ns;
+		c->tick_n++;
+		c->next_tick = t + c->tick_ns + c->tick_lag_ns;
 	}
 }

@@ -96,8 +96,10 @@ struct c1_sched { /* 3.0.4:229 struct csched_private */
 	sched_cpumask_t idlers;
 	uint64_t tick_ns, tslice_ns, acct_ns;
 	uint32_t credits_per_tslice, credits_per_acct, ticks_per_acct;
-	uint64_t next_tick; /* the next tick not yet processed (all pCPUs tick together) */
-	uint64_t now;	    /* time of the call being served (charging at a park) */
+	uint64_t next_tick;   /* the next tick not yet processed (all pCPUs tick together) */
+	uint64_t tick_n;      /* its number (schedule_data.tick after the increment) */
+	uint64_t tick_lag_ns; /* credit1.tick_lag_ns: how late each tick re-arms (see below) */
+	uint64_t now;	      /* time of the call being served (charging at a park) */
 	uint64_t accts, steals, tickles, parks_run;
 };
 
@@ -130,6 +132,7 @@ void c1_move(struct sched *s, struct sched_vcpu *v, unsigned to, uint64_t now);
 
 /* credit1_acct.c */
 void c1_advance(struct sched *s, uint64_t now);
+void c1_restart_ticks(struct sched *s, uint64_t now);
 void c1_acct_start(struct sched *s, struct c1_vcpu *cv);
 void c1_acct_stop(struct sched *s, struct c1_vcpu *cv);
 void c1_acct(struct sched *s, uint64_t now);

@@ -394,8 +394,33 @@ static void test_config_keys(void **st)
 	assert_int_equal(c->ticks_per_acct, 6);
 	assert_int_equal(c->credit, 600);
 	assert_int_equal(sched_config(&S, "credit1.nosuch", "1", 0), 1);
+	assert_int_equal(c->tick_lag_ns, 0); /* an exact grid unless asked */
+	assert_int_equal(sched_config(&S, "credit1.tick_lag_ns", "5000", 0), 0);
+	assert_int_equal(c->tick_lag_ns, 5000);
 	assert_int_equal(sched_config(&S, "credit.tslice_us", "500", 0), 0); /* not ours */
 	assert_int_equal(c->tslice_ns, 10 * MS);
+}
+
+/* schedule.c:659: the tick re-arms at NOW() + 10 ms after its handler, so with
+ * credit1.tick_lag_ns = L tick n comes at n * 10 ms + (n - 1) * L: the accounting
+ * (every third tick) moves with it. */
+static void test_tick_lag_moves_the_ticks(void **st)
+{
+	(void)st;
+	setup(1, 1, NULL, NULL);
+	assert_int_equal(sched_config(&S, "credit1.tick_lag_ns", "7000", 0), 0);
+	start_all(1);
+	for (unsigned n = 1; n <= 30; n++) {
+		uint64_t t = n * 10 * MS + (n - 1) * 7000; /* the first one armed at start */
+		run_to(t - 1);
+		int before = credit(0);
+		run_to(t);
+		int after = credit(0);
+		if (n % 3)
+			assert_int_equal(after, before - 100);
+		else /* the accounting: alone, it earns the whole 300 back */
+			assert_int_equal(after, before - 100 + 300);
+	}
 }
 
 /* Directed yield (issue 14; none in 3.0.4): the target runs next on its pCPU. */
@@ -437,6 +462,7 @@ int main(void)
 		cmocka_unit_test(test_steal_respects_affinity),
 		cmocka_unit_test(test_over_pcpu_steals_under),
 		cmocka_unit_test(test_config_keys),
+		cmocka_unit_test(test_tick_lag_moves_the_ticks),
 		cmocka_unit_test(test_yield_to_runs_target_next),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
