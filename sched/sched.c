@@ -40,6 +40,8 @@ const struct sched_ops *sched_ops_by_name(const char *name, size_t len)
 		return &sched_rr_ops;
 	if (str_eq(name, len, "eevdf"))
 		return &sched_eevdf_ops;
+	if (str_eq(name, len, "credit1"))
+		return &sched_credit1_ops;
 	return NULL;
 }
 

@@ -252,6 +252,7 @@ struct sched {
 extern const struct sched_ops sched_credit_ops;
 extern const struct sched_ops sched_rr_ops;
 extern const struct sched_ops sched_eevdf_ops;
+extern const struct sched_ops sched_credit1_ops; /* sched/credit1*.c: Xen 3.0.4's credit */
 
 /* Generic layer (sched/sched.c). */
 
