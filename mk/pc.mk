@@ -1,28 +1,38 @@
 # guests/pc: the minimal PC for unmodified third-party guests (issue 13, docs/guests.md).
 # pc.elf is a multiboot1 kernel (boot=mb1), pc-real.bin a flat real-mode binary
 # (boot=real); neither uses the sliver-ABI runtime of guests/lib (only its libgcc32 for
-# 64-bit division).
-PC_GUEST_OBJS := $(patsubst %,$(BUILD)/guests/obj/guests/pc/%.o,mb1_entry pc lm) \
-                 $(patsubst %,$(BUILD)/guests/obj/%.o,lib/fmt lib/string lib/cmdline guests/lib/libgcc32)
+# 64-bit division, its IDT (isr.S, idt.c) and the cpu.h/apic.h helpers).
+PC_GUEST_OBJS := $(patsubst %,$(BUILD)/guests/obj/guests/pc/%.o,mb1_entry pc apic ap lm) \
+                 $(patsubst %,$(BUILD)/guests/obj/%.o,lib/fmt lib/string lib/cmdline guests/lib/libgcc32 \
+                   guests/lib/isr guests/lib/idt)
 $(BUILD)/guests/pc.elf: $(PC_GUEST_OBJS) guests/lib/guest.ld
 	$(LD) $(GUEST_LDFLAGS) -o $@ $(filter %.o,$^)
 $(BUILD)/guests/pc-real.bin: $(BUILD)/guests/obj/guests/pc/real.o
 	$(LD) -m elf_i386 -nostdlib -static -Ttext=0x8000 --oformat binary -o $@ $<
 GUEST_ELFS += $(BUILD)/guests/pc.elf $(BUILD)/guests/pc-real.bin
 
-# boot=mb1 with 2 vCPUs (the AP waits for a SIPI: only the MADT counts it) next to a
-# sliver-ABI spinner: every check of pc.c ok, long mode, exit status 42 through 0xf4.
+# boot=mb1 with 2 vCPUs next to a sliver-ABI spinner: every check of pc.c and apic.c ok
+# (the LAPIC timer's three modes, the AP started by INIT-SIPI-SIPI into long mode, IPIs
+# both ways), long mode, exit status 42 through 0xf4.
 e2e-pc-mb1_EXPECT = $(E2E_END) --reject 'BAD|crashed|refused' \
     --expect '^sliver: d1 pc: multiboot1 entry=0x10[0-9a-f]{4} mem=8 MiB vcpus=2 ' \
-    --expect "^\(d1\) pc: mb1 info: flags=[0-9a-f]*d mem_lower=636 mem_upper=7168 cmdline='cpus=2 status=42' ok$$" \
-    --expect '^\(d1\) pc: acpi madt cpus: 2 ok$$' \
-    --expect '^\(d1\) pc: fw_cfg: QEMU cpus=2 ok$$' \
-    --expect '^\(d1\) pc: pic masked: ff/ff ok$$' \
-    --expect '^\(d1\) pc: pm timer 1 ms / 2 ms in TSC ticks: [0-9]+/[0-9]+ .* ok$$' \
-    --expect '^\(d1\) pc: IA32_MISC_ENABLE fast strings: 1801/1800/1801 ok$$' \
-    --expect '^\(d1\) pc: IA32_TSC write: .* ok$$' \
-    --expect '^\(d1\) pc: cpuid PDCM hidden, leaf 0xA zero: 0/0 ok$$' \
-    --expect '^\(d1\) pc: long mode ok$$' \
+    --expect "^\(d1\) pc: mb1 info: got flags=[0-9a-f]*d mem_lower=636 mem_upper=7168 cmdline='cpus=2 status=42' ok$$" \
+    --expect '^\(d1\) pc: acpi madt cpus: got 2 ok$$' \
+    --expect '^\(d1\) pc: fw_cfg: got QEMU cpus=2 ok$$' \
+    --expect '^\(d1\) pc: pic masked: got ff/ff ok$$' \
+    --expect '^\(d1\) pc: pm timer 1 ms / 2 ms in TSC ticks: got [0-9]+/[0-9]+ .* ok$$' \
+    --expect '^\(d1\) pc: IA32_MISC_ENABLE fast strings: got 1801/1800/1801 ok$$' \
+    --expect '^\(d1\) pc: IA32_TSC write: got .* ok$$' \
+    --expect '^\(d1\) pc: cpuid PDCM hidden, leaf 0xA zero: got 0/0 ok$$' \
+    --expect '^\(d1\) pc: IA32_APIC_BASE: got 0xfee00900, move to \+0x1000 .GP=1 ok$$' \
+    --expect '^\(d1\) pc: lapic id/version/svr: got cpuid.apic=1 id=0 ver=0x60014 svr 0xff then 0x1ff ok$$' \
+    --expect '^\(d1\) pc: lapic timer one-shot 1 ms: got 1 irq after [0-9]+ us try [1-3] ok$$' \
+    --expect '^\(d1\) pc: lapic timer periodic 500 us: got [0-9]+ in 20 ms \(want 37..40\) try [1-3] ok$$' \
+    --expect '^\(d1\) pc: lapic timer TSC-deadline 1 ms: got 1 irq after [0-9]+ us, msr then 0x0 try [1-3] ok$$' \
+    --expect '^\(d1\) pc: AP by INIT-SIPI-SIPI in long mode: got up=1 efer=0x500 ok$$' \
+    --expect '^\(d1\) pc: lapic self-IPI: got 1 ok$$' \
+    --expect '^\(d1\) pc: fixed IPI to the AP and its reply: got 10/10 ok$$' \
+    --expect '^\(d1\) pc: long mode: got EFER.LMA=1, PM timer moving ok$$' \
     --expect '^sliver: d1 exited status=42$$' \
     --expect '^stat d2 name=spin state=running guest_ms=[0-9]+ '
 $(eval $(call e2e_twin,e2e-pc-mb1,$(BUILD)/pc-mb1-bios.iso,--cpus 2 --timeout 150))

@@ -4,12 +4,13 @@
  * masked, times the ACPI PM timer against the TSC, writes IA32_MISC_ENABLE and IA32_TSC,
  * then switches to long mode (lm.S) and exits through isa-debug-exit (port 0xf4) with
  * status= from its command line when every check held, else 0x40 + the failures.
- * Prints `pc: <what>: <got> ok|BAD` on COM1. Arguments: status=<n> cpus=<n expected>.
- * The virtual LAPIC's checks (IA32_APIC_BASE, the xAPIC page, the LVT timer, IPIs) go in
- * a file of their own next to this one, called where marked below. */
+ * Prints `pc: <what>: got <x> ok|BAD` on COM1. Arguments: status=<n> cpus=<n expected>.
+ * The virtual LAPIC's checks (IA32_APIC_BASE, the LVT timer, INIT-SIPI-SIPI, IPIs) are in
+ * apic.c (and the AP's code in ap.S), called after the MSR checks. */
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include "guests/lib/rt.h"
 #include "guests/pc/pc.h"
 #include "lib/cmdline.h"
 #include "lib/fmt.h"
@@ -38,6 +39,25 @@ void pc_printf(const char *fmt, ...)
 	}
 }
 
+/* What guests/lib/idt.c needs of a runtime: a printf (COM1 here) and an exit (0xf4). */
+int rt_printf(const char *fmt, ...)
+{
+	char buf[160];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = fmt_vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	pc_printf("%s", buf);
+	return n;
+}
+
+void rt_exit(int code)
+{
+	outl(0xf4, (uint32_t)code); /* isa-debug-exit */
+	for (;;)
+		__asm__ volatile("cli; hlt");
+}
+
 void pc_check(const char *what, bool ok, const char *fmt, ...)
 {
 	char got[96];
@@ -45,7 +65,7 @@ void pc_check(const char *what, bool ok, const char *fmt, ...)
 	va_start(ap, fmt);
 	fmt_vsnprintf(got, sizeof got, fmt, ap);
 	va_end(ap);
-	pc_printf("pc: %s: %s %s\n", what, got, ok ? "ok" : "BAD");
+	pc_printf("pc: %s: got %s %s\n", what, got, ok ? "ok" : "BAD");
 	fails += !ok;
 }
 
@@ -108,7 +128,9 @@ static void check_fwcfg(unsigned cpus)
 }
 
 /* The PM timer (3.579545 MHz, 24 bits) against the TSC: two windows of 1 and 2 ms of PM
- * ticks must take TSC ticks in the ratio 1:2 (within 2%), and the timer must move. */
+ * ticks must take TSC ticks in the ratio 1:2 (within 2%), and the timer must move. Up to
+ * PC_TRIES measurements: under QEMU TCG a vCPU is frozen while the other runs (docs/svm.md,
+ * QEMU item 6), which only ever lengthens a window; a wrong rate fails every try. */
 static uint64_t pm_window(uint32_t ticks)
 {
 	uint32_t p0 = inl(0x608) & 0xffffff;
@@ -118,12 +140,19 @@ static uint64_t pm_window(uint32_t ticks)
 	return rdtsc() - t0;
 }
 
-static void check_pm_timer(void)
+static uint64_t check_pm_timer(void)
 {
-	uint64_t a = pm_window(3580), b = pm_window(7160);
-	bool ok = a > 0 && b > 2 * a - a / 50 && b < 2 * a + a / 50;
-	pc_check("pm timer 1 ms / 2 ms in TSC ticks", ok, "%llu/%llu (tsc ~%llu MHz)",
-		 (unsigned long long)a, (unsigned long long)b, (unsigned long long)(a / 1000));
+	uint64_t a = 0, b = 0;
+	bool ok = false;
+	unsigned try;
+	for (try = 1; try <= PC_TRIES && !ok; try++) {
+		a = pm_window(3580), b = pm_window(7160);
+		ok = a > 0 && b > 2 * a - a / 50 && b < 2 * a + a / 50;
+	}
+	pc_check("pm timer 1 ms / 2 ms in TSC ticks", ok, "%llu/%llu (tsc ~%llu MHz) try %u",
+		 (unsigned long long)a, (unsigned long long)b, (unsigned long long)(a / 1000),
+		 try - 1);
+	return (a + b) / 3; /* TSC ticks per ms */
 }
 
 static void check_msrs(void)
@@ -166,9 +195,9 @@ void pc_main(uint32_t magic, const struct mb1_info *mi)
 	uint8_t imr = inb(0x21), imr2 = inb(0xa1);
 	outb(0x43, 0x34); /* PIT mode set: ignored */
 	pc_check("pic masked", imr == 0xff && imr2 == 0xff, "%x/%x", imr, imr2);
-	check_pm_timer();
+	uint64_t tsc_per_ms = check_pm_timer();
 	check_msrs();
-	/* vlapic: the LAPIC checks (APIC_BASE, xAPIC page, LVT timer modes, IPIs) go here. */
+	pc_apic_checks(tsc_per_ms);
 	unsigned status = fails ? 0x40 + fails : (unsigned)arg("status", 0);
 	pc_printf("pc: %u checks failed, exit status %u\n", fails, status);
 	pc_lm_exit(status);
