@@ -18,16 +18,26 @@
 
 #define MB1_BOOTLOADER_MAGIC 0x2badb002u
 
-struct mb1_info {
+struct mb1_info { /* Multiboot 0.6.96, 3.3 */
 	uint32_t flags, mem_lower, mem_upper, boot_device, cmdline, mods_count, mods_addr;
+	uint32_t syms[4], mmap_length, mmap_addr;
 };
+struct mb1_module {
+	uint32_t start, end, string, reserved;
+};
+struct __attribute__((packed)) mb1_mmap {
+	uint32_t size;
+	uint64_t base, len;
+	uint32_t type;
+};
+extern char _end[]; /* guests/lib/guest.ld: the first byte after this image */
 
 static unsigned fails;
 static char cmdline[256];
 
 void pc_printf(const char *fmt, ...)
 {
-	char buf[160];
+	char buf[256];
 	va_list ap;
 	va_start(ap, fmt);
 	fmt_vsnprintf(buf, sizeof buf, fmt, ap);
@@ -60,7 +70,7 @@ void rt_exit(int code)
 
 void pc_check(const char *what, bool ok, const char *fmt, ...)
 {
-	char got[96];
+	char got[192];
 	va_list ap;
 	va_start(ap, fmt);
 	fmt_vsnprintf(got, sizeof got, fmt, ap);
@@ -177,6 +187,61 @@ static void check_msrs(void)
 		 c & (1u << 15), a0);
 }
 
+/* The memory map (flags bit 6) as a PC's E820: RAM below 0x9f000 (mem_lower), reserved to
+ * 1 MiB, RAM from 1 MiB for mem_upper KiB; walked by each entry's size field. */
+static void check_mmap(const struct mb1_info *mi)
+{
+	char got[96] = "";
+	size_t o = 0;
+	unsigned n = 0;
+	bool ok = (mi->flags >> 6) & 1;
+	static const uint64_t want[3][3] = {
+		{0, 0x9f000, 1}, {0x9f000, 0x61000, 2}, {0x100000, 0, 1}};
+	for (uint32_t a = mi->mmap_addr; ok && a < mi->mmap_addr + mi->mmap_length && n < 4; n++) {
+		const struct mb1_mmap *e = (const struct mb1_mmap *)a;
+		uint64_t len = n == 2 ? (uint64_t)mi->mem_upper << 10 : want[n < 3 ? n : 0][1];
+		ok = n < 3 && e->base == want[n][0] && e->len == len && e->type == want[n][2];
+		o += (size_t)fmt_snprintf(got + o, sizeof got - o, "%s%llx+%llx:%u", n ? " " : "",
+					  (unsigned long long)e->base, (unsigned long long)e->len,
+					  e->type);
+		if (o >= sizeof got)
+			o = sizeof got - 1;
+		a += e->size + 4;
+	}
+	pc_check("mb1 mmap", ok && n == 3, "%s", got);
+}
+
+/* Extra modules (mb1.module_of=, docs/guests.md): mods= of them, each page-aligned after
+ * this image and after the one before, holding modpat's bytes (i * 7 + 3), with a command
+ * line; the first's is modcl1=, the second's modcl2= (underscores for spaces). */
+static void check_modules(const struct mb1_info *mi)
+{
+	unsigned want = (unsigned)arg("mods", 0);
+	const struct mb1_module *m = (const struct mb1_module *)mi->mods_addr;
+	pc_check("mb1 mods_count", mi->mods_count == want, "%u", mi->mods_count);
+	uint32_t prev = (uint32_t)_end;
+	for (unsigned i = 0; i < mi->mods_count && i < want && i < 4; i++) {
+		const uint8_t *p = (const uint8_t *)m[i].start;
+		uint32_t len = m[i].end - m[i].start, bad = 0;
+		for (uint32_t k = 0; k < len; k++)
+			bad += p[k] != (uint8_t)(k * 7 + 3);
+		char key[8], cl[64] = "";
+		fmt_snprintf(key, sizeof key, "modcl%u", i + 1);
+		cmdline_get(cmdline, key, cl, sizeof cl);
+		for (char *c = cl; *c; c++)
+			*c = *c == '_' ? ' ' : *c;
+		const char *s = (const char *)m[i].string;
+		char what[24];
+		fmt_snprintf(what, sizeof what, "mb1 module %u", i + 1);
+		pc_check(what,
+			 !(m[i].start & 0xfff) && m[i].start >= prev && len == arg("modlen", 0) &&
+				 !bad && !strcmp(s, cl),
+			 "0x%x+%u after 0x%x, %u bytes differ, '%s'", m[i].start, len, prev, bad,
+			 s);
+		prev = m[i].end;
+	}
+}
+
 void pc_main(uint32_t magic, const struct mb1_info *mi)
 {
 	pc_printf("pc: start\n");
@@ -186,9 +251,11 @@ void pc_main(uint32_t magic, const struct mb1_info *mi)
 	}
 	if (mi->flags & (1u << 2))
 		fmt_snprintf(cmdline, sizeof cmdline, "%s", (const char *)mi->cmdline);
-	pc_check("mb1 info", (mi->flags & 0xd) == 0xd && (uint32_t)mi >= 0x1000,
+	pc_check("mb1 info", (mi->flags & 0x4d) == 0x4d && (uint32_t)mi >= 0x1000,
 		 "flags=%x mem_lower=%u mem_upper=%u cmdline='%s'", mi->flags, mi->mem_lower,
 		 mi->mem_upper, cmdline);
+	check_mmap(mi);
+	check_modules(mi);
 	unsigned cpus = acpi_cpus(), want = (unsigned)arg("cpus", 1);
 	pc_check("acpi madt cpus", cpus == want, "%u", cpus);
 	check_fwcfg(want);
