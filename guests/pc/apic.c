@@ -87,10 +87,25 @@ static bool oneshot(char *got, size_t n)
 	return irq && hits[VEC_TIMER] == 1 && us >= 1000 && us < 5000 && c1;
 }
 
-/* Periodic: 500 us (divide-by-2, 250000 counts) for 20 ms: 40, at least 37. */
+/* Periodic: 500 us (divide-by-2, 250000 counts) for 20 ms: 40 periods, at least 37. Each
+ * interrupt's TSC time gives its period number (time since the first / 500 us, rounded):
+ * the last one's must say 37..40 and no period may be counted twice. Interrupts may be
+ * fewer: missed periods coalesce (core/vlapic.c), which QEMU TCG causes by freezing a
+ * vCPU while the other runs (docs/svm.md, QEMU item 6); Bochs delivers all 40. */
+static volatile uint64_t tick_tsc[64];
+
+static void isr_tick(struct rt_frame *f)
+{
+	uint32_t n = hits[f->vector]++;
+	if (n < 64)
+		tick_tsc[n] = rdtsc();
+	apic_mmio_wr(R_EOI, 0);
+}
+
 static bool periodic(char *got, size_t n)
 {
 	hits[VEC_TIMER] = 0;
+	rt_irq_register(VEC_TIMER, isr_tick);
 	apic_mmio_wr(R_TDCR, TDCR_DIV2);
 	apic_mmio_wr(R_LVT_TIMER, VEC_TIMER | LVT_PERIODIC);
 	apic_mmio_wr(R_TMICT, 250000);
@@ -98,8 +113,18 @@ static bool periodic(char *got, size_t n)
 	uint32_t k = hits[VEC_TIMER];
 	apic_mmio_wr(R_TMICT, 0);
 	spin_us(2000);
-	fmt_snprintf(got, n, "%u in 20 ms (want 37..40)", k);
-	return k >= 37 && k <= 40 && hits[VEC_TIMER] == k;
+	rt_irq_register(VEC_TIMER, isr_count);
+	uint64_t period = tpms / 2, prev = 0, last = 0;
+	bool twice = false;
+	for (uint32_t i = 1; i < k && i < 64; i++) {
+		uint64_t idx = (tick_tsc[i] - tick_tsc[0] + period / 2) / period;
+		twice |= idx <= prev;
+		prev = last = idx;
+	}
+	fmt_snprintf(got, n, "%u irqs, the last in period %llu of 20 ms (want 37..40)%s", k,
+		     (unsigned long long)last + 1, twice ? ", a period counted twice" : "");
+	return k >= 20 && k <= 40 && last + 1 >= 37 && last + 1 <= 40 && !twice &&
+	       hits[VEC_TIMER] == k;
 }
 
 /* TSC deadline 1 ms ahead in the guest's TSC, which pc.c moved by IA32_TSC. */
