@@ -41,18 +41,8 @@ pc_ap_tramp_end:
 	.text
 	.code32
 pc_ap_pm32:
-	movl %cr4, %eax
-	orl $0x20, %eax                 /* CR4.PAE */
-	movl %eax, %cr4
-	movl $pc_pml4, %eax
-	movl %eax, %cr3
-	movl $0xc0000080, %ecx          /* IA32_EFER */
-	rdmsr
-	orl $0x100, %eax                /* LME */
-	wrmsr
-	movl %cr0, %eax
-	orl $0x80000000, %eax           /* PG: IA-32e active */
-	movl %eax, %cr0
+	movl $ap_stack_top, %esp        /* the SIPI left SS:ESP 0 */
+	call pc_lm_on                   /* lm.S: PAE, pc_pml4, EFER.LME, CR0.PG */
 	ljmp $0x18, $ap64
 
 	.code64
@@ -61,7 +51,6 @@ ap64:
 	movw %ax, %ds
 	movw %ax, %es
 	movw %ax, %ss
-	leaq ap_stack_top(%rip), %rsp
 	/* The 64-bit interrupt gate of vector 0x90 (SDM 6.14.1): offset 15:0, selector 0x18,
 	 * type 0x8e (present, 64-bit interrupt gate), offset 31:16, offset 63:32. */
 	leaq ap_ipi(%rip), %rax

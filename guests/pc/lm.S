@@ -10,6 +10,14 @@
 pc_lm_exit:
 	cli
 	movl 4(%esp), %edi              /* status */
+	call pc_lm_on
+	ljmp $0x18, $lm64
+
+/* pc_lm_on: PAE, CR3 = pc_pml4, EFER.LME, then CR0.PG: IA-32e mode is active on return,
+ * in compatibility mode until the caller's far jump to selector 0x18 (the BSP here, the
+ * AP in ap.S). Clobbers EAX, ECX, EDX. */
+	.global pc_lm_on
+pc_lm_on:
 	movl %cr4, %eax
 	orl $0x20, %eax                 /* CR4.PAE */
 	movl %eax, %cr4
@@ -19,11 +27,10 @@ pc_lm_exit:
 	rdmsr
 	orl $0x100, %eax                /* LME */
 	wrmsr
-	lgdt pc_gdt_desc
 	movl %cr0, %eax
 	orl $0x80000000, %eax           /* PG: long mode becomes active */
 	movl %eax, %cr0
-	ljmp $0x18, $lm64
+	ret
 
 	.code64
 lm64:
