@@ -1,6 +1,6 @@
 /* The AP's way into long mode, as a PC OS starts its application processors (SDM Vol. 3A
  * 9.4.4.1 INIT-SIPI-SIPI, 9.9 real -> protected mode, 9.8.5 IA-32e). The BSP copies
- * pc_ap_tramp..pc_ap_tramp_end to PC_AP_TRAMP (0x8000) and sends SIPI vector 0x08: the AP
+ * pc_ap_tramp (pc_ap_tramp_len bytes) to PC_AP_TRAMP (0x8000) and sends SIPI vector 0x08: the AP
  * starts there in real mode at 0800:0000, loads pc_gdt through a descriptor inside the
  * page (real mode reaches only the first 1 MiB + 64 KiB), enters 32-bit protected mode,
  * jumps to the image at 1 MiB (pc_ap_pm32), turns on PAE, EFER.LME and paging on lm.S's
@@ -14,7 +14,9 @@
 
 	.section .rodata
 	.code16
-	.global pc_ap_tramp, pc_ap_tramp_end
+	.global pc_ap_tramp, pc_ap_tramp_len
+pc_ap_tramp_len:
+	.long pc_ap_tramp_end - pc_ap_tramp
 pc_ap_tramp:
 	cli
 	xorw %ax, %ax

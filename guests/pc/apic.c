@@ -165,7 +165,7 @@ static void check_timer(void)
  * the AP runs ap.S's trampoline from PC_AP_TRAMP into long mode. */
 static void check_ap_start(void)
 {
-	memcpy((void *)PC_AP_TRAMP, pc_ap_tramp, (size_t)(pc_ap_tramp_end - pc_ap_tramp));
+	memcpy((void *)PC_AP_TRAMP, pc_ap_tramp, pc_ap_tramp_len);
 	apic_mmio_ipi(1, ICR_INIT);
 	spin_us(10000);
 	apic_mmio_ipi(1, ICR_SIPI | (PC_AP_TRAMP >> 12));

@@ -34,7 +34,8 @@ void pc_apic_checks(uint64_t tsc_per_ms);
 void rt_idt_init(void);
 /* ap.S: the real-mode trampoline the BSP copies to PC_AP_TRAMP and its state. */
 #define PC_AP_TRAMP 0x8000u /* SIPI vector 0x08 */
-extern const uint8_t pc_ap_tramp[], pc_ap_tramp_end[];
+extern const uint8_t pc_ap_tramp[];
+extern const uint32_t pc_ap_tramp_len;
 extern volatile uint32_t pc_ap_up, pc_ap_efer, pc_ap_ipis;
 /* lm.S: long mode, its own checks, then OUT status to 0xf4. */
 __attribute__((noreturn)) void pc_lm_exit(uint32_t status);

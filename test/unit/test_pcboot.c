@@ -144,9 +144,10 @@ static void test_mb1_info(void **state)
 static void test_guest_cmdline(void **state)
 {
 	(void)state;
-	static const char *const own[] = {"name=pc",  "mem=8",	     "vcpus=2",	   "weight=3",
-					  "cap=50",   "pin=0,1",     "role=guest", "evt.allow=1:*",
-					  "boot=mb1", "load=0x8000", "\"mem=4\""};
+	static const char *const own[] = {
+		"name=pc",   "mem=8",	   "vcpus=2",	     "weight=3", "cap=50",
+		"pin=0,1",   "role=guest", "evt.allow=1:*",  "boot=mb1", "load=0x8000",
+		"\"mem=4\"", "lapic=0",	   MB1_MOD_KEY "=pc"};
 	static const char *const theirs[] = {
 		"/guests/pc.elf", "console=ttyS0", "memx=1", "named", "x", "-v", "bootx=1", "cap"};
 	for (unsigned r = 0; r < 2000; r++) {
@@ -154,7 +155,8 @@ static void test_guest_cmdline(void **state)
 		unsigned n = rnd() % 10;
 		for (unsigned i = 0; i < n; i++) {
 			bool mine = rnd() & 1;
-			const char *w = mine ? own[rnd() % 11] : theirs[rnd() % 8];
+			const char *w = mine ? own[rnd() % (sizeof own / sizeof own[0])]
+					     : theirs[rnd() % 8];
 			/* "cap" bare is sliver's key too (a bare key matches). */
 			if (!mine && strcmp(w, "cap"))
 				snprintf(want + strlen(want), sizeof want - strlen(want), "%s%s",
