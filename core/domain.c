@@ -382,12 +382,12 @@ static const char *mb1_mods_load(struct domain *d, const void *img, size_t len, 
 struct domain *domain_create(unsigned id, const struct boot_module *m)
 {
 	char why[160];
-	if (id >= SLIVER_MAX_DOMS) {
-		refuse_q(id, m, "too many domains");
+	if (cmdline_has(m->cmdline, MB1_MOD_KEY)) { /* a boot=mb1 domain's module: no id */
+		mb1_module_check(id, m, why, sizeof why);
 		return NULL;
 	}
-	if (cmdline_has(m->cmdline, MB1_MOD_KEY)) { /* a boot=mb1 domain's module */
-		mb1_module_check(id, m, why, sizeof why);
+	if (id >= SLIVER_MAX_DOMS) {
+		refuse_q(id, m, "too many domains");
 		return NULL;
 	}
 	size_t cl_len = strlen(m->cmdline);
