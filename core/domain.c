@@ -9,6 +9,7 @@
  * the scheduler as each pCPU lets go of them; the last one scrubs and frees the memory. */
 #include <stdarg.h>
 #include "arch/x86_64/tsc.h"
+#include "core/bootinfo.h"
 #include "core/cpulist.h"
 #include "core/evpolicy.h"
 #include "core/loader.h"
@@ -55,14 +56,14 @@ static bool has_char(const char *p, size_t n, char c)
 	return false;
 }
 
-/* name= when given; else the file name when the command line starts with a path; else
- * "d<id>". */
-static void default_name(struct domain *d, const char *cmdline)
+/* The file name when the command line starts with a path; else "d<id>" (name= comes on
+ * top in module_words). */
+static void default_name_of(char name[32], unsigned id, const char *cmdline)
 {
 	size_t wl;
 	const char *p = cmdline_next(cmdline, &wl);
 	if (!p || has_char(p, wl, '=') || !has_char(p, wl, '/')) {
-		fmt_snprintf(d->name, sizeof d->name, "d%u", d->id);
+		fmt_snprintf(name, 32, "d%u", id);
 		return;
 	}
 	const char *base = p;
@@ -72,10 +73,16 @@ static void default_name(struct domain *d, const char *cmdline)
 	size_t n = wl - (size_t)(base - p);
 	if (n > 4 && !memcmp(base + n - 4, ".elf", 4))
 		n -= 4;
-	if (n >= sizeof d->name)
-		n = sizeof d->name - 1;
-	memcpy(d->name, base, n);
-	d->name[n] = 0;
+	if (n >= 32)
+		n = 31;
+	memcpy(name, base, n);
+	name[n] = 0;
+}
+
+static void default_name(struct domain *d, const char *cmdline)
+{
+	_Static_assert(sizeof d->name == 32, "default_name_of writes 32 bytes");
+	default_name_of(d->name, d->id, cmdline);
 }
 
 static void write_boot_info(struct domain *d, unsigned i)
@@ -291,7 +298,8 @@ static const char *image_kind(const struct domain *d, const struct elf_image_inf
 /* boot=mb1/real: what a PC's firmware leaves in low memory (core/pcboot.h has the map):
  * the BDA's base-memory size and EBDA segment, the multiboot1 information, the ACPI
  * tables. Memory is zero already. */
-static void write_pc_memory(struct domain *d)
+static void write_pc_memory(struct domain *d, const struct mb1_mod *mods, const uint32_t *start,
+			    unsigned nmods)
 {
 	uint8_t *bda = hv_space_ptr(d->space, 0x400, 0x100);
 	uint16_t kib = PC_LOW_END >> 10, ebda = PC_INFO_GPA >> 4;
@@ -299,7 +307,8 @@ static void write_pc_memory(struct domain *d)
 	memcpy(bda + 0x0e, &ebda, 2); /* 0x40e: EBDA segment */
 	char cl[SLIVER_CMDLINE_MAX];
 	pc_guest_cmdline(d->cmdline, cl, sizeof cl);
-	mb1_info_build(hv_space_ptr(d->space, PC_INFO_GPA, PC_INFO_SIZE), d->mem_bytes, cl);
+	mb1_info_build(hv_space_ptr(d->space, PC_INFO_GPA, PC_INFO_SIZE), d->mem_bytes, cl, mods,
+		       start, nmods);
 	acpi_build(hv_space_ptr(d->space, PC_ACPI_GPA, PC_ACPI_SIZE), d->nr_vcpus);
 }
 
@@ -311,9 +320,72 @@ static void refuse_q(unsigned id, const struct boot_module *m, const char *why)
 		refuse(id, m, why);
 }
 
+/* The boot=mb1 module (boot index) named name, or -1. Its name as domain_create gives it:
+ * name=, else default_name_of with its id (boot index + 1, core/vmm.c). */
+static int mb1_owner(const char *name)
+{
+	char val[32];
+	for (unsigned j = 0; j < boot_info.nr_modules; j++) {
+		const char *cl = boot_info.modules[j].cmdline;
+		if (cmdline_has(cl, MB1_MOD_KEY) || !cmdline_get(cl, "boot", val, sizeof val) ||
+		    strcmp(val, "mb1"))
+			continue;
+		if (!cmdline_get(cl, "name", val, sizeof val))
+			default_name_of(val, j + 1, cl);
+		if (!strcmp(val, name))
+			return (int)j;
+	}
+	return -1;
+}
+
+/* A module with mb1.module_of=<name> is no domain: it belongs to that boot=mb1 domain,
+ * which loads it (mb1_mods_load). A line when it names none. */
+static void mb1_module_check(unsigned id, const struct boot_module *m, char *why, size_t wl)
+{
+	char owner[32];
+	if (!cmdline_get(m->cmdline, MB1_MOD_KEY, owner, sizeof owner) || !owner[0]) {
+		refuse_q(id, m,
+			 MB1_MOD_KEY "= must be the name of a boot=mb1 domain (1-31 characters)");
+		return;
+	}
+	if (mb1_owner(owner) < 0) {
+		fmt_snprintf(why, wl, MB1_MOD_KEY "=%s names no boot=mb1 module", owner);
+		refuse_q(id, m, why);
+	}
+}
+
+/* boot=mb1: the modules that name d (in boot order) copied after its image; *n of them. */
+static const char *mb1_mods_load(struct domain *d, const void *img, size_t len, void *mem,
+				 struct mb1_mod *mods, uint32_t *start, unsigned *n, char *why,
+				 size_t wl)
+{
+	uint32_t end;
+	const char *err = mb1_image_end(img, len, d->mem_bytes, &end, why, wl);
+	if (err)
+		return err;
+	char owner[32];
+	unsigned k = 0;
+	for (unsigned j = 0; j < boot_info.nr_modules; j++) {
+		const struct boot_module *bm = &boot_info.modules[j];
+		if (!cmdline_get(bm->cmdline, MB1_MOD_KEY, owner, sizeof owner) ||
+		    strcmp(owner, d->name))
+			continue;
+		if (k < MB1_MAX_MODS)
+			mods[k] = (struct mb1_mod){phys_to_virt(bm->start),
+						   (size_t)(bm->end - bm->start), bm->cmdline};
+		k++; /* counted past the maximum: mb1_mods_place refuses it */
+	}
+	*n = k;
+	return mb1_mods_place(mods, k, end, mem, d->mem_bytes, start, why, wl);
+}
+
 struct domain *domain_create(unsigned id, const struct boot_module *m)
 {
 	char why[160];
+	if (cmdline_has(m->cmdline, MB1_MOD_KEY)) { /* a boot=mb1 domain's module: no id */
+		mb1_module_check(id, m, why, sizeof why);
+		return NULL;
+	}
 	if (id >= SLIVER_MAX_DOMS) {
 		refuse_q(id, m, "too many domains");
 		return NULL;
@@ -364,6 +436,14 @@ struct domain *domain_create(unsigned id, const struct boot_module *m)
 		refuse_q(id, m, why);
 		goto fail;
 	}
+	struct mb1_mod mods[MB1_MAX_MODS];
+	uint32_t mod_at[MB1_MAX_MODS];
+	unsigned nmods = 0;
+	if (d->boot == PC_BOOT_MB1 && mb1_mods_load(d, img, len, phys_to_virt(d->mem_hpa), mods,
+						    mod_at, &nmods, why, sizeof why)) {
+		refuse_q(id, m, why);
+		goto fail;
+	}
 	d->space = hv_space_create(d->mem_hpa, d->mem_bytes);
 	if (!d->space) {
 		refuse_q(id, m, "out of memory for its guest-physical map");
@@ -389,7 +469,7 @@ struct domain *domain_create(unsigned id, const struct boot_module *m)
 		}
 	}
 	if (d->boot != PC_BOOT_SLIVER)
-		write_pc_memory(d);
+		write_pc_memory(d, mods, mod_at, nmods);
 	uint64_t now = now_ns();
 	spin_lock(&vmm_lock);
 	for (; inserted < d->nr_vcpus; inserted++) {
@@ -413,6 +493,10 @@ struct domain *domain_create(unsigned id, const struct boot_module *m)
 		       d->nr_vcpus, d->sd.weight, d->sd.cap,
 		       d->role == SLIVER_ROLE_SERVICE ? " role=service" : "",
 		       d->lapic ? " lapic" : "");
+	for (unsigned i = 0; !quiet && i < nmods; i++)
+		printk("sliver: d%u %s: multiboot1 module %u at 0x%x-0x%lx (%lu bytes)\n", id,
+		       d->name, i + 1, mod_at[i], (unsigned long)(mod_at[i] + mods[i].len),
+		       (unsigned long)mods[i].len);
 	return d;
 fail:
 	domain_discard(d, inserted);

@@ -15,8 +15,9 @@
 	} while (0)
 
 /* The module keys core/domain.c reads (docs/config.md, "Module lines"). */
-static const char *const sliver_keys[] = {"name", "mem",  "vcpus",     "weight", "cap",
-					  "pin",  "role", "evt.allow", "boot",	 "load"};
+static const char *const sliver_keys[] = {"name",  "mem",  "vcpus", "weight",
+					  "cap",   "pin",  "role",  "evt.allow",
+					  "lapic", "boot", "load",  MB1_MOD_KEY};
 
 bool pc_sliver_key(const char *w, size_t n)
 {
@@ -81,7 +82,8 @@ const char *mb1_find(const void *img, size_t len, struct mb1_header *h, char *wh
 }
 
 static const char *aout_load(const uint8_t *p, size_t len, const struct mb1_header *h, uint8_t *m,
-			     uint64_t mem_size, uint32_t *entry, char *why, size_t wl)
+			     uint64_t mem_size, uint32_t *entry, uint32_t *image_end, char *why,
+			     size_t wl)
 {
 	/* 3.1.3: the file offset of load_addr is header offset - (header_addr - load_addr). */
 	if (h->header_addr < h->load_addr || h->header_addr - h->load_addr > h->offset)
@@ -105,18 +107,19 @@ static const char *aout_load(const uint8_t *p, size_t len, const struct mb1_head
 		memset(m + end, 0, bss - end);
 	}
 	*entry = h->entry_addr;
+	*image_end = (uint32_t)bss;
 	return NULL;
 }
 
-const char *mb1_load(const void *img, size_t len, void *mem, uint64_t mem_size, uint32_t *entry,
-		     char *why, size_t wl)
+static const char *load(const void *img, size_t len, void *mem, uint64_t mem_size, uint32_t *entry,
+			uint32_t *image_end, char *why, size_t wl)
 {
 	struct mb1_header h;
 	const char *err = mb1_find(img, len, &h, why, wl);
 	if (err)
 		return err;
 	if (h.flags & MB1_HDR_AOUT_KLUDGE)
-		return aout_load(img, len, &h, mem, mem_size, entry, why, wl);
+		return aout_load(img, len, &h, mem, mem_size, entry, image_end, why, wl);
 	struct elf_image_info in;
 	err = mem ? elf_load(img, len, mem, PC_HIGH_MIN, mem_size, &in, why, wl)
 		  : elf_check(img, len, PC_HIGH_MIN, mem_size, &in, why, wl);
@@ -125,6 +128,55 @@ const char *mb1_load(const void *img, size_t len, void *mem, uint64_t mem_size, 
 	if (in.is64 || in.entry > UINT32_MAX)
 		FAIL("multiboot1 needs a 32-bit ELF (or the a.out kludge)");
 	*entry = (uint32_t)in.entry;
+	*image_end = (uint32_t)in.hi; /* <= mem_size <= 4 GiB: elf_check */
+	return NULL;
+}
+
+const char *mb1_load(const void *img, size_t len, void *mem, uint64_t mem_size, uint32_t *entry,
+		     char *why, size_t wl)
+{
+	uint32_t end;
+	return load(img, len, mem, mem_size, entry, &end, why, wl);
+}
+
+const char *mb1_image_end(const void *img, size_t len, uint64_t mem_size, uint32_t *end, char *why,
+			  size_t wl)
+{
+	uint32_t entry;
+	return load(img, len, NULL, mem_size, &entry, end, why, wl);
+}
+
+/* The bytes the command line of a module takes in the page, its NUL included. */
+static size_t mod_cmdline_size(const char *cmdline)
+{
+	char out[1024];
+	pc_guest_cmdline(cmdline, out, sizeof out);
+	return strlen(out) + 1;
+}
+
+const char *mb1_mods_place(const struct mb1_mod *mods, unsigned n, uint32_t image_end, void *mem,
+			   uint64_t mem_size, uint32_t *start, char *why, size_t wl)
+{
+	if (n > MB1_MAX_MODS)
+		FAIL("%u multiboot1 modules (%s=): at most %u", n, MB1_MOD_KEY, MB1_MAX_MODS);
+	uint64_t at = ((uint64_t)image_end + 0xfff) & ~0xfffull, strings = 0;
+	for (unsigned i = 0; i < n; i++) {
+		/* Multiboot 3.3: mod_end is the first byte after the module; a module is at
+		 * least one byte so that each has its own range. */
+		if (mods[i].len == 0 || mods[i].len > mem_size || at > mem_size - mods[i].len)
+			FAIL("multiboot1 module %u (%zu bytes) does not fit in guest memory at "
+			     "0x%llx (mem 0x%llx)",
+			     i + 1, mods[i].len, (unsigned long long)at,
+			     (unsigned long long)mem_size);
+		start[i] = (uint32_t)at;
+		if (mem)
+			memcpy((uint8_t *)mem + at, mods[i].data, mods[i].len);
+		at = (at + mods[i].len + 0xfff) & ~0xfffull;
+		strings += mod_cmdline_size(mods[i].cmdline);
+	}
+	if (strings > MB1_MOD_STRINGS)
+		FAIL("multiboot1 modules' command lines take %llu bytes: at most %u",
+		     (unsigned long long)strings, MB1_MOD_STRINGS);
 	return NULL;
 }
 
@@ -183,23 +235,64 @@ static void wr32(uint8_t *p, uint32_t v)
 	memcpy(p, &v, 4);
 }
 
-uint32_t mb1_info_build(uint8_t *page, uint64_t mem_bytes, const char *cmdline)
+static void wr64(uint8_t *p, uint64_t v)
 {
-	/* 3.3: flags 0, mem_lower 4, mem_upper 8, cmdline 16, mods_count 20, mods_addr 24. */
-	enum { CMDLINE_OFF = 0x100, MODS_OFF = 0xf00 };
+	memcpy(p, &v, 8);
+}
+
+uint32_t mb1_info_build(uint8_t *page, uint64_t mem_bytes, const char *cmdline,
+			const struct mb1_mod *mods, const uint32_t *start, unsigned n)
+{
+	/* 3.3: flags 0, mem_lower 4, mem_upper 8, cmdline 16, mods_count 20, mods_addr 24,
+	 * mmap_length 44, mmap_addr 48. The page: the block, the memory map at 0x80, the
+	 * command line at 0x100, the module list at 0x500 (16 bytes each: mod_start, mod_end,
+	 * string, 0), the modules' strings from 0x600. */
+	enum { MMAP_OFF = 0x80, CMDLINE_OFF = 0x100, MODS_OFF = 0x500, STR_OFF = 0x600 };
+	_Static_assert(MODS_OFF + 16 * MB1_MAX_MODS <= STR_OFF, "module list overlaps");
+	_Static_assert(STR_OFF + MB1_MOD_STRINGS <= PC_INFO_SIZE, "module strings overflow");
 	memset(page, 0, PC_INFO_SIZE);
-	uint32_t flags = MB1_INFO_MEM | MB1_INFO_CMDLINE | MB1_INFO_MODS;
+	uint32_t flags = MB1_INFO_MEM | MB1_INFO_CMDLINE | MB1_INFO_MODS | MB1_INFO_MMAP;
 	uint64_t upper = mem_bytes > PC_HIGH_MIN ? (mem_bytes - PC_HIGH_MIN) >> 10 : 0;
 	if (upper > UINT32_MAX)
 		upper = UINT32_MAX;
+	if (n > MB1_MAX_MODS)
+		n = MB1_MAX_MODS;
 	wr32(page + 0, flags);
 	wr32(page + 4, PC_LOW_END >> 10);
 	wr32(page + 8, (uint32_t)upper);
 	wr32(page + 16, PC_INFO_GPA + CMDLINE_OFF);
-	wr32(page + 20, 0);
+	wr32(page + 20, n);
 	wr32(page + 24, PC_INFO_GPA + MODS_OFF);
-	size_t n = strnlen(cmdline, MODS_OFF - CMDLINE_OFF - 1);
-	memcpy(page + CMDLINE_OFF, cmdline, n);
+	size_t len = strnlen(cmdline, MODS_OFF - CMDLINE_OFF - 1);
+	memcpy(page + CMDLINE_OFF, cmdline, len);
+	/* The memory map as a PC's E820 gives it: the low RAM, the EBDA/VGA/BIOS hole
+	 * reserved (the information block and the ACPI tables live there), RAM above 1 MiB.
+	 * Each entry: size (20, not counting itself), base_addr, length, type. */
+	const uint64_t map[3][3] = {
+		{0, PC_LOW_END, MB1_MMAP_RAM},
+		{PC_LOW_END, PC_HIGH_MIN - PC_LOW_END, MB1_MMAP_RESERVED},
+		{PC_HIGH_MIN, mem_bytes > PC_HIGH_MIN ? mem_bytes - PC_HIGH_MIN : 0, MB1_MMAP_RAM},
+	};
+	for (unsigned i = 0; i < 3; i++) {
+		uint8_t *e = page + MMAP_OFF + 24 * i;
+		wr32(e, 20);
+		wr64(e + 4, map[i][0]);
+		wr64(e + 12, map[i][1]);
+		wr32(e + 20, (uint32_t)map[i][2]);
+	}
+	wr32(page + 44, 3 * 24);
+	wr32(page + 48, PC_INFO_GPA + MMAP_OFF);
+	size_t str = STR_OFF;
+	for (unsigned i = 0; i < n; i++) {
+		uint8_t *e = page + MODS_OFF + 16 * i;
+		if (str > PC_INFO_SIZE - 1) /* out of room: the page's last byte, a NUL */
+			str = PC_INFO_SIZE - 1;
+		wr32(e, start[i]);
+		wr32(e + 4, (uint32_t)(start[i] + mods[i].len));
+		wr32(e + 8, PC_INFO_GPA + (uint32_t)str);
+		pc_guest_cmdline(mods[i].cmdline, (char *)page + str, PC_INFO_SIZE - str);
+		str += strlen((char *)page + str) + 1;
+	}
 	return flags;
 }
 

@@ -6,10 +6,11 @@
  * Guest-physical layout of such a domain (RAM from 0, as on a PC):
  *   0x00000-0x004ff  real-mode IVT and BIOS data area (zero; BDA word 0x413 = 639 KiB)
  *   0x00500-0x9efff  free low memory (mem_lower = 636 KiB); boot=real images load here
- *   0x9f000-0x9ffff  multiboot1 information, cmdline, module list (the "EBDA")
+ *   0x9f000-0x9ffff  multiboot1 information, memory map, cmdline, module list and the
+ *                    modules' command lines (the "EBDA")
  *   0xa0000-0xdffff  RAM, not reported (VGA / option ROM hole on a PC)
  *   0xe0000-0xfffff  ACPI RSDP (0xe0000), RSDT, MADT, FADT, DSDT; BIOS area
- *   0x100000-mem     mem_upper: boot=mb1 images and their modules */
+ *   0x100000-mem     mem_upper: boot=mb1 images and, page-aligned after them, their modules */
 #ifndef CORE_PCBOOT_H
 #define CORE_PCBOOT_H
 #include <stdbool.h>
@@ -26,6 +27,16 @@ enum pc_boot { PC_BOOT_SLIVER, PC_BOOT_MB1, PC_BOOT_REAL };
 #define MB1_INFO_MEM	     (1u << 0)
 #define MB1_INFO_CMDLINE     (1u << 2)
 #define MB1_INFO_MODS	     (1u << 3)
+#define MB1_INFO_MMAP	     (1u << 6)
+#define MB1_MMAP_RAM	     1u /* Multiboot 0.6.96 3.3: available RAM */
+#define MB1_MMAP_RESERVED    2u
+
+/* Extra multiboot1 modules (initrd=-style, docs/guests.md): a boot module whose line has
+ * MB1_MOD_KEY=<name> is no domain; it is copied into the boot=mb1 domain of that name,
+ * page-aligned after its image, and listed in its information block's mods in boot order. */
+#define MB1_MOD_KEY	"mb1.module_of"
+#define MB1_MAX_MODS	16u
+#define MB1_MOD_STRINGS 0xa00u /* bytes of the page for the modules' command lines */
 
 #define PC_LOW_LOAD_MIN 0x500u	 /* boot=real: the first byte after the BDA */
 #define PC_INFO_GPA	0x9f000u /* multiboot1 information block */
@@ -67,6 +78,24 @@ const char *mb1_find(const void *img, size_t len, struct mb1_header *h, char *wh
 const char *mb1_load(const void *img, size_t len, void *mem, uint64_t mem_size, uint32_t *entry,
 		     char *why, size_t wl);
 
+/* The first byte after the boot=mb1 image as mb1_load loads it (bss included). */
+const char *mb1_image_end(const void *img, size_t len, uint64_t mem_size, uint32_t *end, char *why,
+			  size_t wl);
+
+/* One extra multiboot1 module: its bytes and its boot module's command line (written to
+ * the guest without sliver's own keys, as pc_guest_cmdline does). */
+struct mb1_mod {
+	const void *data;
+	size_t len;
+	const char *cmdline;
+};
+
+/* Places n modules page-aligned from image_end up (start[i] gets each one's GPA) and, with
+ * mem != NULL, copies them there. Refuses more than MB1_MAX_MODS, a module past mem_size
+ * and command lines that need more than MB1_MOD_STRINGS bytes. NULL or the reason. */
+const char *mb1_mods_place(const struct mb1_mod *mods, unsigned n, uint32_t image_end, void *mem,
+			   uint64_t mem_size, uint32_t *start, char *why, size_t wl);
+
 /* Checks or loads a boot=real image: an ELF32 whose segments lie in [PC_LOW_LOAD_MIN,
  * PC_INFO_GPA) with an entry below 1 MiB, else a flat binary loaded at `at` (module key
  * load=, default 0x7c00) and entered there; *cs:*ip is the real-mode entry. */
@@ -78,9 +107,12 @@ const char *real_load(const void *img, size_t len, void *mem, uint64_t mem_size,
 void pc_guest_cmdline(const char *cmdline, char *out, size_t outlen);
 
 /* Writes the multiboot1 information block for a domain of mem_bytes into page (the
- * PC_INFO_SIZE bytes at PC_INFO_GPA): flags mem|cmdline|mods, mods_count 0. Returns the
- * flags. */
-uint32_t mb1_info_build(uint8_t *page, uint64_t mem_bytes, const char *cmdline);
+ * PC_INFO_SIZE bytes at PC_INFO_GPA): flags mem|cmdline|mods|mmap; the memory map (RAM
+ * below PC_LOW_END, reserved up to 1 MiB, RAM from 1 MiB to mem_bytes); mods_count n with
+ * each module's start[i], end and command line (mb1_mods_place checked them: cut to the
+ * room otherwise). Returns the flags. */
+uint32_t mb1_info_build(uint8_t *page, uint64_t mem_bytes, const char *cmdline,
+			const struct mb1_mod *mods, const uint32_t *start, unsigned n);
 
 /* Writes RSDP, RSDT, MADT (one enabled processor-local-APIC entry per vCPU, APIC ids
  * 0..ncpus-1, LAPIC at 0xfee00000, no IOAPIC), FADT (PM timer at PC_PORT_PM_TMR, 24-bit)

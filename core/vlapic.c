@@ -242,11 +242,12 @@ static void timer_restart(struct vcpu *v)
 	struct vlapic *l = L(v);
 	l->t_running = false;
 	if (timer_mode(l) == TM_DEADLINE) {
-		uint64_t at = 0;
+		/* The deadline is in the guest's TSC (host TSC + v->tsc_offset, moved by
+		 * IA32_TSC/TSC_ADJUST writes: SDM 10.5.4.1 compares it with the TSC the guest
+		 * reads); the timer runs on the host's. */
+		uint64_t at = 0, host = l->tsc_deadline - v->tsc_offset;
 		if (l->tsc_deadline)
-			at = l->tsc_deadline > tsc_at_boot
-				     ? tsc_to_ns(l->tsc_deadline - tsc_at_boot)
-				     : 0;
+			at = host > tsc_at_boot ? tsc_to_ns(host - tsc_at_boot) : 0;
 		timer_arm(v, l->tsc_deadline ? (at ? at : 1) : 0);
 		return;
 	}

@@ -11,31 +11,13 @@
  * IF=0 (vectors stay pending; NMIs and #GP are taken and counted); prints
  * `lapic-garbage: survived ...` and shuts down with 0: the hypervisor must survive it.
  * mode=lm64: the same page from 64-bit code (lapic64.S), shutdown code 100 when it holds. */
+#include "guests/lib/apic.h"
+#include "guests/lib/cpu.h"
 #include "guests/lib/rt.h"
 #include "lib/fmt.h"
 #include "lib/string.h"
 
-#define APIC	      0xfee00000u
-#define R_ID	      0x20
-#define R_VER	      0x30
-#define R_TPR	      0x80
-#define R_PPR	      0xa0
-#define R_EOI	      0xb0
-#define R_SVR	      0xf0
-#define R_ISR	      0x100
-#define R_IRR	      0x200
-#define R_ESR	      0x280
-#define R_ICR_LO      0x300
-#define R_ICR_HI      0x310
-#define R_LVT_TIMER   0x320
-#define R_TMICT	      0x380
-#define R_TMCCT	      0x390
-#define R_TDCR	      0x3e0
-#define MSR_APIC_BASE 0x1b
-#define MSR_TSC_DL    0x6e0
-#define ICR_SELF      (1u << 18)
-#define ICR_ALL_BUT   (3u << 18)
-#define ICR_NMI	      (4u << 8)
+#define APIC APIC_MMIO
 
 __attribute__((noreturn)) void lapic64_enter(void); /* lapic64.S */
 static volatile bool x2mode;
@@ -45,40 +27,19 @@ static volatile unsigned norder;
 static volatile uint32_t ppr_in_72, nested_in_72;
 static unsigned checks, bad;
 
-static inline void wrmsr(uint32_t msr, uint64_t v)
-{
-	__asm__ volatile("wrmsr" : : "c"(msr), "a"((uint32_t)v), "d"((uint32_t)(v >> 32)));
-}
-static inline uint64_t rdmsr(uint32_t msr)
-{
-	uint32_t lo, hi;
-	__asm__ volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(msr));
-	return (uint64_t)hi << 32 | lo;
-}
-static inline uint64_t rdtsc(void)
-{
-	uint32_t lo, hi;
-	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	return (uint64_t)hi << 32 | lo;
-}
-static void cpuid(uint32_t leaf, uint32_t *a, uint32_t *b, uint32_t *c, uint32_t *d)
-{
-	__asm__ volatile("cpuid" : "=a"(*a), "=b"(*b), "=c"(*c), "=d"(*d) : "a"(leaf), "c"(0));
-}
-
 /* Register access: the xAPIC page (MOV) or, in x2APIC mode, MSR 0x800 + off / 16. */
 static uint32_t rd(unsigned off)
 {
 	if (x2mode)
 		return (uint32_t)rdmsr(0x800 + (off >> 4));
-	return *(volatile uint32_t *)(uintptr_t)(APIC + off);
+	return apic_mmio_rd(off);
 }
 static void wr(unsigned off, uint32_t v)
 {
 	if (x2mode)
 		wrmsr(0x800 + (off >> 4), v);
 	else
-		*(volatile uint32_t *)(uintptr_t)(APIC + off) = v;
+		apic_mmio_wr(off, v);
 }
 static void eoi(void)
 {
@@ -152,10 +113,7 @@ static bool wait_hits(unsigned vec, uint32_t want, uint64_t us)
 static volatile uint32_t ap_ready;
 
 /* vCPU 1 stays in xAPIC mode: its own accesses go to the page. */
-static void mm_wr(unsigned off, uint32_t v)
-{
-	*(volatile uint32_t *)(uintptr_t)(APIC + off) = v;
-}
+#define mm_wr apic_mmio_wr
 
 static void ap_ipi(struct rt_frame *f)
 {
@@ -403,7 +361,7 @@ int main(const struct sliver_boot_info *bi)
 	uint64_t base = rdmsr(MSR_APIC_BASE);
 	check("apic_base", base == 0xfee00900u, "0x%x", (unsigned)base);
 	uint32_t a, b, c, d;
-	cpuid(1, &a, &b, &c, &d);
+	cpuid4(1, &a, &b, &c, &d);
 	check("cpuid", (d >> 9 & 1) && (c >> 21 & 1) && (c >> 24 & 1) && (b >> 24) == 0,
 	      "apic=%u x2apic=%u tscdeadline=%u id=%u", d >> 9 & 1, c >> 21 & 1, c >> 24 & 1,
 	      b >> 24);

@@ -4,12 +4,13 @@
  * masked, times the ACPI PM timer against the TSC, writes IA32_MISC_ENABLE and IA32_TSC,
  * then switches to long mode (lm.S) and exits through isa-debug-exit (port 0xf4) with
  * status= from its command line when every check held, else 0x40 + the failures.
- * Prints `pc: <what>: <got> ok|BAD` on COM1. Arguments: status=<n> cpus=<n expected>.
- * The virtual LAPIC's checks (IA32_APIC_BASE, the xAPIC page, the LVT timer, IPIs) go in
- * a file of their own next to this one, called where marked below. */
+ * Prints `pc: <what>: got <x> ok|BAD` on COM1. Arguments: status=<n> cpus=<n expected>.
+ * The virtual LAPIC's checks (IA32_APIC_BASE, the LVT timer, INIT-SIPI-SIPI, IPIs) are in
+ * apic.c (and the AP's code in ap.S), called after the MSR checks. */
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include "guests/lib/rt.h"
 #include "guests/pc/pc.h"
 #include "lib/cmdline.h"
 #include "lib/fmt.h"
@@ -17,16 +18,26 @@
 
 #define MB1_BOOTLOADER_MAGIC 0x2badb002u
 
-struct mb1_info {
+struct mb1_info { /* Multiboot 0.6.96, 3.3 */
 	uint32_t flags, mem_lower, mem_upper, boot_device, cmdline, mods_count, mods_addr;
+	uint32_t syms[4], mmap_length, mmap_addr;
 };
+struct mb1_module {
+	uint32_t start, end, string, reserved;
+};
+struct __attribute__((packed)) mb1_mmap {
+	uint32_t size;
+	uint64_t base, len;
+	uint32_t type;
+};
+extern char _end[]; /* guests/lib/guest.ld: the first byte after this image */
 
 static unsigned fails;
 static char cmdline[256];
 
 void pc_printf(const char *fmt, ...)
 {
-	char buf[160];
+	char buf[256];
 	va_list ap;
 	va_start(ap, fmt);
 	fmt_vsnprintf(buf, sizeof buf, fmt, ap);
@@ -38,14 +49,33 @@ void pc_printf(const char *fmt, ...)
 	}
 }
 
+/* What guests/lib/idt.c needs of a runtime: a printf (COM1 here) and an exit (0xf4). */
+int rt_printf(const char *fmt, ...)
+{
+	char buf[160];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = fmt_vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	pc_printf("%s", buf);
+	return n;
+}
+
+void rt_exit(int code)
+{
+	outl(0xf4, (uint32_t)code); /* isa-debug-exit */
+	for (;;)
+		__asm__ volatile("cli; hlt");
+}
+
 void pc_check(const char *what, bool ok, const char *fmt, ...)
 {
-	char got[96];
+	char got[192];
 	va_list ap;
 	va_start(ap, fmt);
 	fmt_vsnprintf(got, sizeof got, fmt, ap);
 	va_end(ap);
-	pc_printf("pc: %s: %s %s\n", what, got, ok ? "ok" : "BAD");
+	pc_printf("pc: %s: got %s %s\n", what, got, ok ? "ok" : "BAD");
 	fails += !ok;
 }
 
@@ -108,7 +138,9 @@ static void check_fwcfg(unsigned cpus)
 }
 
 /* The PM timer (3.579545 MHz, 24 bits) against the TSC: two windows of 1 and 2 ms of PM
- * ticks must take TSC ticks in the ratio 1:2 (within 2%), and the timer must move. */
+ * ticks must take TSC ticks in the ratio 1:2 (within 2%), and the timer must move. Up to
+ * PC_TRIES measurements: under QEMU TCG a vCPU is frozen while the other runs (docs/svm.md,
+ * QEMU item 6), which only ever lengthens a window; a wrong rate fails every try. */
 static uint64_t pm_window(uint32_t ticks)
 {
 	uint32_t p0 = inl(0x608) & 0xffffff;
@@ -118,12 +150,19 @@ static uint64_t pm_window(uint32_t ticks)
 	return rdtsc() - t0;
 }
 
-static void check_pm_timer(void)
+static uint64_t check_pm_timer(void)
 {
-	uint64_t a = pm_window(3580), b = pm_window(7160);
-	bool ok = a > 0 && b > 2 * a - a / 50 && b < 2 * a + a / 50;
-	pc_check("pm timer 1 ms / 2 ms in TSC ticks", ok, "%llu/%llu (tsc ~%llu MHz)",
-		 (unsigned long long)a, (unsigned long long)b, (unsigned long long)(a / 1000));
+	uint64_t a = 0, b = 0;
+	bool ok = false;
+	unsigned try;
+	for (try = 1; try <= PC_TRIES && !ok; try++) {
+		a = pm_window(3580), b = pm_window(7160);
+		ok = a > 0 && b > 2 * a - a / 50 && b < 2 * a + a / 50;
+	}
+	pc_check("pm timer 1 ms / 2 ms in TSC ticks", ok, "%llu/%llu (tsc ~%llu MHz) try %u",
+		 (unsigned long long)a, (unsigned long long)b, (unsigned long long)(a / 1000),
+		 try - 1);
+	return (a + b) / 3; /* TSC ticks per ms */
 }
 
 static void check_msrs(void)
@@ -148,6 +187,61 @@ static void check_msrs(void)
 		 c & (1u << 15), a0);
 }
 
+/* The memory map (flags bit 6) as a PC's E820: RAM below 0x9f000 (mem_lower), reserved to
+ * 1 MiB, RAM from 1 MiB for mem_upper KiB; walked by each entry's size field. */
+static void check_mmap(const struct mb1_info *mi)
+{
+	char got[96] = "";
+	size_t o = 0;
+	unsigned n = 0;
+	bool ok = (mi->flags >> 6) & 1;
+	static const uint64_t want[3][3] = {
+		{0, 0x9f000, 1}, {0x9f000, 0x61000, 2}, {0x100000, 0, 1}};
+	for (uint32_t a = mi->mmap_addr; ok && a < mi->mmap_addr + mi->mmap_length && n < 4; n++) {
+		const struct mb1_mmap *e = (const struct mb1_mmap *)a;
+		uint64_t len = n == 2 ? (uint64_t)mi->mem_upper << 10 : want[n < 3 ? n : 0][1];
+		ok = n < 3 && e->base == want[n][0] && e->len == len && e->type == want[n][2];
+		o += (size_t)fmt_snprintf(got + o, sizeof got - o, "%s%llx+%llx:%u", n ? " " : "",
+					  (unsigned long long)e->base, (unsigned long long)e->len,
+					  e->type);
+		if (o >= sizeof got)
+			o = sizeof got - 1;
+		a += e->size + 4;
+	}
+	pc_check("mb1 mmap", ok && n == 3, "%s", got);
+}
+
+/* Extra modules (mb1.module_of=, docs/guests.md): mods= of them, each page-aligned after
+ * this image and after the one before, holding modpat's bytes (i * 7 + 3), with a command
+ * line; the first's is modcl1=, the second's modcl2= (underscores for spaces). */
+static void check_modules(const struct mb1_info *mi)
+{
+	unsigned want = (unsigned)arg("mods", 0);
+	const struct mb1_module *m = (const struct mb1_module *)mi->mods_addr;
+	pc_check("mb1 mods_count", mi->mods_count == want, "%u", mi->mods_count);
+	uint32_t prev = (uint32_t)_end;
+	for (unsigned i = 0; i < mi->mods_count && i < want && i < 4; i++) {
+		const uint8_t *p = (const uint8_t *)m[i].start;
+		uint32_t len = m[i].end - m[i].start, bad = 0;
+		for (uint32_t k = 0; k < len; k++)
+			bad += p[k] != (uint8_t)(k * 7 + 3);
+		char key[8], cl[64] = "";
+		fmt_snprintf(key, sizeof key, "modcl%u", i + 1);
+		cmdline_get(cmdline, key, cl, sizeof cl);
+		for (char *c = cl; *c; c++)
+			*c = *c == '_' ? ' ' : *c;
+		const char *s = (const char *)m[i].string;
+		char what[24];
+		fmt_snprintf(what, sizeof what, "mb1 module %u", i + 1);
+		pc_check(what,
+			 !(m[i].start & 0xfff) && m[i].start >= prev && len == arg("modlen", 0) &&
+				 !bad && !strcmp(s, cl),
+			 "0x%x+%u after 0x%x, %u bytes differ, '%s'", m[i].start, len, prev, bad,
+			 s);
+		prev = m[i].end;
+	}
+}
+
 void pc_main(uint32_t magic, const struct mb1_info *mi)
 {
 	pc_printf("pc: start\n");
@@ -157,18 +251,20 @@ void pc_main(uint32_t magic, const struct mb1_info *mi)
 	}
 	if (mi->flags & (1u << 2))
 		fmt_snprintf(cmdline, sizeof cmdline, "%s", (const char *)mi->cmdline);
-	pc_check("mb1 info", (mi->flags & 0xd) == 0xd && (uint32_t)mi >= 0x1000,
+	pc_check("mb1 info", (mi->flags & 0x4d) == 0x4d && (uint32_t)mi >= 0x1000,
 		 "flags=%x mem_lower=%u mem_upper=%u cmdline='%s'", mi->flags, mi->mem_lower,
 		 mi->mem_upper, cmdline);
+	check_mmap(mi);
+	check_modules(mi);
 	unsigned cpus = acpi_cpus(), want = (unsigned)arg("cpus", 1);
 	pc_check("acpi madt cpus", cpus == want, "%u", cpus);
 	check_fwcfg(want);
 	uint8_t imr = inb(0x21), imr2 = inb(0xa1);
 	outb(0x43, 0x34); /* PIT mode set: ignored */
 	pc_check("pic masked", imr == 0xff && imr2 == 0xff, "%x/%x", imr, imr2);
-	check_pm_timer();
+	uint64_t tsc_per_ms = check_pm_timer();
 	check_msrs();
-	/* vlapic: the LAPIC checks (APIC_BASE, xAPIC page, LVT timer modes, IPIs) go here. */
+	pc_apic_checks(tsc_per_ms);
 	unsigned status = fails ? 0x40 + fails : (unsigned)arg("status", 0);
 	pc_printf("pc: %u checks failed, exit status %u\n", fails, status);
 	pc_lm_exit(status);

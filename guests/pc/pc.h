@@ -4,60 +4,39 @@
 #define GUESTS_PC_PC_H
 #include <stdbool.h>
 #include <stdint.h>
+#include "guests/lib/cpu.h"
 
-static inline uint8_t inb(uint16_t p)
-{
-	uint8_t v;
-	__asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(p));
-	return v;
-}
-static inline uint32_t inl(uint16_t p)
-{
-	uint32_t v;
-	__asm__ volatile("inl %1, %0" : "=a"(v) : "Nd"(p));
-	return v;
-}
-static inline void outb(uint16_t p, uint8_t v)
-{
-	__asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(p));
-}
-static inline void outw(uint16_t p, uint16_t v)
-{
-	__asm__ volatile("outw %0, %1" : : "a"(v), "Nd"(p));
-}
-static inline uint64_t rdtsc(void)
-{
-	uint32_t lo, hi;
-	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	return ((uint64_t)hi << 32) | lo;
-}
-static inline uint64_t rdmsr(uint32_t m)
-{
-	uint32_t lo, hi;
-	__asm__ volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(m));
-	return ((uint64_t)hi << 32) | lo;
-}
-static inline void wrmsr(uint32_t m, uint64_t v)
-{
-	__asm__ volatile("wrmsr" : : "c"(m), "a"((uint32_t)v), "d"((uint32_t)(v >> 32)));
-}
 static inline void cpuid(uint32_t leaf, uint32_t *ecx, uint32_t *edx)
 {
-	uint32_t a = leaf, b, c = 0, d;
-	__asm__ volatile("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
-	*ecx = c, *edx = d;
+	uint32_t a, b;
+	cpuid4(leaf, &a, &b, ecx, edx);
 }
 static inline uint32_t cpuid_eax(uint32_t leaf)
 {
-	uint32_t a = leaf, b, c = 0, d;
-	__asm__ volatile("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
+	uint32_t a, b, c, d;
+	cpuid4(leaf, &a, &b, &c, &d);
 	return a;
 }
 
+/* Timing checks measure up to this many times (QEMU TCG freezes a vCPU while another
+ * runs: docs/svm.md, QEMU item 6); a wrong rate or period fails every try. */
+#define PC_TRIES 3
+
 void pc_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Prints `pc: <what>: <got> ok|BAD` and counts a failure. */
+/* Prints `pc: <what>: got <x> ok|BAD` and counts a failure. */
 void pc_check(const char *what, bool ok, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* apic.c: the virtual local APIC as a PC OS uses it (IA32_APIC_BASE, self-IPI, the LVT
+ * timer in its three modes, INIT-SIPI-SIPI of the AP into long mode, fixed IPIs and the
+ * AP's reply); tsc_per_ms from the PM timer. */
+void pc_apic_checks(uint64_t tsc_per_ms);
+/* guests/lib/idt.c: the 32-bit IDT onto guests/lib/isr.S (selector 0x08, pc_gdt). */
+void rt_idt_init(void);
+/* ap.S: the real-mode trampoline the BSP copies to PC_AP_TRAMP and its state. */
+#define PC_AP_TRAMP 0x8000u /* SIPI vector 0x08 */
+extern const uint8_t pc_ap_tramp[];
+extern const uint32_t pc_ap_tramp_len;
+extern volatile uint32_t pc_ap_up, pc_ap_efer, pc_ap_ipis;
 /* lm.S: long mode, its own checks, then OUT status to 0xf4. */
 __attribute__((noreturn)) void pc_lm_exit(uint32_t status);
 

@@ -2,7 +2,8 @@
  * through drivers/acpi_tables.c (the hypervisor's own parser: checksums, RSDP -> RSDT ->
  * MADT/FADT) for every vCPU count; the multiboot1 information for seeded memory sizes; the
  * guest command line without sliver's keys for seeded word mixes; the PM timer's rate for
- * seeded TSC rates; multiboot1 and real-mode images loaded or refused. */
+ * seeded TSC rates; multiboot1 and real-mode images loaded or refused; extra multiboot1
+ * modules placed, copied and listed for seeded sets, hostile sets refused; the memory map. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -73,40 +74,80 @@ static void test_acpi_every_cpu_count(void **state)
 	}
 }
 
+static uint32_t get32(const uint8_t *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+
+/* The memory map read back as a guest walks it (each entry's size field says where the
+ * next one starts): RAM [0, 0x9f000), reserved up to 1 MiB, RAM [1 MiB, mem); contiguous. */
+static void check_mmap(const uint8_t *page, uint64_t mem)
+{
+	uint32_t len = get32(page + 44), addr = get32(page + 48);
+	assert_true(addr >= PC_INFO_GPA && addr + len <= PC_INFO_GPA + PC_INFO_SIZE);
+	const uint8_t *p = page + (addr - PC_INFO_GPA), *end = p + len;
+	static const uint32_t type[] = {MB1_MMAP_RAM, MB1_MMAP_RESERVED, MB1_MMAP_RAM};
+	uint64_t next = 0;
+	unsigned i = 0;
+	for (; p < end; p += get32(p) + 4, i++) {
+		assert_true(i < 3);
+		assert_int_equal(get64(p + 4), next);
+		assert_int_equal(get32(p + 20), type[i]);
+		next = get64(p + 4) + get64(p + 12);
+	}
+	assert_int_equal(i, 3);
+	assert_int_equal(next, mem);
+	assert_int_equal(get64(page + 0x80 + 12), (uint64_t)get32(page + 4) << 10); /* mem_lower */
+	assert_int_equal(get64(page + 0x80 + 48 + 12), (uint64_t)get32(page + 8) << 10);
+}
+
 static void test_mb1_info(void **state)
 {
 	(void)state;
-	static uint8_t page[PC_INFO_SIZE];
+	uint8_t *page = malloc(PC_INFO_SIZE); /* exactly: ASan sees a byte past it */
 	for (unsigned i = 0; i < 1000; i++) {
 		uint64_t mem = ((rnd() % 2048) + 2) << 20;
 		char cl[64];
 		snprintf(cl, sizeof cl, "/guests/pc.elf x=%u", i);
-		uint32_t flags = mb1_info_build(page, mem, cl);
+		uint32_t flags = mb1_info_build(page, mem, cl, NULL, NULL, 0);
 		uint32_t w[7];
 		memcpy(w, page, sizeof w);
-		assert_int_equal(flags, MB1_INFO_MEM | MB1_INFO_CMDLINE | MB1_INFO_MODS);
+		assert_int_equal(flags,
+				 MB1_INFO_MEM | MB1_INFO_CMDLINE | MB1_INFO_MODS | MB1_INFO_MMAP);
 		assert_int_equal(w[0], flags);
 		assert_int_equal(w[1], 636);			  /* mem_lower, KiB: 0..0x9f000 */
 		assert_int_equal(w[2], (mem - (1u << 20)) >> 10); /* mem_upper from 1 MiB */
 		assert_true(w[4] > PC_INFO_GPA && w[4] < PC_INFO_GPA + PC_INFO_SIZE);
 		assert_string_equal((char *)page + (w[4] - PC_INFO_GPA), cl);
 		assert_int_equal(w[5], 0); /* mods_count */
+		check_mmap(page, mem);
 	}
 	/* A command line longer than its room is cut, NUL-terminated, inside the page. */
 	static char big[8000];
 	memset(big, 'a', sizeof big - 1);
-	mb1_info_build(page, 4 << 20, big);
+	mb1_info_build(page, 4 << 20, big, NULL, NULL, 0);
 	uint32_t cl;
 	memcpy(&cl, page + 16, 4);
 	assert_true(strlen((char *)page + (cl - PC_INFO_GPA)) < PC_INFO_SIZE - (cl - PC_INFO_GPA));
+	free(page);
 }
 
 static void test_guest_cmdline(void **state)
 {
 	(void)state;
-	static const char *const own[] = {"name=pc",  "mem=8",	     "vcpus=2",	   "weight=3",
-					  "cap=50",   "pin=0,1",     "role=guest", "evt.allow=1:*",
-					  "boot=mb1", "load=0x8000", "\"mem=4\""};
+	static const char *const own[] = {
+		"name=pc",   "mem=8",	   "vcpus=2",	     "weight=3", "cap=50",
+		"pin=0,1",   "role=guest", "evt.allow=1:*",  "boot=mb1", "load=0x8000",
+		"\"mem=4\"", "lapic=0",	   MB1_MOD_KEY "=pc"};
 	static const char *const theirs[] = {
 		"/guests/pc.elf", "console=ttyS0", "memx=1", "named", "x", "-v", "bootx=1", "cap"};
 	for (unsigned r = 0; r < 2000; r++) {
@@ -114,7 +155,8 @@ static void test_guest_cmdline(void **state)
 		unsigned n = rnd() % 10;
 		for (unsigned i = 0; i < n; i++) {
 			bool mine = rnd() & 1;
-			const char *w = mine ? own[rnd() % 11] : theirs[rnd() % 8];
+			const char *w = mine ? own[rnd() % (sizeof own / sizeof own[0])]
+					     : theirs[rnd() % 8];
 			/* "cap" bare is sliver's key too (a bare key matches). */
 			if (!mine && strcmp(w, "cap"))
 				snprintf(want + strlen(want), sizeof want - strlen(want), "%s%s",
@@ -180,6 +222,9 @@ static void test_mb1_images(void **state)
 	assert_int_equal(entry, 0x100010);
 	assert_int_equal(mem[0x100000], 0x5a);
 	assert_int_equal(mem[0x100000 + 4096], 0); /* bss */
+	uint32_t end;
+	assert_null(mb1_image_end(img, len, MEM, &end, why, sizeof why));
+	assert_int_equal(end, 0x100000 + 8192);
 	/* Below 1 MiB, past memory, entry outside, bad checksum, no header: refused. */
 	aout_image(64, 0x8000, 0x9000, 0, 0x8000);
 	assert_non_null(mb1_load(img, len, mem, MEM, &entry, why, sizeof why));
@@ -230,6 +275,119 @@ static void test_real_images(void **state)
 	assert_non_null(real_load(img, 4096, mem, MEM, 0x8000, &cs, &ip, why, sizeof why));
 }
 
+/* Seeded sets of 1..16 modules of random sizes and command lines (sliver's keys mixed in)
+ * after a random image end: placed page-aligned in order without overlap, copied, and
+ * listed in the information block with their command lines as the guest gets them. */
+static void test_mb1_mods(void **state)
+{
+	(void)state;
+	static uint8_t data[MB1_MAX_MODS][8192];
+	static char cls[MB1_MAX_MODS][96];
+	uint8_t *page = malloc(PC_INFO_SIZE);
+	for (unsigned r = 0; r < 300; r++) {
+		struct mb1_mod mods[MB1_MAX_MODS];
+		uint32_t at[MB1_MAX_MODS];
+		unsigned n = 1 + rnd() % MB1_MAX_MODS;
+		uint32_t image_end = PC_HIGH_MIN + rnd() % (1u << 20);
+		for (unsigned i = 0; i < n; i++) {
+			size_t len = 1 + rnd() % sizeof data[i];
+			for (size_t k = 0; k < len; k++)
+				data[i][k] = (uint8_t)rnd();
+			snprintf(cls[i], sizeof cls[i], "%sinitrd%u.img %s=pc arg=%u%s",
+				 rnd() & 1 ? "/boot/" : "", i, MB1_MOD_KEY, r,
+				 rnd() & 1 ? " mem=4" : "");
+			mods[i] = (struct mb1_mod){data[i], len, cls[i]};
+		}
+		memset(mem, 0, MEM);
+		assert_null(mb1_mods_place(mods, n, image_end, mem, MEM, at, why, sizeof why));
+		mb1_info_build(page, MEM, "x", mods, at, n);
+		assert_int_equal(get32(page + 20), n);
+		const uint8_t *list = page + (get32(page + 24) - PC_INFO_GPA);
+		uint64_t prev_end = image_end;
+		for (unsigned i = 0; i < n; i++) {
+			uint32_t s0 = get32(list + 16 * i), e0 = get32(list + 16 * i + 4);
+			assert_int_equal(s0, at[i]);
+			assert_int_equal(s0 & 0xfff, 0);
+			assert_true(s0 >= prev_end && e0 - s0 == mods[i].len && e0 <= MEM);
+			assert_memory_equal(mem + s0, data[i], mods[i].len);
+			prev_end = e0;
+			char want[96];
+			pc_guest_cmdline(cls[i], want, sizeof want);
+			assert_non_null(strstr(want, "initrd"));
+			assert_null(strstr(want, MB1_MOD_KEY));
+			assert_null(strstr(want, "mem="));
+			assert_string_equal((char *)page + (get32(list + 16 * i + 8) - PC_INFO_GPA),
+					    want);
+		}
+		/* Checking without memory gives the same places. */
+		uint32_t at2[MB1_MAX_MODS];
+		assert_null(mb1_mods_place(mods, n, image_end, NULL, MEM, at2, why, sizeof why));
+		assert_memory_equal(at, at2, n * sizeof at[0]);
+	}
+	free(page);
+}
+
+/* Hostile module sets: too many, too large, empty, past memory, command lines that do not
+ * fit the page: one reason each, nothing written past memory or the page. */
+static void test_mb1_mods_hostile(void **state)
+{
+	(void)state;
+	static uint8_t data[64];
+	static char longcl[1024];
+	struct mb1_mod mods[MB1_MAX_MODS + 1];
+	uint32_t at[MB1_MAX_MODS + 1];
+	for (unsigned i = 0; i <= MB1_MAX_MODS; i++)
+		mods[i] = (struct mb1_mod){data, sizeof data, "m"};
+	assert_non_null(
+		mb1_mods_place(mods, MB1_MAX_MODS + 1, PC_HIGH_MIN, mem, MEM, at, why, sizeof why));
+	assert_non_null(strstr(why, "at most 16"));
+	assert_null(mb1_mods_place(mods, MB1_MAX_MODS, PC_HIGH_MIN, mem, MEM, at, why, sizeof why));
+	/* Larger than memory, past its end, or empty. */
+	mods[0].len = (size_t)MEM + 1;
+	assert_non_null(mb1_mods_place(mods, 1, PC_HIGH_MIN, NULL, MEM, at, why, sizeof why));
+	assert_non_null(strstr(why, "does not fit"));
+	mods[0].len = MEM - PC_HIGH_MIN - 4095;
+	assert_non_null(mb1_mods_place(mods, 1, PC_HIGH_MIN + 1, NULL, MEM, at, why, sizeof why));
+	mods[0].len = MEM - PC_HIGH_MIN;
+	assert_null(mb1_mods_place(mods, 1, PC_HIGH_MIN, NULL, MEM, at, why, sizeof why));
+	mods[1].len = 1;
+	assert_non_null(mb1_mods_place(mods, 2, PC_HIGH_MIN, NULL, MEM, at, why, sizeof why));
+	assert_non_null(strstr(why, "module 2"));
+	mods[0].len = 0;
+	assert_non_null(mb1_mods_place(mods, 1, PC_HIGH_MIN, NULL, MEM, at, why, sizeof why));
+	assert_non_null(mb1_mods_place(mods, 1, UINT32_MAX, NULL, MEM, at, why, sizeof why));
+	/* Seeded random lengths and image ends: placed inside memory or refused. */
+	for (unsigned r = 0; r < 20000; r++) {
+		unsigned n = 1 + rnd() % MB1_MAX_MODS;
+		for (unsigned i = 0; i < n; i++)
+			mods[i].len = rnd() & 1 ? rnd() % (MEM / 4) : rnd() % 8192 + 1;
+		uint32_t end = rnd() & 1 ? (uint32_t)rnd() : PC_HIGH_MIN + (uint32_t)(rnd() % MEM);
+		if (mb1_mods_place(mods, n, end, NULL, MEM, at, why, sizeof why))
+			continue;
+		for (unsigned i = 0; i < n; i++)
+			assert_true(at[i] >= end && at[i] + mods[i].len <= MEM);
+	}
+	/* 16 command lines of 1000 characters: more than the page holds. */
+	memset(longcl, 'c', sizeof longcl - 1);
+	for (unsigned i = 0; i < MB1_MAX_MODS; i++)
+		mods[i] = (struct mb1_mod){data, sizeof data, longcl};
+	assert_non_null(
+		mb1_mods_place(mods, MB1_MAX_MODS, PC_HIGH_MIN, NULL, MEM, at, why, sizeof why));
+	assert_non_null(strstr(why, "command lines"));
+	/* mb1_info_build given them anyway (or too many) stays inside the page. */
+	uint8_t *page = malloc(PC_INFO_SIZE);
+	for (unsigned i = 0; i < MB1_MAX_MODS; i++)
+		at[i] = PC_HIGH_MIN + i * 4096;
+	mb1_info_build(page, MEM, longcl, mods, at, MB1_MAX_MODS + 1);
+	assert_int_equal(get32(page + 20), MB1_MAX_MODS);
+	for (unsigned i = 0; i < MB1_MAX_MODS; i++) {
+		uint32_t str = get32(page + 0x500 + 16 * i + 8) - PC_INFO_GPA;
+		assert_true(str < PC_INFO_SIZE);
+		assert_true(strlen((char *)page + str) < PC_INFO_SIZE - str);
+	}
+	free(page);
+}
+
 static void test_keys(void **state)
 {
 	(void)state;
@@ -239,6 +397,8 @@ static void test_keys(void **state)
 	assert_true(pc_boot_parse("sliver", &b) && b == PC_BOOT_SLIVER);
 	assert_false(pc_boot_parse("mb2", &b));
 	assert_false(pc_boot_parse("", &b));
+	assert_true(pc_sliver_key(MB1_MOD_KEY "=pc", strlen(MB1_MOD_KEY) + 3));
+	assert_false(pc_sliver_key("mb1.module_ofx=pc", 17));
 }
 
 int main(void)
@@ -251,6 +411,8 @@ int main(void)
 		cmocka_unit_test(test_pm_timer),
 		cmocka_unit_test(test_mb1_images),
 		cmocka_unit_test(test_real_images),
+		cmocka_unit_test(test_mb1_mods),
+		cmocka_unit_test(test_mb1_mods_hostile),
 		cmocka_unit_test(test_keys),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
