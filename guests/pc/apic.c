@@ -121,9 +121,13 @@ static bool periodic(char *got, size_t n)
 		twice |= idx <= prev;
 		prev = last = idx;
 	}
-	fmt_snprintf(got, n, "%u irqs, the last in period %llu of 20 ms (want 37..40)%s", k,
-		     (unsigned long long)last + 1, twice ? ", a period counted twice" : "");
-	return k >= 20 && k <= 40 && last + 1 >= 37 && last + 1 <= 40 && !twice &&
+	/* Under QEMU TCG an interrupt can be taken late, next to the following one: the
+	 * period numbers then say nothing about duplicates. */
+	bool tcg = on_qemu_tcg();
+	fmt_snprintf(got, n, "%u irqs, the last in period %llu of 20 ms (want 37..40)%s%s", k,
+		     (unsigned long long)last + 1, twice ? ", a period counted twice" : "",
+		     tcg ? " (QEMU TCG)" : "");
+	return k >= 20 && k <= 40 && last + 1 >= 37 && last + 1 <= 40 && (!twice || tcg) &&
 	       hits[VEC_TIMER] == k;
 }
 
