@@ -172,6 +172,7 @@ static bool tsc_offset_set(struct vcpu *v, uint64_t offset)
 		return false;
 	v->tsc_adjust += offset - v->tsc_offset;
 	v->tsc_offset = offset;
+	vlapic_tsc_moved(v);
 	if (v->dom->boot == PC_BOOT_SLIVER) {
 		struct sliver_boot_info *bi =
 			hv_space_ptr(v->dom->space, SLIVER_BOOTINFO_GPA(v->id), sizeof *bi);

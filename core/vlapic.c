@@ -285,6 +285,17 @@ static bool lvt_fire(struct vcpu *v, unsigned lvt)
 	return !(e & LVT_MASKED) && accept_fixed(v, e & 0xff);
 }
 
+void vlapic_tsc_moved(struct vcpu *v)
+{
+	struct vlapic *l = L(v);
+	if (!v->dom->lapic)
+		return;
+	spin_lock(&l->lock);
+	if (timer_mode(l) == TM_DEADLINE && l->tsc_deadline && l->t_next)
+		timer_restart(v);
+	spin_unlock(&l->lock);
+}
+
 void vlapic_timer_expired(struct vcpu *v, uint64_t gen)
 {
 	struct vlapic *l = L(v);

@@ -56,5 +56,8 @@ int vlapic_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *val);
 int vlapic_wrmsr(struct vcpu *v, uint32_t msr, uint64_t val);
 /* The vLAPIC timer's software timer expired (vcpu.c, interrupt context, any pCPU). */
 void vlapic_timer_expired(struct vcpu *v, uint64_t gen);
+/* The guest's TSC moved (an IA32_TSC or TSC_ADJUST write): an armed TSC-deadline timer is
+ * re-armed against the new TSC, as hardware compares the deadline with the TSC itself. */
+void vlapic_tsc_moved(struct vcpu *v);
 
 #endif
