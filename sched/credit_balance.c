@@ -51,6 +51,37 @@ unsigned cr_off_pinned(struct sched *s, struct sched_vcpu *v, unsigned p)
 	return best;
 }
 
+/* Where a woken vCPU v goes when every allowed pCPU is busy (issue 10, sched-fuzz min-1):
+ * waking always on its own pCPU p, a vCPU that runs in short bursts (an echo) takes its
+ * CPU from the vCPU that runs there only; a lone spinner on another pCPU never gives any,
+ * and balancing cannot help (the spinners are never queued long enough to move). So each
+ * wake compares p's running vCPU with the one running on another allowed pCPU q (one per
+ * wake, rotating over the affinity: O(1)), and v wakes on q when q's runner is ahead of
+ * p's in service per weight (gvt) by more than balance_gap and q has nothing queued: the
+ * burst goes to the most served runner, and the runners' service evens out. A boosted
+ * runner is not compared (its gvt says nothing of its share). */
+unsigned cr_wake_beside_ahead(struct sched *s, struct sched_vcpu *v, unsigned p, uint64_t now)
+{
+	struct sched_pcpu *pc = &s->pcpu[p];
+	struct sched_vcpu *a = pc->curr;
+	sched_cpumask_t aff = sched_affinity(s, v) & ~SCHED_CPU(p);
+	if (c1_mode(s) || !cs(s)->p.balance_gap_ns || !aff || !a || a->prio == SCHED_PRI_BOOST)
+		return p;
+	/* The first allowed pCPU from the cursor on, wrapping. */
+	unsigned from = cpc(pc)->wake_cursor % s->nr_pcpus;
+	sched_cpumask_t hi = aff & ~(SCHED_CPU(from) - 1);
+	unsigned q = (unsigned)__builtin_ctzll(hi ? hi : aff);
+	cpc(pc)->wake_cursor = (uint8_t)((q + 1) % s->nr_pcpus);
+	struct sched_pcpu *qc = &s->pcpu[q];
+	struct sched_vcpu *b = qc->curr;
+	if (!b || b->prio == SCHED_PRI_BOOST || qc->nr_queued || cpc(qc)->rq_pin)
+		return p;
+	cr_settle_vt(a, now);
+	cr_settle_vt(b, now);
+	uint64_t gap = cr_ns_to_vt(cs(s)->p.balance_gap_ns, ew_of(a));
+	return (int64_t)(cv(b)->gvt - cv(a)->gvt) > (int64_t)gap ? q : p;
+}
+
 /* Called by cr_transfer once v's lag has been carried to pCPU `to` (docs/scheduler.md,
  * invariants 4 and 13). */
 void cr_by_service_beside_pinned(struct sched *s, struct sched_vcpu *v, unsigned to, uint64_t now)

@@ -80,6 +80,7 @@ struct cr_pcpu {
 	uint64_t w_sleep;		   /* the part of w_active that is sleepers' */
 	uint64_t bal_next;		   /* no balancing look from here before this time */
 	uint8_t bal_cursor;		   /* first pCPU of the next balancing look */
+	uint8_t wake_cursor;		   /* next pCPU cr_wake_beside_ahead compares */
 	uint64_t bank_w, bank_ns, bank_vt; /* the bank in vtime, for that W and period */
 };
 
@@ -271,6 +272,7 @@ void cr_dump(struct sched *s, sched_print_fn pr, void *arg);
 /* credit_balance.c: between pCPUs */
 sched_cpumask_t cr_tickle(struct sched *s, struct sched_vcpu *v);
 unsigned cr_off_pinned(struct sched *s, struct sched_vcpu *v, unsigned p);
+unsigned cr_wake_beside_ahead(struct sched *s, struct sched_vcpu *v, unsigned p, uint64_t now);
 void cr_by_service_beside_pinned(struct sched *s, struct sched_vcpu *v, unsigned to, uint64_t now);
 struct sched_vcpu *cr_steal(struct sched *s, unsigned p, uint64_t now);
 sched_cpumask_t cr_move_away(struct sched *s, struct sched_vcpu *v, uint64_t now);

@@ -95,8 +95,10 @@ static sched_cpumask_t wake_body(struct sched *s, struct sched_vcpu *v, uint64_t
 			target = (unsigned)idle;
 		else if (!(aff & SCHED_CPU(target)))
 			target = sched_least_loaded(s, aff);
-		else if (!(flags & WAKE_NEW))
-			target = cr_off_pinned(s, v, target);
+		else if (!(flags & WAKE_NEW)) {
+			unsigned off = cr_off_pinned(s, v, target);
+			target = off != target ? off : cr_wake_beside_ahead(s, v, target, now);
+		}
 	}
 	cr_transfer(s, v, target, now);
 	struct sched_pcpu *pc = &s->pcpu[target];
