@@ -2,9 +2,10 @@
 # ple-bench.sh [BUILD_DIR]: the issue-14 overcommit table (docs/BENCHMARKS.md, "PAUSE-loop
 # exits"). Boots each setup under Bochs (2 pCPUs, clock: sync=none, emulated time) with
 # sched.ple=off, yield and directed for run_ms=3000, a lockstress domain (VCPUS=4 vCPUs by
-# default, ticket lock, cs_us=5 think_us=20) never finishing (count huge), and prints one markdown row per
-# setup and mode: the lock domain's rate (acquisitions per emulated second, the last
-# report_ms=1000 window), its share and the other domains' shares (sched_ms over the sum).
+# default, ticket lock, cs_us=5 think_us=20) never finishing (count huge), and prints one
+# markdown row per setup and mode: the lock domain's rate (acquisitions per emulated second, the last
+# report_ms=1000 window: the rate= field of `lockstress: acq=N rate=R/s`), its share and
+# the other domains' shares (sched_ms over the sum).
 # Overcommit (the KVM thread's: one guest sized to the machine is 1x): the lock domain counts
 # as one machine's worth (1x alone, whatever VCPUS), each hog as one pCPU (a capped hog
 # cap/100), the second lock domain (VCPUS too) as another machine: 1x lock alone, 1.125x
@@ -47,7 +48,9 @@ run_one() {
 		"$build/$n-bios.iso" >/dev/null 2>&1 || true
 }
 jobs_run=0
-for s in $ORDER; do
+# TABLE_ONLY=1: print the table from the logs of an earlier run, boot nothing.
+[ -n "${TABLE_ONLY:-}" ] && ORDER_RUN="" || ORDER_RUN=$ORDER
+for s in $ORDER_RUN; do
 	for m in $MODES; do
 		run_one "$s" "$m" &
 		jobs_run=$((jobs_run + 1))
@@ -61,8 +64,8 @@ for s in $ORDER; do
 	for m in $MODES; do
 		log="$out/ple-$s-$m.log"
 		tr -d '\r' <"$log" | awk -v s="$s" -v m="$m" '
-			/^\(d1\) lockstress: acq=/ { split($3, a, "="); rate = a[2]; sub("/s", "", rate) }
-			/^\(d2\) lockstress: acq=/ { split($3, a, "="); rate2 = a[2]; sub("/s", "", rate2) }
+			/^\(d1\) lockstress: acq=/ { split($4, a, "="); rate = a[2]; sub("/s", "", rate) }
+			/^\(d2\) lockstress: acq=/ { split($4, a, "="); rate2 = a[2]; sub("/s", "", rate2) }
 			/^stat d/ { for (i = 1; i <= NF; i++) if ($i ~ /^sched_ms=/) { split($i, a, "="); ms[$2] = a[2]; tot += a[2] } }
 			/^exits d1 / { for (i = 3; i <= NF; i++) { split($i, a, ":"); if (a[1] == 40) ple = a[2] } }
 			END {
