@@ -396,7 +396,7 @@ write_section_qemu() { # TABLE_FILE
 		echo "--cpus $CPUS\`: QEMU 7.2 TCG, \`-cpu qemu64,+svm,+npt\`, \`-icount shift=N,sleep=off\`."
 		echo "**Time base**: \`-icount shift=N\` charges 2^N emulated ns per instruction and Bochs'"
 		echo "\`ips=1e9/2^N\` the same, so at ips=$IPS both give one instruction $(awk -v i="$IPS" 'BEGIN{print 1e9/i}') ns"
-		echo "and a 1 GHz TSC (sliver calibrates it from the PIT: \`tsc: 1000.000 MHz\` in both logs)."
+		echo "and a 1 GHz TSC (sliver calibrates it from the PIT: \`tsc: 1000.000 MHz\` under QEMU, 1000.007 under Bochs)."
 		echo "What differs is what an instruction is: the guests and sliver run the same code, but"
 		echo "VMRUN/#VMEXIT and VMX entries/exits are each one instruction in their emulator, and the"
 		echo "SVM path executes other code (the software decoder for instruction lengths, no clean"
