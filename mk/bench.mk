@@ -3,10 +3,13 @@
 # (ping.cpu=1), ips=1000000000. Writes the hv-bench section of
 # docs/BENCHMARKS.md, docs/bench/bench-hv.dat and docs/bench/ping-p99.png. Slow (about
 # 15 minutes), so not in `make test`; e2e-bench-row-smoke keeps its path tested.
-# Knobs: BENCH_RUN_MS, BENCH_ROWS, BENCH_JOBS, BENCH_IPS (see tools/bench-hv.sh).
+# Knobs: BENCH_RUN_MS, BENCH_ROWS, BENCH_JOBS, BENCH_IPS (see tools/bench-hv.sh);
+# BENCH_EMU=qemu: the same rows under QEMU TCG+SVM (-icount at the same ns per instruction),
+# written beside the Bochs rows (the hv-bench-qemu section).
+BENCH_EMU ?= bochs
 .PHONY: bench e2e-bench-row-smoke e2e-bench-row-smoke-svm
 bench: all $(BUILD)/sliver-sim
-	tools/bench-hv.sh
+	BENCH_EMU=$(BENCH_EMU) tools/bench-hv.sh
 
 # One row (0.35 of 10 ms), sliver profile, 300 emulated ms at ips=50000000 (a few seconds),
 # 2 pCPUs as the bench: the generated scenario boots, pCPU 1 pings, the ping line has n > 0,
