@@ -6,6 +6,7 @@
  * honoured by interrupt injection (vcpu_deliverable_irq), and never reaches the host's
  * LAPIC, whose TPR must stay 0 for the scheduler's timer. */
 #include "arch/x86_64/cr.h"
+#include "arch/x86_64/debugreg.h"
 #include "core/vmm.h"
 
 enum exit_action exit_cr(struct vcpu *v, struct hv_exit *e)
@@ -44,10 +45,13 @@ enum exit_action exit_cr(struct vcpu *v, struct hv_exit *e)
 	return ACT_CONTINUE;
 }
 
-/* MOV to/from DRn: the guest gets its own values back and nothing reaches the hardware,
- * so no guest can plant a breakpoint in the hypervisor or another domain. DR4/DR5 alias
- * DR6/DR7 while CR4.DE = 0 and are #UD while it is 1 (SDM Vol. 3A 17.2.2). DR6/DR7 bits
- * 63:32 set: #GP(0). (CPL > 0 and DR7.GD faults come before the exit, in hardware.) */
+/* MOV to/from DRn: the backend keeps the guest's values and gives them to the hardware
+ * only while the vCPU runs (hv_dr_get), so the guest's breakpoints fire in the guest and
+ * never in the hypervisor or another domain. DR4/DR5 alias DR6/DR7 while CR4.DE = 0 and
+ * are #UD while it is 1 (SDM Vol. 3A 17.2.2). DR6/DR7 bits 63:32 set: #GP(0); their fixed
+ * bits read back as the CPU's (KVM: kvm_set_dr). DR7.GD set: the access is a #DB fault
+ * with DR6.BD, and DR7.GD clears (SDM Vol. 3B 18.2.4); VMX raises it before the exit, an
+ * SVM CPU may exit first. (CPL > 0 faults come before the exit, in hardware.) */
 enum exit_action exit_dr(struct vcpu *v, struct hv_exit *e)
 {
 	struct hv_vcpu *h = v->hv;
@@ -59,6 +63,13 @@ enum exit_action exit_dr(struct vcpu *v, struct hv_exit *e)
 		}
 		dr += 2;
 	}
+	uint64_t dr7 = hv_dr_get(h, 7);
+	if (dr7 & DR7_GD) {
+		hv_dr_set(h, 6, (hv_dr_get(h, 6) & ~DR6_B0_B3) | DR6_BD);
+		hv_dr_set(h, 7, dr7 & ~DR7_GD);
+		hv_inject_exception(h, 1, false, 0);
+		return ACT_CONTINUE;
+	}
 	if (e->dr.read) {
 		hv_gpr_set(h, e->dr.gpr, hv_dr_get(h, dr));
 	} else {
@@ -69,6 +80,10 @@ enum exit_action exit_dr(struct vcpu *v, struct hv_exit *e)
 			hv_inject_exception(h, 13, true, 0);
 			return ACT_CONTINUE;
 		}
+		if (dr == 6)
+			val = (val & DR6_VOLATILE) | DR6_FIXED_1;
+		else if (dr == 7)
+			val = (val & DR7_VOLATILE) | DR7_FIXED_1;
 		hv_dr_set(h, dr, val);
 	}
 	hv_skip_insn(h, e->insn_len);

@@ -5,6 +5,7 @@
  * root_pa, and hv_space_ptr needs no tables at all (guest memory is one host range). */
 #include "arch/x86_64/hv_backend.h"
 #include "arch/x86_64/cpu.h"
+#include "arch/x86_64/debugreg.h"
 #include "arch/x86_64/memory.h"
 #include "lib/string.h"
 
@@ -172,13 +173,40 @@ void hv_gpr_set(struct hv_vcpu *v, unsigned idx, uint64_t val)
 	be->gpr_set(v, idx, val);
 }
 
+/* What the CPU does when an instruction completes (KVM: kvm_skip_emulated_instruction,
+ * kvm_vcpu_do_singlestep): RF is cleared (SDM Vol. 3A 2.3: after any instruction that
+ * completes), and when TF was set as it began a single-step #DB follows it with DR6.BS set
+ * and B0-B3 clear (SDM Vol. 3B 18.3.1.4, 18.2.3). Event injection does not touch DR6
+ * (SDM Vol. 3C 27.6.1.2, APM Vol. 2 15.20), so DR6 is written here first. */
 void hv_skip_insn(struct hv_vcpu *v, unsigned len)
 {
+	uint64_t rflags = be->rflags_get(v);
 	be->skip_insn(v, len);
+	if (rflags & RFLAGS_RF)
+		be->rflags_set(v, rflags & ~RFLAGS_RF);
+	if (rflags & RFLAGS_TF) {
+		be->dr_set(v, 6, (be->dr_get(v, 6) & ~DR6_B0_B3) | DR6_BS);
+		be->inject_exception(v, 1, false, 0);
+	}
 }
 
+/* Fault-class exceptions: all but #DB (trap, or fault for instruction breakpoints, which
+ * the CPU raises itself), NMI, #BP and #OF (traps), #DF and #MC (aborts); KVM:
+ * exception_type(). */
+static bool is_fault(uint8_t vector)
+{
+	return vector < 32 && vector != 1 && vector != 2 && vector != 3 && vector != 4 &&
+	       vector != 8 && vector != 18;
+}
+
+/* The CPU sets RF in the RFLAGS image it pushes for a fault (SDM Vol. 3A 6.12.1: so that
+ * the IRET back to the faulting instruction does not hit its instruction breakpoint
+ * again); an injected event pushes the guest's RFLAGS as it is, so RF goes there first
+ * (KVM does the same in kvm_inject_exception's caller, inject_pending_event). */
 void hv_inject_exception(struct hv_vcpu *v, uint8_t vector, bool has_error, uint32_t error)
 {
+	if (is_fault(vector))
+		be->rflags_set(v, be->rflags_get(v) | RFLAGS_RF);
 	be->inject_exception(v, vector, has_error, error);
 }
 

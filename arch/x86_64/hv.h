@@ -203,9 +203,12 @@ void hv_vcpu_run(struct hv_vcpu *v, uint64_t deadline_tsc, int inject_vector, st
 
 uint64_t hv_gpr_get(struct hv_vcpu *v, unsigned idx);
 void hv_gpr_set(struct hv_vcpu *v, unsigned idx, uint64_t val);
-/* Completes the exiting instruction: RIP += len, clears STI/MOV-SS blocking. */
+/* Completes the exiting instruction as the CPU would: RIP += len, clears STI/MOV-SS
+ * blocking and RFLAGS.RF, and when RFLAGS.TF was set delivers the single-step #DB (DR6.BS)
+ * at the next entry. Call it only when the instruction completed (not when it faulted). */
 void hv_skip_insn(struct hv_vcpu *v, unsigned len);
-/* Delivers exception `vector` at the next entry (error code when has_error). */
+/* Delivers exception `vector` at the next entry (error code when has_error); for a
+ * fault-class vector the pushed RFLAGS has RF set, as the CPU's own faults. */
 void hv_inject_exception(struct hv_vcpu *v, uint8_t vector, bool has_error, uint32_t error);
 bool hv_guest_long_mode(struct hv_vcpu *v);
 unsigned hv_guest_cpl(struct hv_vcpu *v);
@@ -232,8 +235,13 @@ bool hv_set_tsc_offset(struct hv_vcpu *v, uint64_t offset);
  * 32-bit protected mode. false when the backend cannot (boot=real is then refused). */
 bool hv_vcpu_start_real(struct hv_vcpu *v, uint16_t cs, uint16_t ip);
 void hv_read_state(struct hv_vcpu *v, struct hv_state *st);
-/* The guest's debug registers are per-vCPU values that never reach the hardware (MOV DR
- * exits): DR0-3, DR6, DR7 (4 and 5 alias 6 and 7). */
+/* The guest's debug registers DR0-3, DR6, DR7 (core maps 4 and 5): the backend gives them
+ * to the hardware only while the vCPU runs (DR0-3 and, under VMX, DR6 loaded with the
+ * vCPU on its pCPU, DR7 through the VMCS / VMCB, which VM exit and #VMEXIT replace by the
+ * host's disabled DR7), so guest breakpoints fire in the guest and never in the
+ * hypervisor or another domain. MOV DR still exits (core checks DR4/5 and reserved
+ * bits). dr_set takes the value as the guest will read it back (fixed bits applied).
+ * v must be loaded on this pCPU. */
 uint64_t hv_dr_get(struct hv_vcpu *v, unsigned dr);
 void hv_dr_set(struct hv_vcpu *v, unsigned dr, uint64_t val);
 /* Test hook: makes the guest state invalid (RFLAGS bit 1 clear, SDM 26.3.1.4) so that the

@@ -39,7 +39,10 @@ struct hv_backend {
 
 	uint64_t (*gpr_get)(struct hv_vcpu *v, unsigned idx);
 	void (*gpr_set)(struct hv_vcpu *v, unsigned idx, uint64_t val);
+	/* RIP += len and the STI/MOV SS shadow ends; hv.c does RF and single-step. */
 	void (*skip_insn)(struct hv_vcpu *v, unsigned len);
+	uint64_t (*rflags_get)(struct hv_vcpu *v);
+	void (*rflags_set)(struct hv_vcpu *v, uint64_t val);
 	void (*inject_exception)(struct hv_vcpu *v, uint8_t vector, bool has_error, uint32_t error);
 	bool (*guest_long_mode)(struct hv_vcpu *v);
 	unsigned (*guest_cpl)(struct hv_vcpu *v);

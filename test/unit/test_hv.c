@@ -1,6 +1,7 @@
 /* arch/x86_64/hv.c, the vendor-neutral seam: which backend hv_detect picks on each vendor
  * and what it says when neither works, the generic address space (hv_space_ptr bounds,
- * hv_space_create/destroy frame accounting), and the bounds of the exit-name lookup.
+ * hv_space_create/destroy frame accounting), the bounds of the exit-name lookup, and what
+ * completing or faulting an emulated instruction does to RFLAGS.TF/RF and DR6.
  * The backends are fakes; hv.c is included so that its static choose() is reachable. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -265,13 +266,131 @@ static void test_exit_reason_name(void **st)
 	assert_string_equal(hv_exit_kind_name(HV_EXIT_NR_KINDS), "?");
 }
 
+/* A vCPU of the fake debug backend: RIP, RFLAGS, DR6 and what was injected. */
+static struct {
+	uint64_t rip, rflags, dr6;
+	int injected; /* vector, -1 = none */
+	bool has_error;
+} fv;
+static void fv_skip(struct hv_vcpu *v, unsigned len)
+{
+	(void)v;
+	fv.rip += len;
+}
+static uint64_t fv_rflags_get(struct hv_vcpu *v)
+{
+	(void)v;
+	return fv.rflags;
+}
+static void fv_rflags_set(struct hv_vcpu *v, uint64_t val)
+{
+	(void)v;
+	fv.rflags = val;
+}
+static uint64_t fv_dr_get(struct hv_vcpu *v, unsigned dr)
+{
+	(void)v;
+	return dr == 6 ? fv.dr6 : 0;
+}
+static void fv_dr_set(struct hv_vcpu *v, unsigned dr, uint64_t val)
+{
+	(void)v;
+	if (dr == 6)
+		fv.dr6 = val;
+}
+static void fv_inject(struct hv_vcpu *v, uint8_t vector, bool has_error, uint32_t error)
+{
+	(void)v;
+	(void)error;
+	fv.injected = vector;
+	fv.has_error = has_error;
+}
+static const struct hv_backend dbg_backend = {.name = "dbg",
+					      .skip_insn = fv_skip,
+					      .rflags_get = fv_rflags_get,
+					      .rflags_set = fv_rflags_set,
+					      .dr_get = fv_dr_get,
+					      .dr_set = fv_dr_set,
+					      .inject_exception = fv_inject};
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+static uint64_t rng64(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+/* hv_skip_insn from random RFLAGS/DR6 (seeded): RIP moves by len, RF always clears, the
+ * other flags stay; TF set gives exactly one #DB with DR6 = old DR6, B0-3 clear, BS set
+ * (SDM Vol. 3B 18.3.1.4); TF clear injects nothing and leaves DR6 alone. */
+static void test_skip_single_step(void **st)
+{
+	(void)st;
+	be = &dbg_backend;
+	unsigned tf_seen = 0;
+	for (int i = 0; i < 2000; i++) {
+		uint64_t rflags = (rng64() & 0x3f7fd5ull) | 2,
+			 dr6 = 0xffff0ff0ull | (rng64() & 0xe00f);
+		unsigned len = 1 + (unsigned)(rng64() % 15);
+		fv.rip = rng64() >> 1;
+		uint64_t rip = fv.rip;
+		fv.rflags = rflags;
+		fv.dr6 = dr6;
+		fv.injected = -1;
+		hv_skip_insn((struct hv_vcpu *)&fv, len);
+		assert_int_equal(fv.rip, rip + len);
+		assert_int_equal(fv.rflags, rflags & ~(1ull << 16));
+		if (rflags & (1ull << 8)) {
+			tf_seen++;
+			assert_int_equal(fv.injected, 1);
+			assert_false(fv.has_error);
+			assert_int_equal(fv.dr6, (dr6 & ~0xfull) | (1ull << 14));
+		} else {
+			assert_int_equal(fv.injected, -1);
+			assert_int_equal(fv.dr6, dr6);
+		}
+	}
+	assert_true(tf_seen > 500 && tf_seen < 1500);
+	be = NULL;
+}
+
+/* hv_inject_exception sets RF for faults only (SDM Vol. 3A table 6-1: #DB is a trap or a
+ * fault the CPU raises itself, NMI an interrupt, #BP/#OF traps, #DF/#MC aborts; vectors
+ * 15 and 22-31 are reserved and taken as faults, as KVM does), and never clears it. */
+static void test_inject_sets_rf_for_faults(void **st)
+{
+	(void)st;
+	be = &dbg_backend;
+	static const uint8_t not_fault[] = {1, 2, 3, 4, 8, 18};
+	for (unsigned vec = 0; vec < 32; vec++) {
+		bool fault = true;
+		for (unsigned k = 0; k < sizeof not_fault; k++)
+			fault = fault && vec != not_fault[k];
+		for (int rf = 0; rf < 2; rf++) {
+			fv.rflags = 0x202 | (rf ? 1ull << 16 : 0);
+			fv.injected = -1;
+			hv_inject_exception((struct hv_vcpu *)&fv, (uint8_t)vec, vec == 13, 0);
+			assert_int_equal(fv.injected, (int)vec);
+			assert_int_equal(fv.rflags, 0x202 | (fault || rf ? 1ull << 16 : 0));
+		}
+	}
+	be = NULL;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_choose_matrix),	 cmocka_unit_test(test_why_names_both),
-		cmocka_unit_test(test_missing_backend),	 cmocka_unit_test(test_why_truncates),
-		cmocka_unit_test(test_space_ptr_bounds), cmocka_unit_test(test_space_frames),
+		cmocka_unit_test(test_choose_matrix),
+		cmocka_unit_test(test_why_names_both),
+		cmocka_unit_test(test_missing_backend),
+		cmocka_unit_test(test_why_truncates),
+		cmocka_unit_test(test_space_ptr_bounds),
+		cmocka_unit_test(test_space_frames),
 		cmocka_unit_test(test_exit_reason_name),
+		cmocka_unit_test(test_skip_single_step),
+		cmocka_unit_test(test_inject_sets_rf_for_faults),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,6 +3,7 @@
  * sees its own CR0/CR4/EFER (CR0 reads and EFER reads are intercepted) while the VMCB holds
  * CR0 without CD/NW and EFER with SVME (APM 15.5.1) and LMA following CR0.PG with
  * EFER.LME (APM Vol. 2 14.6). */
+#include "arch/x86_64/debugreg.h"
 #include "arch/x86_64/svm/svm.h"
 
 uint64_t svm_gpr_get(struct hv_vcpu *v, unsigned idx)
@@ -29,6 +30,16 @@ void svm_skip_insn(struct hv_vcpu *v, unsigned len)
 	if (!svm_in_64bit_code(to_svm(v)))
 		vb->rip = (uint32_t)vb->rip;
 	vb->interrupt_shadow &= ~INTERRUPT_SHADOW; /* STI/MOV SS blocking ends (15.21.5) */
+}
+
+uint64_t svm_rflags_get(struct hv_vcpu *v)
+{
+	return to_svm(v)->vmcb->rflags;
+}
+
+void svm_rflags_set(struct hv_vcpu *v, uint64_t val)
+{
+	to_svm(v)->vmcb->rflags = val;
 }
 
 void svm_inject_exception(struct hv_vcpu *v, uint8_t vector, bool has_error, uint32_t error)
@@ -198,15 +209,40 @@ void svm_test_break_guest_state(struct hv_vcpu *v)
 	s->dirty |= CLEAN_CRX;
 }
 
+/* DR6 and DR7 are the VMCB's: VMRUN loads them and #VMEXIT saves them (the guest's own
+ * #DBs change DR6 and clear DR7.GD there) and restores the host's (APM Vol. 2 15.5.1,
+ * 15.6). DR0-DR3 are in the hardware while the vCPU is loaded (svm_load_debug_regs). */
 uint64_t svm_dr_get(struct hv_vcpu *v, unsigned dr)
 {
-	return dr < 8 ? to_svm(v)->dr[dr] : 0;
+	struct svm_vcpu *s = to_svm(v);
+	if (dr == 6)
+		return s->vmcb->dr6;
+	if (dr == 7)
+		return s->vmcb->dr7;
+	return dr < 4 ? s->dr[dr] : 0;
 }
 
 void svm_dr_set(struct hv_vcpu *v, unsigned dr, uint64_t val)
 {
-	if (dr < 8)
-		to_svm(v)->dr[dr] = val;
+	struct svm_vcpu *s = to_svm(v);
+	if (dr == 6 || dr == 7) {
+		if (dr == 6)
+			s->vmcb->dr6 = val;
+		else
+			s->vmcb->dr7 = val;
+		s->dirty |= CLEAN_DRX;
+	} else if (dr < 4) {
+		s->dr[dr] = val;
+		if (s->cpu >= 0)
+			write_dr_n(dr, val);
+	}
+}
+
+/* Loading s on this pCPU: its DR0-DR3 go to the hardware; they arm nothing until VMRUN
+ * loads the guest's DR7 (the host's DR7, restored at #VMEXIT, is 0x400). */
+void svm_load_debug_regs(struct svm_vcpu *s)
+{
+	write_dr0_3(s->dr);
 }
 
 /* 48-bit linear addresses: bits 63:47 all equal. */

@@ -24,6 +24,7 @@ static bool load_here(struct svm_vcpu *s, struct hv_exit *e)
 	sc->current = s;
 	__atomic_store_n(&s->cpu, (int)cpu, __ATOMIC_RELEASE);
 	__asm__ volatile("fxrstor64 %0" : : "m"(*(const uint8_t(*)[512])s->fpu));
+	svm_load_debug_regs(s); /* VMRUN does not switch DR0-DR3 */
 	/* The clean bits cache state per VMCB and CPU: on another pCPU nothing is clean. */
 	s->dirty = CLEAN_ALL;
 	svm_ple_load(s); /* loaded after a put: it was descheduled (KVM: sched_in) */

@@ -42,7 +42,9 @@ struct svm_vcpu {
 	uint8_t fpu[512] __attribute__((aligned(64))); /* FXSAVE image: x87/SSE state */
 	struct vmcb *vmcb;
 	uint64_t vmcb_pa;
-	uint64_t dr[8]; /* the guest's view of DR0-DR7 (never loaded: MOV DR intercepts) */
+	/* The guest's DR0-DR3 (in the hardware while loaded: svm_load_debug_regs); DR6 and
+	 * DR7 are the VMCB's. */
+	uint64_t dr[4];
 	struct hv_space *space;
 	int cpu;	   /* pCPU this vCPU is loaded on (FPU state live there), -1 = none */
 	int asid_cpu;	   /* pCPU whose ASID generation `asid` belongs to, -1 = none */
@@ -110,6 +112,9 @@ int svm_msr_write(struct hv_vcpu *v, uint32_t msr, uint64_t val);
 void svm_read_state(struct hv_vcpu *v, struct hv_state *st);
 uint64_t svm_dr_get(struct hv_vcpu *v, unsigned dr);
 void svm_dr_set(struct hv_vcpu *v, unsigned dr, uint64_t val);
+void svm_load_debug_regs(struct svm_vcpu *s);
+uint64_t svm_rflags_get(struct hv_vcpu *v);
+void svm_rflags_set(struct hv_vcpu *v, uint64_t val);
 void svm_test_break_guest_state(struct hv_vcpu *v);
 bool svm_in_64bit_code(struct svm_vcpu *s);
 

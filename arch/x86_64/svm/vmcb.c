@@ -2,6 +2,7 @@
  * equivalent to VMX's set (docs/svm.md), nested paging, virtual interrupt masking, and a
  * guest in 32-bit protected mode, flat, paging off, like a multiboot kernel (the state
  * vmx/vmcs.c gives). */
+#include "arch/x86_64/debugreg.h"
 #include "arch/x86_64/svm/svm.h"
 #include "lib/string.h"
 
@@ -56,8 +57,8 @@ static void guest_state(struct svm_vcpu *s, uint64_t rip, uint32_t eax, uint32_t
 	svm_write_cr((struct hv_vcpu *)s, 4, s->cr4);
 	vb->cr3 = 0;
 	vb->efer = EFER_SVME; /* required in the guest's EFER (15.5.1); hidden from it */
-	vb->dr7 = 0x400;
-	vb->dr6 = 0xffff0ff0;
+	vb->dr7 = DR7_RESET;
+	vb->dr6 = DR6_RESET;
 	vb->rflags = 0x2;
 	vb->rip = rip;
 	vb->rsp = 0;
@@ -87,8 +88,6 @@ struct hv_vcpu *svm_vcpu_create(struct hv_space *sp, uint16_t asid, uint64_t rip
 	s->cpu = -1;
 	s->asid_cpu = -1;
 	s->dirty = CLEAN_ALL;
-	s->dr[6] = 0xffff0ff0; /* architectural reset values */
-	s->dr[7] = 0x400;
 	/* x87/SSE reset state: FCW 0x37f, MXCSR 0x1f80, rest zero. */
 	s->fpu[0] = 0x7f;
 	s->fpu[1] = 0x03;
@@ -170,6 +169,10 @@ bool svm_start_real(struct hv_vcpu *v, uint16_t cs, uint16_t ip)
 	vb->cr3 = 0;
 	vb->efer = EFER_SVME;
 	vb->rflags = 0x2;
+	vb->dr7 = DR7_RESET; /* INIT: debug registers at their reset values (SDM 9.1.1) */
+	vb->dr6 = DR6_RESET;
+	for (unsigned i = 0; i < 4; i++)
+		svm_dr_set(v, i, 0);
 	vb->rip = ip;
 	vb->rsp = 0;
 	vb->eventinj = 0;

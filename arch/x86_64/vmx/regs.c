@@ -3,6 +3,7 @@
  * ones), so the guest sees its own values in the read shadows while the real registers
  * keep the VMX fixed bits (SDM 23.8, 25.3) and long-mode activation follows CR0.PG with
  * EFER.LME (SDM Vol. 3A 9.8.5). */
+#include "arch/x86_64/debugreg.h"
 #include "arch/x86_64/vmx/vmx.h"
 
 uint64_t vmx_gpr_get(struct hv_vcpu *hv, unsigned idx)
@@ -32,9 +33,24 @@ void vmx_skip_insn(struct hv_vcpu *hv, unsigned len)
 			   intr & ~(uint64_t)(INTR_BLOCKING_BY_STI | INTR_BLOCKING_BY_MOV_SS));
 }
 
+uint64_t vmx_rflags_get(struct hv_vcpu *hv)
+{
+	return vmcs_read(to_vmx(hv), VMCS_GUEST_RFLAGS);
+}
+
+void vmx_rflags_set(struct hv_vcpu *hv, uint64_t val)
+{
+	vmcs_write(to_vmx(hv), VMCS_GUEST_RFLAGS, val);
+}
+
 void vmx_inject_exception(struct hv_vcpu *hv, uint8_t vector, bool has_error, uint32_t error)
 {
 	struct vmx_vcpu *v = to_vmx(hv);
+	/* An injected #DB replaces a single-step trap the exit left pending (the CPU saved
+	 * BS there when the exiting instruction ran in a MOV SS shadow with TF, 27.3.4):
+	 * otherwise the guest would take it twice. */
+	if (vector == 1)
+		vmcs_write(v, VMCS_GUEST_PENDING_DBG_EXCEPTIONS, 0);
 	v->pending_exc = true;
 	v->exc_info = INTR_INFO_VALID | INTR_TYPE_HW_EXCEPTION | vector |
 		      (has_error ? INTR_INFO_DELIVER_ERROR_CODE : 0);
@@ -204,17 +220,51 @@ void vmx_test_break_guest_state(struct hv_vcpu *hv)
 	vmcs_write(v, VMCS_GUEST_RFLAGS, vmcs_read(v, VMCS_GUEST_RFLAGS) & ~2ull);
 }
 
+/* DR0-DR3 and DR6 are in the hardware while v is loaded (vmx_load_debug_regs; the guest's
+ * own #DBs update DR6 there), DR7 in the VMCS guest field (saved at every exit by "save
+ * debug controls": a #DB clears DR7.GD without an exit). */
 uint64_t vmx_dr_get(struct hv_vcpu *hv, unsigned dr)
 {
 	struct vmx_vcpu *v = to_vmx(hv);
-	return dr < 8 ? v->dr[dr] : 0;
+	bool here = v->cpu >= 0;
+	if (dr == 6)
+		return here ? read_dr6() : v->dr[6];
+	if (dr == 7)
+		return here ? vmcs_read(v, VMCS_GUEST_DR7) : v->dr[7];
+	return dr < 4 ? v->dr[dr] : 0;
 }
 
 void vmx_dr_set(struct hv_vcpu *hv, unsigned dr, uint64_t val)
 {
 	struct vmx_vcpu *v = to_vmx(hv);
-	if (dr < 8)
-		v->dr[dr] = val;
+	if (dr >= 8)
+		return;
+	v->dr[dr] = val;
+	if (v->cpu < 0)
+		return;
+	if (dr < 4)
+		write_dr_n(dr, val);
+	else if (dr == 6)
+		write_dr6(val);
+	else if (dr == 7)
+		vmcs_write(v, VMCS_GUEST_DR7, val);
+}
+
+/* Loading v on this pCPU (load_here, INIT): its DR0-DR3 and DR6 go to the hardware. The
+ * host's DR7 is 0x400 outside guests (VM exit loads it, 28.3.1), so they arm nothing
+ * until the entry loads the guest's DR7 from the VMCS. */
+void vmx_load_debug_regs(struct vmx_vcpu *v)
+{
+	write_dr0_3(v->dr);
+	write_dr6(v->dr[6]);
+}
+
+/* v leaves this pCPU: DR6 (changed by the guest's #DBs) and DR7 (DR7.GD cleared by one)
+ * come back from the hardware and the VMCS. */
+void vmx_save_debug_regs(struct vmx_vcpu *v)
+{
+	v->dr[6] = read_dr6();
+	v->dr[7] = vmcs_read(v, VMCS_GUEST_DR7);
 }
 
 /* 48-bit linear addresses (LA57 is never offered): bits 63:47 all equal. */

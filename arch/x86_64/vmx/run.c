@@ -37,7 +37,8 @@ static bool load_here(struct vmx_vcpu *v, struct hv_exit *e)
 	v->launched = false;
 	vmcs_write_host_percpu(v);
 	__asm__ volatile("fxrstor64 %0" : : "m"(*(const uint8_t(*)[512])v->fpu));
-	write_cr2(v->cr2); /* VMX does not switch CR2 (SDM 27.3): it follows the vCPU */
+	write_cr2(v->cr2);	/* VMX does not switch CR2 (SDM 27.3): it follows the vCPU */
+	vmx_load_debug_regs(v); /* nor DR0-DR3, DR6: they follow it too */
 	for (unsigned i = 0; i < VMX_NR_LAZY_MSRS; i++) {
 		if (vc->hw_lazy[i] != v->lazy_msr[i]) {
 			wrmsr(vmx_lazy_msrs[i], v->lazy_msr[i]);

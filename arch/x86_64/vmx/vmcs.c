@@ -1,6 +1,7 @@
 /* VMCS set-up for a new vCPU (SDM Vol. 3C 24, 26.2-26.3 for what entry checks): controls
  * from vmx_caps, host state of this hypervisor, and a guest in 32-bit protected mode,
  * flat, paging off (unrestricted guest), like a multiboot kernel. */
+#include "arch/x86_64/debugreg.h"
 #include "arch/x86_64/vmx/vmx.h"
 #include "lib/string.h"
 
@@ -133,8 +134,9 @@ void vmcs_reset_real(struct vmx_vcpu *v)
 		v->g.r[i] = 0;
 	for (unsigned i = 0; i < 4; i++)
 		v->dr[i] = 0;
-	v->dr[6] = 0xffff0ff0;
-	v->dr[7] = 0x400;
+	v->dr[6] = DR6_RESET;
+	v->dr[7] = DR7_RESET;
+	vmx_load_debug_regs(v); /* loaded here: the hardware's DR0-3, DR6 are the vCPU's */
 	v->cr2 = 0;
 	write_cr2(0);
 	v->pending_exc = false;
@@ -208,8 +210,8 @@ struct hv_vcpu *vmx_vcpu_create(struct hv_space *s, uint16_t vpid, uint64_t rip,
 	struct vmx_vcpu *v = phys_to_virt(vpa);
 	v->vmcs_pa = vmcs;
 	v->space = s;
-	v->dr[6] = 0xffff0ff0; /* architectural reset values */
-	v->dr[7] = 0x400;
+	v->dr[6] = DR6_RESET; /* architectural reset values */
+	v->dr[7] = DR7_RESET;
 	/* x87/SSE reset state (SDM Vol. 1 10.5.1): FCW 0x37f, MXCSR 0x1f80, rest zero. */
 	v->fpu[0] = 0x7f;
 	v->fpu[1] = 0x03;
@@ -246,6 +248,8 @@ void vmx_vcpu_put(struct hv_vcpu *hv)
 	/* The guest's x87/SSE registers leave with it (loaded again in load_here). */
 	__asm__ volatile("fxsave64 %0" : "=m"(*(uint8_t(*)[512])v->fpu));
 	v->cr2 = read_cr2();
+	if (v->cpu == (int)this_cpu()->id)
+		vmx_save_debug_regs(v);
 	if (v->long_seen && v->cpu == (int)this_cpu()->id) {
 		/* SWAPGS may have changed KERNEL_GS_BASE (index 0) without an exit. */
 		v->lazy_msr[0] = rdmsr(vmx_lazy_msrs[0]);

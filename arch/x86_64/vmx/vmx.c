@@ -94,8 +94,9 @@ static bool vmx_detect(const char **why)
 	 * exit (24.6.2), as CPUID (which hides them) says. Without WBINVD exiting (an old
 	 * CPU) a guest WBINVD runs natively: its cost is bounded by the cache size. */
 	if (!adjust(tru ? MSR_IA32_VMX_TRUE_EXIT_CTLS : MSR_IA32_VMX_EXIT_CTLS,
-		    EXIT_HOST_ADDRESS_SPACE_SIZE | EXIT_SAVE_IA32_EFER | EXIT_LOAD_IA32_EFER, 0,
-		    &c->exit)) {
+		    EXIT_HOST_ADDRESS_SPACE_SIZE | EXIT_SAVE_IA32_EFER | EXIT_LOAD_IA32_EFER |
+			    EXIT_SAVE_DEBUG_CONTROLS,
+		    0, &c->exit)) {
 		*why = "VM-exit controls lack 64-bit host or EFER save/load";
 		return false;
 	}
@@ -255,6 +256,8 @@ const struct hv_backend vmx_backend = {
 	.read_state = vmx_read_state,
 	.dr_get = vmx_dr_get,
 	.dr_set = vmx_dr_set,
+	.rflags_get = vmx_rflags_get,
+	.rflags_set = vmx_rflags_set,
 	.test_break_guest_state = vmx_test_break_guest_state,
 	.vcpu_reset_real = vmx_vcpu_reset_real,
 	.exit_reason_name = vmx_exit_reason_name,

@@ -43,8 +43,10 @@ struct vmx_vcpu {
 	struct vmx_gprs g;			       /* first: entry.S addresses it directly */
 	uint8_t fpu[512] __attribute__((aligned(64))); /* FXSAVE image: x87/SSE state */
 	uint64_t vmcs_pa;
-	uint64_t dr[8]; /* the guest's view of DR0-DR7 (never loaded: MOV DR exits) */
-	uint64_t cr2;	/* the guest's CR2 while another vCPU or the host runs */
+	/* The guest's DR0-DR3, DR6, DR7 while it is not loaded: loaded, DR0-3 and DR6 are
+	 * in the hardware and DR7 in the VMCS (vmx_load_debug_regs, regs.c). */
+	uint64_t dr[8];
+	uint64_t cr2; /* the guest's CR2 while another vCPU or the host runs */
 	/* MSRs the CPU uses without an exit (SWAPGS, SYSCALL), in the order of
 	 * vmx_lazy_msrs[]: reads pass, writes exit (hv_msr_write: checked, kept here and
 	 * written to the hardware); loaded when a pCPU loads the vCPU. SWAPGS changes
@@ -125,6 +127,10 @@ bool vmx_start_real(struct hv_vcpu *hv, uint16_t cs, uint16_t ip);
 void vmx_read_state(struct hv_vcpu *hv, struct hv_state *st);
 uint64_t vmx_dr_get(struct hv_vcpu *hv, unsigned dr);
 void vmx_dr_set(struct hv_vcpu *hv, unsigned dr, uint64_t val);
+void vmx_load_debug_regs(struct vmx_vcpu *v);
+void vmx_save_debug_regs(struct vmx_vcpu *v);
+uint64_t vmx_rflags_get(struct hv_vcpu *hv);
+void vmx_rflags_set(struct hv_vcpu *hv, uint64_t val);
 void vmx_test_break_guest_state(struct hv_vcpu *hv);
 bool vmx_vcpu_reset_real(struct hv_vcpu *hv, uint16_t cs, uint16_t ip);
 void vmcs_reset_real(struct vmx_vcpu *v); /* applies reset_cs/reset_ip (run.c, loaded) */
