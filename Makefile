@@ -3,8 +3,8 @@
 #   UNIT_TESTS    names; UNIT_SRCS_<name> lists the host sources of build/unit/<name>
 #   GUEST_ELFS    guest images copied to /guests/ on every ISO
 #   TEST_TARGETS  make targets run by `make test`; a target passes when it exits 0
-#   SVM_TESTS     the QEMU/SVM twins of the guest e2e tests (mk/e2e.mk); in TEST_TARGETS
-#                 only with SVM_E2E=1
+#   SVM_TESTS     the QEMU/SVM twins of the guest e2e tests (mk/e2e.mk); all in `make test`
+#                 but SVM_OUT (mk/svm.mk, each with its reason), which SVM_E2E=1 adds
 CROSS    ?=
 CC       := $(CROSS)gcc
 LD       := $(CROSS)ld
@@ -65,7 +65,8 @@ unit: $(addprefix $(BUILD)/unit/,$(UNIT_TESTS))
 	@set -e; for t in $^; do echo "== $$t"; $$t; done
 unit-%: $(BUILD)/unit/%
 	$<
-TEST_TARGETS := all lint $(addprefix unit-,$(UNIT_TESTS)) $(TEST_TARGETS)
+TEST_TARGETS := all lint $(addprefix unit-,$(UNIT_TESTS)) $(TEST_TARGETS) \
+	$(filter-out $(if $(filter 1,$(SVM_E2E)),,$(SVM_OUT)),$(SVM_TESTS))
 
 # ISOs: build/<name>.iso (hybrid BIOS+UEFI) and build/<name>-bios.iso (small, for Bochs).
 iso: $(BUILD)/$(SCENARIO).iso $(BUILD)/$(SCENARIO)-bios.iso

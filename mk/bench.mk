@@ -36,4 +36,3 @@ TEST_TARGETS += e2e-bench-row-smoke
 e2e-bench-row-smoke-svm: BENCH_SMOKE_EMU = --emu qemu --icount
 e2e-bench-row-smoke-svm: BENCH_SMOKE_ISO = smoke-svm
 SVM_TESTS += e2e-bench-row-smoke-svm
-TEST_TARGETS += $(if $(filter 1,$(SVM_E2E)),e2e-bench-row-smoke-svm)

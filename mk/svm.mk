@@ -31,18 +31,12 @@ e2e-svm-mix-1cpu: $(BUILD)/vmx-mix-bios.iso
 	    --expect '^ping d4 n=1[0-9]{3} lost=[0-9] ' \
 	    -- --emu qemu --icount --cpus 1 --timeout 150 $<
 
-# The SVM twins that pass today join `make test` (all of them do with SVM_E2E=1).
-# e2e-console-lat-same-svm is out: its flooded p99 was 57 us in one run and 130 us in the
-# next clean-clone CI run (ratio 2.64 against 1.2): not deterministic under QEMU TCG
-# (docs/svm.md).
-SVM_PASSING := e2e-vmx-hostile-svm e2e-vmx-duty-1cpu-svm e2e-vmx-nmi-svm \
-	e2e-vmx-service-svm e2e-service-shell-svm e2e-demo-svm e2e-config-createloop-svm \
-	e2e-vmx-mix-svm e2e-vmx-mix-svm-4cpu e2e-vmx-mix-svm-uefi e2e-fuzz-holes-svm \
-	e2e-console-flood-svm e2e-manydoms-svm e2e-config-bad-svm e2e-pc-real-svm \
-	e2e-fuzz-svm e2e-fuzz-fatal-svm e2e-lockstress-svm e2e-bench-row-smoke-svm e2e-exitbench-svm \
-	e2e-pc-mb1-svm e2e-lapic-svm e2e-console-end-svm \
-	e2e-ifoff-kick-svm
-TEST_TARGETS += e2e-svm-mix-1cpu $(if $(filter 1,$(SVM_E2E)),,$(SVM_PASSING))
+# Every SVM twin joins `make test` (the Makefile adds SVM_TESTS after all fragments are
+# read) except SVM_OUT, each out for a stated reason; SVM_E2E=1 runs those too.
+# The console latency/burst twins (mk/console.mk): under QEMU TCG the pCPUs take turns on
+# one emulated timeline, -icount runs are not repeatable and the 16550 has no wire time, so
+# "a flood never stalls another pCPU" cannot be tested there (docs/svm.md, Tests).
+SVM_OUT := e2e-console-lat-same-svm e2e-console-lat-other-svm e2e-console-burst-svm
 SVM_TESTS += e2e-svm-mix-1cpu
 .PHONY: e2e-svm-mix-1cpu
 
