@@ -19,6 +19,8 @@ CONSOLE_OK := --expect '^sliver: run complete: PASS' --reject 'crashed|PANIC|ref
 # The issue's bound: flooded p99 at most 1.2x the quiet one and under 100 us (measured:
 # docs/console.md). `make CONSOLE_LAT_RATIO=1.5 ...` loosens it for experiments.
 CONSOLE_LAT_RATIO ?= 1.2
+CONSOLE_LAT_MAX ?= 100
+CONSOLE_RING_FULL := --expect '^\(d2\) \[console ring full: [1-9][0-9]* bytes dropped\]$$'
 CONSOLE_SCENARIOS := console-lat-same console-lat-other console-burst
 
 define console_quiet
@@ -38,33 +40,40 @@ e2e-console-lat-same e2e-console-lat-same-svm: $(BUILD)/console-lat-same.iso $(B
 	tools/e2e.sh $@ $(CONSOLE_OK) --expect '^\(d2\) spin iters=' \
 	    --expect '^\(d1\) conwrite cpu0 n=[1-9][0-9]* avg_cycles=[0-9]+ p99_cycles=[0-9]+ max_cycles=[0-9]+$$' \
 	    $(CONSOLE_RUN) $(BUILD)/console-lat-same.iso
-	tools/console-lat-compare build/e2e/$@-quiet.log build/e2e/$@.log d3v0 $(CONSOLE_LAT_RATIO)
+	tools/console-lat-compare build/e2e/$@-quiet.log build/e2e/$@.log d3v0 $(CONSOLE_LAT_RATIO) $(CONSOLE_LAT_MAX)
 
 # (b) the flooder on the other pCPU (the service domain's, which drains the console).
 e2e-console-lat-other e2e-console-lat-other-svm: $(BUILD)/console-lat-other.iso $(BUILD)/console-lat-other-quiet.iso
 	tools/e2e.sh $@-quiet $(CONSOLE_OK) $(CONSOLE_RUN) $(BUILD)/console-lat-other-quiet.iso
 	tools/e2e.sh $@ $(CONSOLE_OK) --expect '^\(d4\) spin iters=' \
 	    $(CONSOLE_RUN) $(BUILD)/console-lat-other.iso
-	tools/console-lat-compare build/e2e/$@-quiet.log build/e2e/$@.log d3v0 $(CONSOLE_LAT_RATIO)
+	tools/console-lat-compare build/e2e/$@-quiet.log build/e2e/$@.log d3v0 $(CONSOLE_LAT_RATIO) $(CONSOLE_LAT_MAX)
 
 # (c) 64 KiB in one burst from pCPU 0: the echo domain on pCPU 1 does not notice (the
 # service domain, which drains, on pCPU 2), and what got through is whole, in order, with
 # the drops counted.
 e2e-console-burst e2e-console-burst-svm: $(BUILD)/console-burst.iso $(BUILD)/console-burst-quiet.iso
 	tools/e2e.sh $@-quiet $(CONSOLE_OK) $(CONSOLE_RUN3) $(BUILD)/console-burst-quiet.iso
-	tools/e2e.sh $@ $(CONSOLE_OK) --expect '^\(d2\) \[console ring full: [1-9][0-9]* bytes dropped\]$$' \
-	    $(CONSOLE_RUN3) $(BUILD)/console-burst.iso
-	tools/console-burst-check build/e2e/$@.log 2 1024
-	tools/console-lat-compare build/e2e/$@-quiet.log build/e2e/$@.log d3v0 $(CONSOLE_LAT_RATIO)
+	tools/e2e.sh $@ $(CONSOLE_OK) $(CONSOLE_RING_FULL) $(CONSOLE_RUN3) $(BUILD)/console-burst.iso
+	tools/console-burst-check build/e2e/$@.log 2 1024 $(CONSOLE_BURST_KEEP)
+	tools/console-lat-compare build/e2e/$@-quiet.log build/e2e/$@.log d3v0 $(CONSOLE_LAT_RATIO) $(CONSOLE_LAT_MAX)
 
 TEST_TARGETS += e2e-console-lat-same e2e-console-lat-other e2e-console-burst
 .PHONY: e2e-console-lat-same e2e-console-lat-other e2e-console-burst
-# The SVM twins are defined but in SVM_OUT (mk/svm.mk): under QEMU TCG the pCPUs take
-# turns on one emulated timeline (so a flood's work on any pCPU delays the others by
-# construction), -icount runs are not repeatable, and the 16550 has no wire time, so the
-# property cannot be tested there (docs/svm.md, Tests).
+# The SVM twins test what QEMU TCG can show, with bounds for it (docs/svm.md, Tests): the
+# pCPUs take turns on one emulated timeline (a flood's work on any pCPU delays the others by
+# up to one turn, vmm.svm_backstop_us = 500 us), -icount runs are not repeatable and the
+# 16550 has no wire time (no ring ever fills). So: both boots complete, the console carries
+# the flood and the burst whole and in order, and the flooded p99 stays within 10x the
+# quiet one and two turns (1000 us; the burst's 3 pCPUs take turns in three, its quiet p99
+# is already 1.6 ms there: 3000 us); Bochs holds the issue's 1.2x / 100 us.
 CONSOLE_SVM := e2e-console-lat-same-svm e2e-console-lat-other-svm e2e-console-burst-svm
 $(CONSOLE_SVM): CONSOLE_EMU = --emu qemu --icount
+$(CONSOLE_SVM): CONSOLE_LAT_RATIO = 10
+$(CONSOLE_SVM): CONSOLE_LAT_MAX = 1000
+$(CONSOLE_SVM): CONSOLE_RING_FULL =
+$(CONSOLE_SVM): CONSOLE_BURST_KEEP = --may-keep-all
+e2e-console-burst-svm: CONSOLE_LAT_MAX = 3000
 SVM_TESTS += $(CONSOLE_SVM)
 .PHONY: $(CONSOLE_SVM)
 
