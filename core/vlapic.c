@@ -168,6 +168,7 @@ bool vlapic_before_entry(struct vcpu *v)
 		reset_regs(v);
 		spin_unlock(&l->lock);
 		__atomic_store_n(&l->nmi_pending, false, __ATOMIC_RELEASE);
+		__atomic_store_n(&l->nmi_latched, false, __ATOMIC_RELEASE);
 		__atomic_store_n(&l->wait_sipi, true, __ATOMIC_RELEASE);
 	}
 	if (__atomic_load_n(&l->wait_sipi, __ATOMIC_ACQUIRE)) {
@@ -179,9 +180,19 @@ bool vlapic_before_entry(struct vcpu *v)
 			printk("sliver: d%u v%u: SIPI: the backend cannot restart a vCPU\n",
 			       v->dom->id, v->id);
 	}
+	/* NMI delivery (docs/lapic.md): an NMI that arrives while one is latched merges with it;
+	 * the latched one is asked for at every entry, and the backend delivers it (with NMI
+	 * blocking until the guest's IRET) when the guest can take it. */
 	if (__atomic_exchange_n(&l->nmi_pending, false, __ATOMIC_ACQ_REL))
-		hv_inject_exception(v->hv, 2, false, 0); /* NMI: vector 2 (no NMI blocking) */
+		__atomic_store_n(&l->nmi_latched, true, __ATOMIC_RELEASE);
+	if (__atomic_load_n(&l->nmi_latched, __ATOMIC_ACQUIRE))
+		hv_request_nmi(v->hv);
 	return true;
+}
+
+void vlapic_nmi_injected(struct vcpu *v)
+{
+	__atomic_store_n(&L(v)->nmi_latched, false, __ATOMIC_RELEASE);
 }
 
 bool vlapic_waiting(const struct vcpu *v)
@@ -196,7 +207,8 @@ bool vlapic_wake_pending(const struct vcpu *v)
 		return true;
 	if (__atomic_load_n(&l->wait_sipi, __ATOMIC_ACQUIRE))
 		return __atomic_load_n(&l->sipi_pending, __ATOMIC_ACQUIRE);
-	return vlapic_deliverable(v) >= 0 || __atomic_load_n(&l->nmi_pending, __ATOMIC_ACQUIRE);
+	return vlapic_deliverable(v) >= 0 || __atomic_load_n(&l->nmi_pending, __ATOMIC_ACQUIRE) ||
+	       __atomic_load_n(&l->nmi_latched, __ATOMIC_ACQUIRE);
 }
 
 /* A fixed interrupt arrives at v (an IPI, its own LVT): dropped while the APIC is

@@ -31,6 +31,7 @@ static const struct exit_desc exit_table[] = {
 	X(NMI, "NMI", NMI),
 	X(SMI, "SMI", EXTINT),
 	X(VINTR, "virtual interrupt window", INTWIN),
+	X(IRET, "IRET (NMI blocking)", NMI_WINDOW),
 	X(CPUID, "CPUID", CPUID),
 	X(HLT, "HLT", HLT),
 	X(IOIO, "I/O instruction", IO),

@@ -153,6 +153,7 @@ const struct hv_backend svm_backend = {
 	.gpr_set = svm_gpr_set,
 	.skip_insn = svm_skip_insn,
 	.inject_exception = svm_inject_exception,
+	.request_nmi = svm_request_nmi,
 	.guest_long_mode = svm_guest_long_mode,
 	.guest_cpl = svm_guest_cpl,
 	.guest_if = svm_guest_if,
