@@ -24,11 +24,13 @@ struct vlapic {
 	uint64_t t_start, t_period;	 /* one-shot/periodic: count start (ns), tmict*div ns */
 	uint64_t t_next;		 /* next expiry armed (ns), 0: none */
 	bool t_running;			 /* one-shot not yet expired, or periodic */
-	bool nmi_pending;		 /* atomic: an NMI arrived (IPI), not yet taken over */
-	/* The NMI latch of the vCPU (its own pCPU): taken over from nmi_pending, asked for at
-	 * every entry (hv_request_nmi) until the backend delivers it (hv_exit.nmi_injected).
-	 * NMIs that arrive meanwhile merge into it: one pending NMI, not more (SDM 6.7.1). */
-	bool nmi_latched;
+	uint32_t nmi_pending; /* atomic: NMIs arrived (IPIs) since the vCPU last looked */
+	/* NMIs the vCPU still owes its guest (its own pCPU), asked for at every entry
+	 * (hv_request_nmi) until the backend delivers one (hv_exit.nmi_injected). As KVM's
+	 * process_nmi: while the guest handles an NMI (hv_nmi_masked) one more can wait, else
+	 * two (the first goes in at once, the second waits for its IRET); more merge
+	 * (SDM Vol. 3A 6.7.1: one NMI pending, not more). */
+	uint8_t nmi_latched;
 	bool init_pending, sipi_pending; /* atomic: set by the sender, taken by the vCPU */
 	uint8_t sipi_vector;		 /* the last SIPI's (real mode at vector << 12) */
 	bool wait_sipi; /* after INIT, until a SIPI: the vCPU does not run (its own pCPU) */

@@ -187,6 +187,11 @@ void hv_request_nmi(struct hv_vcpu *v)
 	be->request_nmi(v);
 }
 
+bool hv_nmi_masked(struct hv_vcpu *v)
+{
+	return be->nmi_masked(v);
+}
+
 bool hv_guest_long_mode(struct hv_vcpu *v)
 {
 	return be->guest_long_mode(v);

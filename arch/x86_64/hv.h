@@ -215,6 +215,9 @@ void hv_skip_insn(struct hv_vcpu *v, unsigned len);
  * blocking ends (HV_EXIT_NMI_WINDOW; VMX: virtual NMIs and NMI-window exiting, SDM Vol. 3C
  * 25.3, 26.7.6; SVM: IRET intercept and a single step over the IRET, APM 15.21.?). */
 void hv_request_nmi(struct hv_vcpu *v);
+/* Whether the guest was handling an NMI at its last exit (one was delivered and its IRET
+ * has not completed): NMIs arriving now wait behind that IRET. Any pCPU may ask. */
+bool hv_nmi_masked(struct hv_vcpu *v);
 /* Delivers exception `vector` at the next entry (error code when has_error). */
 void hv_inject_exception(struct hv_vcpu *v, uint8_t vector, bool has_error, uint32_t error);
 bool hv_guest_long_mode(struct hv_vcpu *v);

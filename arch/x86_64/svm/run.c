@@ -90,6 +90,11 @@ void svm_request_nmi(struct hv_vcpu *v)
 	to_svm(v)->nmi_requested = true;
 }
 
+bool svm_nmi_masked(struct hv_vcpu *v)
+{
+	return __atomic_load_n(&to_svm(v)->nmi_masked, __ATOMIC_RELAXED);
+}
+
 void svm_nmi_reset(struct svm_vcpu *s)
 {
 	struct vmcb *vb = s->vmcb;
@@ -134,6 +139,7 @@ static void nmi_window(struct svm_vcpu *s, bool event)
 static void nmi_after_exit(struct svm_vcpu *s, struct hv_exit *e)
 {
 	struct vmcb *vb = s->vmcb;
+	s->maybe_shadow = vb->exitcode == VMEXIT_INTR && (vb->rflags & RFLAGS_IF);
 	if (vb->exitcode == VMEXIT_IRET) {
 		set_iret_intercept(s, false);
 		s->iret_seen = true;
@@ -165,7 +171,10 @@ static void inject(struct svm_vcpu *s, int vector, struct hv_exit *e)
 	struct vmcb *vb = s->vmcb;
 	bool want_window = false;
 	bool nmi = s->nmi_requested;
-	bool shadow = vb->interrupt_shadow & INTERRUPT_SHADOW;
+	/* QEMU 7.2 TCG takes the INTR intercept inside an STI shadow and saves no shadow
+	 * (shared/emulators.md): after a physical-interrupt exit with IF=1 a shadow may have
+	 * been lost, so the NMI waits one step (one more exit per such NMI on hardware). */
+	bool shadow = (vb->interrupt_shadow & INTERRUPT_SHADOW) || s->maybe_shadow;
 	s->nmi_requested = false;
 	vb->eventinj = 0;
 	if (s->pending_event) {

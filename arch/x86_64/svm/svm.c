@@ -154,6 +154,7 @@ const struct hv_backend svm_backend = {
 	.skip_insn = svm_skip_insn,
 	.inject_exception = svm_inject_exception,
 	.request_nmi = svm_request_nmi,
+	.nmi_masked = svm_nmi_masked,
 	.guest_long_mode = svm_guest_long_mode,
 	.guest_cpl = svm_guest_cpl,
 	.guest_if = svm_guest_if,

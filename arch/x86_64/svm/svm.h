@@ -62,6 +62,7 @@ struct svm_vcpu {
 	bool iret_seen;	    /* that IRET was intercepted (at iret_rip), not yet past it */
 	bool nmi_step;	    /* single-stepping (TF, #DB intercepted) to an NMI window */
 	bool step_tf;	    /* the guest's own TF when the step began */
+	bool maybe_shadow;  /* exited on INTR with IF=1: an STI shadow may be lost */
 	uint64_t iret_rip;
 };
 
@@ -108,6 +109,7 @@ void svm_gpr_set(struct hv_vcpu *v, unsigned idx, uint64_t val);
 void svm_skip_insn(struct hv_vcpu *v, unsigned len);
 void svm_inject_exception(struct hv_vcpu *v, uint8_t vector, bool has_error, uint32_t error);
 void svm_request_nmi(struct hv_vcpu *v);
+bool svm_nmi_masked(struct hv_vcpu *v);
 void svm_nmi_reset(struct svm_vcpu *s); /* INIT: no NMI blocking, no IRET intercept */
 bool svm_guest_long_mode(struct hv_vcpu *v);
 unsigned svm_guest_cpl(struct hv_vcpu *v);

@@ -65,6 +65,11 @@ void vmx_request_nmi(struct hv_vcpu *hv)
 	to_vmx(hv)->nmi_requested = true;
 }
 
+bool vmx_nmi_masked(struct hv_vcpu *hv)
+{
+	return __atomic_load_n(&to_vmx(hv)->nmi_masked, __ATOMIC_RELAXED);
+}
+
 /* What goes in at this entry: a pending exception (or an event to deliver again) first,
  * then a requested NMI, then the external interrupt `vector`. With virtual NMIs the NMI
  * goes in as type NMI (26.6.1.2: it sets virtual-NMI blocking, which the guest's IRET
@@ -230,6 +235,10 @@ void vmx_vcpu_run(struct hv_vcpu *hv, uint64_t deadline_tsc, int inject_vector, 
 		nmi_unblocking_iret(v, raw);
 	if (e->kind != HV_EXIT_ENTRY_FAIL)
 		requeue_vectoring(v);
+	if (vmx_caps.vnmi)
+		__atomic_store_n(&v->nmi_masked,
+				 (vmcs_read(v, VMCS_GUEST_INTERRUPTIBILITY) & INTR_BLOCKING_BY_NMI) != 0,
+				 __ATOMIC_RELAXED);
 	if (v->vmx_error && e->kind != HV_EXIT_ENTRY_FAIL) {
 		e->kind = HV_EXIT_ENTRY_FAIL;
 		e->fail.error = v->vmx_error_field;

@@ -248,6 +248,7 @@ const struct hv_backend vmx_backend = {
 	.skip_insn = vmx_skip_insn,
 	.inject_exception = vmx_inject_exception,
 	.request_nmi = vmx_request_nmi,
+	.nmi_masked = vmx_nmi_masked,
 	.guest_long_mode = vmx_guest_long_mode,
 	.guest_cpl = vmx_guest_cpl,
 	.guest_if = vmx_guest_if,

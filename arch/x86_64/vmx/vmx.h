@@ -65,6 +65,7 @@ struct vmx_vcpu {
 	uint64_t efer;	     /* what the guest believes */
 	bool pending_exc;
 	bool nmi_requested; /* hv_request_nmi for the next entry */
+	bool nmi_masked;    /* virtual-NMI blocking at the last exit (hv_nmi_masked) */
 	uint32_t exc_info, exc_error, exc_len;
 	bool ple_on;	     /* PAUSE-loop exiting on (hv_pause_loop, 25.1.3) */
 	uint32_t ple_window; /* its PLE_Window now (grows on a PLE exit, shrinks at load) */
@@ -117,6 +118,7 @@ void vmx_gpr_set(struct hv_vcpu *hv, unsigned idx, uint64_t val);
 void vmx_skip_insn(struct hv_vcpu *hv, unsigned len);
 void vmx_inject_exception(struct hv_vcpu *hv, uint8_t vector, bool has_error, uint32_t error);
 void vmx_request_nmi(struct hv_vcpu *hv);
+bool vmx_nmi_masked(struct hv_vcpu *hv);
 bool vmx_guest_long_mode(struct hv_vcpu *hv);
 unsigned vmx_guest_cpl(struct hv_vcpu *hv);
 bool vmx_guest_if(struct hv_vcpu *hv);
