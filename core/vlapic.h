@@ -24,17 +24,17 @@ struct vlapic {
 	uint64_t t_start, t_period;	 /* one-shot/periodic: count start (ns), tmict*div ns */
 	uint64_t t_next;		 /* next expiry armed (ns), 0: none */
 	bool t_running;			 /* one-shot not yet expired, or periodic */
-	uint32_t nmi_pending; /* atomic: NMIs arrived (IPIs) since the vCPU last looked */
+	uint32_t nmi_pending;		 /* atomic: NMIs arrived (IPIs), not yet latched */
+	bool init_pending, sipi_pending; /* atomic: set by the sender, taken by the vCPU */
+	uint8_t sipi_vector;		 /* the last SIPI's (real mode at vector << 12) */
+	bool wait_sipi; /* after INIT, until a SIPI: the vCPU does not run (its own pCPU) */
+	uint64_t timer_irqs, ipis; /* counters for the end-of-run line */
 	/* NMIs the vCPU still owes its guest (its own pCPU), asked for at every entry
 	 * (hv_request_nmi) until the backend delivers one (hv_exit.nmi_injected). As KVM's
 	 * process_nmi: while the guest handles an NMI (hv_nmi_masked) one more can wait, else
 	 * two (the first goes in at once, the second waits for its IRET); more merge
 	 * (SDM Vol. 3A 6.7.1: one NMI pending, not more). */
 	uint8_t nmi_latched;
-	bool init_pending, sipi_pending; /* atomic: set by the sender, taken by the vCPU */
-	uint8_t sipi_vector;		 /* the last SIPI's (real mode at vector << 12) */
-	bool wait_sipi; /* after INIT, until a SIPI: the vCPU does not run (its own pCPU) */
-	uint64_t timer_irqs, ipis; /* counters for the end-of-run line */
 };
 
 struct vcpu;

@@ -70,7 +70,8 @@ struct hv_exit {
 	uint8_t kind;	  /* enum hv_exit_kind */
 	uint8_t insn_len; /* length of the exiting instruction, where defined */
 	bool injected;	  /* the vector passed to hv_vcpu_run was delivered at entry */
-	bool nmi_injected; /* the NMI hv_request_nmi asked for was delivered at entry */
+	/* The NMI hv_request_nmi asked for was delivered at entry. */
+	bool nmi_injected;
 	/* TSC read right before VM entry (VMLAUNCH/VMRESUME, VMRUN), after the VMCS load,
 	 * TLB flushes and the FPU restore (0: no entry was tried): core's wake-to-run sample
 	 * ends here. */

@@ -109,7 +109,8 @@ void svm_nmi_reset(struct svm_vcpu *s)
 static void set_iret_intercept(struct svm_vcpu *s, bool on)
 {
 	struct vmcb *vb = s->vmcb;
-	uint32_t m = on ? vb->intercept_misc1 | INTERCEPT_IRET : vb->intercept_misc1 & ~INTERCEPT_IRET;
+	uint32_t m =
+		on ? vb->intercept_misc1 | INTERCEPT_IRET : vb->intercept_misc1 & ~INTERCEPT_IRET;
 	if (m != vb->intercept_misc1) {
 		vb->intercept_misc1 = m;
 		s->dirty |= CLEAN_I;

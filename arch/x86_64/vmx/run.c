@@ -99,7 +99,7 @@ static void inject(struct vmx_vcpu *v, int vector, struct hv_exit *e)
 		want_window = vector >= 0;
 		want_nmi_window = nmi;
 	} else if (nmi && !(intr & (INTR_BLOCKING_BY_STI | INTR_BLOCKING_BY_MOV_SS |
-				     INTR_BLOCKING_BY_NMI))) {
+				    INTR_BLOCKING_BY_NMI))) {
 		vmcs_write(v, VMCS_ENTRY_INTERRUPTION_INFO, INTR_INFO_VALID | INTR_TYPE_NMI | 2u);
 		e->nmi_injected = true;
 		want_window = vector >= 0;
@@ -236,9 +236,10 @@ void vmx_vcpu_run(struct hv_vcpu *hv, uint64_t deadline_tsc, int inject_vector, 
 	if (e->kind != HV_EXIT_ENTRY_FAIL)
 		requeue_vectoring(v);
 	if (vmx_caps.vnmi)
-		__atomic_store_n(&v->nmi_masked,
-				 (vmcs_read(v, VMCS_GUEST_INTERRUPTIBILITY) & INTR_BLOCKING_BY_NMI) != 0,
-				 __ATOMIC_RELAXED);
+		__atomic_store_n(
+			&v->nmi_masked,
+			(vmcs_read(v, VMCS_GUEST_INTERRUPTIBILITY) & INTR_BLOCKING_BY_NMI) != 0,
+			__ATOMIC_RELAXED);
 	if (v->vmx_error && e->kind != HV_EXIT_ENTRY_FAIL) {
 		e->kind = HV_EXIT_ENTRY_FAIL;
 		e->fail.error = v->vmx_error_field;

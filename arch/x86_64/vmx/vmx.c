@@ -75,7 +75,8 @@ static bool vmx_detect(const char **why)
 	}
 	/* Guest NMIs with blocking need both virtual NMIs and NMI-window exiting (set per
 	 * entry, run.c); virtual NMIs stay off without the window (SDM 26.2.1.1). */
-	uint64_t cpu_may1 = rdmsr(tru ? MSR_IA32_VMX_TRUE_PROCBASED_CTLS : MSR_IA32_VMX_PROCBASED_CTLS) >> 32;
+	uint64_t cpu_may1 =
+		rdmsr(tru ? MSR_IA32_VMX_TRUE_PROCBASED_CTLS : MSR_IA32_VMX_PROCBASED_CTLS) >> 32;
 	c->vnmi = (c->pin & PIN_VIRTUAL_NMIS) && (cpu_may1 & CPU_NMI_WINDOW_EXITING);
 	if (!c->vnmi)
 		c->pin &= ~PIN_VIRTUAL_NMIS;

@@ -206,14 +206,15 @@
 /* Interruption-information format (SDM 24.8.3, 24.9.2). */
 #define INTR_INFO_VALID		     (1u << 31)
 #define INTR_INFO_DELIVER_ERROR_CODE (1u << 11)
-/* Exit interruption info / EPT-violation qualification: an IRET that faulted had
- * unblocked virtual NMIs (SDM 27.2.3). */
-#define NMI_UNBLOCKING_DUE_TO_IRET (1u << 12)
 #define INTR_TYPE_EXTERNAL	     (0u << 8)
 #define INTR_TYPE_NMI		     (2u << 8)
 #define INTR_TYPE_HW_EXCEPTION	     (3u << 8)
 #define INTR_TYPE_SW_INTERRUPT	     (4u << 8)
 #define INTR_TYPE_MASK		     (7u << 8)
+
+/* Exit interruption info / EPT-violation qualification: an IRET that faulted had
+ * unblocked virtual NMIs (SDM 27.2.3). */
+#define NMI_UNBLOCKING_DUE_TO_IRET (1u << 12)
 
 /* Basic exit reasons (appendix C). */
 #define EXIT_REASON_EXCEPTION_NMI	0
