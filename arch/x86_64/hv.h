@@ -214,7 +214,8 @@ void hv_skip_insn(struct hv_vcpu *v, unsigned len);
  * 8.4.2): when it can take one at this entry (and no exception is pending) the NMI goes in
  * with blocking (e->nmi_injected); otherwise the backend asks the CPU for an exit when the
  * blocking ends (HV_EXIT_NMI_WINDOW; VMX: virtual NMIs and NMI-window exiting, SDM Vol. 3C
- * 25.3, 26.7.6; SVM: IRET intercept and a single step over the IRET, APM 15.21.?). */
+ * 25.3, 26.7.6; SVM: IRET intercept and a single step over the IRET, APM Vol. 2 15.20,
+ * 15.21; docs/svm.md). */
 void hv_request_nmi(struct hv_vcpu *v);
 /* Whether the guest was handling an NMI at its last exit (one was delivered and its IRET
  * has not completed): NMIs arriving now wait behind that IRET. Any pCPU may ask. */
