@@ -29,6 +29,7 @@ static const exit_handler handlers[HV_EXIT_NR_KINDS] = {
 	[HV_EXIT_EXTINT] = exit_nothing,
 	[HV_EXIT_PREEMPT] = exit_nothing,
 	[HV_EXIT_NMI] = exit_nothing,
+	[HV_EXIT_NMI_WINDOW] = exit_nothing, /* vlapic_before_entry asks again */
 	[HV_EXIT_INTWIN] = exit_nothing,
 	[HV_EXIT_HYPERCALL] = hypercall,
 	[HV_EXIT_CPUID] = exit_cpuid,

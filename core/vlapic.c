@@ -167,7 +167,8 @@ bool vlapic_before_entry(struct vcpu *v)
 		spin_lock(&l->lock);
 		reset_regs(v);
 		spin_unlock(&l->lock);
-		__atomic_store_n(&l->nmi_pending, false, __ATOMIC_RELEASE);
+		__atomic_store_n(&l->nmi_pending, 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&l->nmi_latched, 0, __ATOMIC_RELEASE);
 		__atomic_store_n(&l->wait_sipi, true, __ATOMIC_RELEASE);
 	}
 	if (__atomic_load_n(&l->wait_sipi, __ATOMIC_ACQUIRE)) {
@@ -179,9 +180,25 @@ bool vlapic_before_entry(struct vcpu *v)
 			printk("sliver: d%u v%u: SIPI: the backend cannot restart a vCPU\n",
 			       v->dom->id, v->id);
 	}
-	if (__atomic_exchange_n(&l->nmi_pending, false, __ATOMIC_ACQ_REL))
-		hv_inject_exception(v->hv, 2, false, 0); /* NMI: vector 2 (no NMI blocking) */
+	/* NMI delivery (docs/lapic.md): new NMIs join the latch (at most two, one while the
+	 * guest handles an NMI); the latch is asked for at every entry, and the backend
+	 * delivers one (with NMI blocking until the guest's IRET) when the guest can take it. */
+	uint32_t n = __atomic_exchange_n(&l->nmi_pending, 0, __ATOMIC_ACQ_REL);
+	if (n) {
+		uint32_t cap = hv_nmi_masked(v->hv) ? 1 : 2, have = l->nmi_latched + n;
+		__atomic_store_n(&l->nmi_latched, (uint8_t)(have < cap ? have : cap),
+				 __ATOMIC_RELEASE);
+	}
+	if (__atomic_load_n(&l->nmi_latched, __ATOMIC_ACQUIRE))
+		hv_request_nmi(v->hv);
 	return true;
+}
+
+void vlapic_nmi_injected(struct vcpu *v)
+{
+	struct vlapic *l = L(v);
+	if (l->nmi_latched)
+		__atomic_store_n(&l->nmi_latched, (uint8_t)(l->nmi_latched - 1), __ATOMIC_RELEASE);
 }
 
 bool vlapic_waiting(const struct vcpu *v)
@@ -196,7 +213,8 @@ bool vlapic_wake_pending(const struct vcpu *v)
 		return true;
 	if (__atomic_load_n(&l->wait_sipi, __ATOMIC_ACQUIRE))
 		return __atomic_load_n(&l->sipi_pending, __ATOMIC_ACQUIRE);
-	return vlapic_deliverable(v) >= 0 || __atomic_load_n(&l->nmi_pending, __ATOMIC_ACQUIRE);
+	return vlapic_deliverable(v) >= 0 || __atomic_load_n(&l->nmi_pending, __ATOMIC_ACQUIRE) ||
+	       __atomic_load_n(&l->nmi_latched, __ATOMIC_ACQUIRE);
 }
 
 /* A fixed interrupt arrives at v (an IPI, its own LVT): dropped while the APIC is
@@ -374,7 +392,7 @@ static void send_ipi(struct vcpu *src, uint32_t lo, uint32_t hi)
 				vcpu_notify(t, false);
 			break;
 		case 4: /* NMI */
-			__atomic_store_n(&L(t)->nmi_pending, true, __ATOMIC_RELEASE);
+			__atomic_fetch_add(&L(t)->nmi_pending, 1, __ATOMIC_ACQ_REL);
 			vcpu_notify(t, false);
 			break;
 		case 5: /* INIT; level de-assert (level 0, trigger 1) does nothing (10.6.1) */

@@ -24,11 +24,17 @@ struct vlapic {
 	uint64_t t_start, t_period;	 /* one-shot/periodic: count start (ns), tmict*div ns */
 	uint64_t t_next;		 /* next expiry armed (ns), 0: none */
 	bool t_running;			 /* one-shot not yet expired, or periodic */
-	bool nmi_pending;		 /* atomic */
+	uint32_t nmi_pending;		 /* atomic: NMIs arrived (IPIs), not yet latched */
 	bool init_pending, sipi_pending; /* atomic: set by the sender, taken by the vCPU */
 	uint8_t sipi_vector;		 /* the last SIPI's (real mode at vector << 12) */
 	bool wait_sipi; /* after INIT, until a SIPI: the vCPU does not run (its own pCPU) */
 	uint64_t timer_irqs, ipis; /* counters for the end-of-run line */
+	/* NMIs the vCPU still owes its guest (its own pCPU), asked for at every entry
+	 * (hv_request_nmi) until the backend delivers one (hv_exit.nmi_injected). As KVM's
+	 * process_nmi: while the guest handles an NMI (hv_nmi_masked) one more can wait, else
+	 * two (the first goes in at once, the second waits for its IRET); more merge
+	 * (SDM Vol. 3A 6.7.1: one NMI pending, not more). */
+	uint8_t nmi_latched;
 };
 
 struct vcpu;
@@ -42,10 +48,13 @@ int vlapic_deliverable(const struct vcpu *v);
 void vlapic_injected(struct vcpu *v, int vector);
 bool vlapic_has_irr(const struct vcpu *v, int vector);
 /* Before an entry: INIT resets the APIC and stops the vCPU until a SIPI, which restarts
- * it in real mode (hv_vcpu_reset_real); a pending NMI is queued. false: do not enter
+ * it in real mode (hv_vcpu_reset_real); a pending NMI is asked for (hv_request_nmi: the
+ * backend delivers it when the guest does not block NMIs). false: do not enter
  * (waiting for a SIPI: block). */
 bool vlapic_before_entry(struct vcpu *v);
 bool vlapic_wake_pending(const struct vcpu *v);
+/* The NMI latched and asked for went in at entry (hv_exit.nmi_injected). */
+void vlapic_nmi_injected(struct vcpu *v);
 bool vlapic_waiting(const struct vcpu *v); /* stopped after INIT until a SIPI */
 /* A fault exit at gpa in the APIC page: true when handled (the instruction emulated or a
  * fault injected, or the domain crashed with a message), false when it is not the vLAPIC's. */

@@ -334,6 +334,8 @@ static enum exit_action run_vcpu(struct vmm_cpu *pc, struct vcpu *v)
 		}
 		if (e.injected)
 			vcpu_irq_injected(v, vec);
+		if (e.nmi_injected)
+			vlapic_nmi_injected(v);
 		irq_drain(); /* host interrupts that caused the exit (timers, kicks) run here */
 		unsigned r = e.reason < HV_NR_EXIT_REASONS ? e.reason : HV_NR_EXIT_REASONS - 1;
 		__atomic_fetch_add(&d->exits[r], 1, __ATOMIC_RELAXED);

@@ -1,6 +1,7 @@
 # guests/lapic: the virtual local APIC (core/vlapic.c; issue 13). Every check of d1 ok
-# (xAPIC page, then x2APIC MSRs), the garbage domain survives and shuts down cleanly, the
-# domain without lapic=1 crashes on its first APIC page access and nothing else does.
+# (xAPIC page, then x2APIC MSRs; NMIs sent while vCPU 1 handles one wait for its IRET:
+# nmi_blocking), the garbage domain survives and shuts down cleanly, the domain without
+# lapic=1 crashes on its first APIC page access and nothing else does.
 UNIT_TESTS += insn_mov gwalk
 UNIT_SRCS_insn_mov := test/unit/test_insn_mov.c core/insn_mov.c
 UNIT_SRCS_gwalk := test/unit/test_gwalk.c core/gwalk.c
@@ -14,6 +15,8 @@ e2e-lapic_EXPECT = $(E2E_END) --reject '^\(d[12]\) .*BAD|d[124] crashed' \
     --expect '^\(d1\) lapic: tscdeadline: got 1 irq after [0-9]+ us, .* ok$$' \
     --expect '^\(d1\) lapic: ipi_to_v1: got 10 ok$$' \
     --expect '^\(d1\) lapic: nmi_ipi: got 1 ok$$' \
+    --expect '^\(d1\) lapic: nmi_blocking: got 2 of 1\+[123] \(1 in the handler\) depth=1 ok$$' \
+    --expect '^\(d1\) lapic: x2apic_nmi_blocking: got 2 of 1\+[123] \(1 in the handler\) depth=1 ok$$' \
     --expect '^\(d1\) lapic: x2apic_mode: got base=0xfee00d00 gp=3 id=0 ldr=0x1 ok$$' \
     --expect '^\(d1\) lapic: x2apic_eoi_order: got 72,61,50 .* ok$$' \
     --expect '^\(d1\) lapic: x2apic_periodic: got [0-9]+ in 20 ms .* ok$$' \

@@ -210,6 +210,16 @@ void hv_inject_exception(struct hv_vcpu *v, uint8_t vector, bool has_error, uint
 	be->inject_exception(v, vector, has_error, error);
 }
 
+void hv_request_nmi(struct hv_vcpu *v)
+{
+	be->request_nmi(v);
+}
+
+bool hv_nmi_masked(struct hv_vcpu *v)
+{
+	return be->nmi_masked(v);
+}
+
 bool hv_guest_long_mode(struct hv_vcpu *v)
 {
 	return be->guest_long_mode(v);
@@ -327,6 +337,7 @@ static const char *const kind_names[HV_EXIT_NR_KINDS] = {
 	[HV_EXIT_TRIPLE_FAULT] = "triple-fault",
 	[HV_EXIT_ENTRY_FAIL] = "entry-fail",
 	[HV_EXIT_UNHANDLED] = "unhandled",
+	[HV_EXIT_NMI_WINDOW] = "nmi_window",
 };
 
 const char *hv_exit_kind_name(unsigned kind)

@@ -61,6 +61,7 @@ enum hv_exit_kind {
 	HV_EXIT_TRIPLE_FAULT,
 	HV_EXIT_ENTRY_FAIL, /* VM entry failed: fail.* */
 	HV_EXIT_UNHANDLED,  /* a reason sliver does not handle (fail.*): crash the domain */
+	HV_EXIT_NMI_WINDOW, /* the guest's NMI blocking may have ended (hv_request_nmi) */
 	HV_EXIT_NR_KINDS
 };
 
@@ -69,6 +70,8 @@ struct hv_exit {
 	uint8_t kind;	  /* enum hv_exit_kind */
 	uint8_t insn_len; /* length of the exiting instruction, where defined */
 	bool injected;	  /* the vector passed to hv_vcpu_run was delivered at entry */
+	/* The NMI hv_request_nmi asked for was delivered at entry. */
+	bool nmi_injected;
 	/* TSC read right before VM entry (VMLAUNCH/VMRESUME, VMRUN), after the VMCS load,
 	 * TLB flushes and the FPU restore (0: no entry was tried): core's wake-to-run sample
 	 * ends here. */
@@ -207,6 +210,18 @@ void hv_gpr_set(struct hv_vcpu *v, unsigned idx, uint64_t val);
  * blocking and RFLAGS.RF, and when RFLAGS.TF was set delivers the single-step #DB (DR6.BS)
  * at the next entry. Call it only when the instruction completed (not when it faulted). */
 void hv_skip_insn(struct hv_vcpu *v, unsigned len);
+/* Asks for an NMI at the next hv_vcpu_run only (core keeps the pending NMI and asks again
+ * before each entry until it went in). The guest blocks NMIs from the delivery of one until
+ * its next IRET, and for one instruction after STI or MOV SS (SDM Vol. 3A 6.7.1, APM Vol. 2
+ * 8.4.2): when it can take one at this entry (and no exception is pending) the NMI goes in
+ * with blocking (e->nmi_injected); otherwise the backend asks the CPU for an exit when the
+ * blocking ends (HV_EXIT_NMI_WINDOW; VMX: virtual NMIs and NMI-window exiting, SDM Vol. 3C
+ * 25.3, 26.7.6; SVM: IRET intercept and a single step over the IRET, APM Vol. 2 15.20,
+ * 15.21; docs/svm.md). */
+void hv_request_nmi(struct hv_vcpu *v);
+/* Whether the guest was handling an NMI at its last exit (one was delivered and its IRET
+ * has not completed): NMIs arriving now wait behind that IRET. Any pCPU may ask. */
+bool hv_nmi_masked(struct hv_vcpu *v);
 /* Delivers exception `vector` at the next entry (error code when has_error); for a
  * fault-class vector the pushed RFLAGS has RF set, as the CPU's own faults. */
 void hv_inject_exception(struct hv_vcpu *v, uint8_t vector, bool has_error, uint32_t error);

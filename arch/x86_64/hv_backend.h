@@ -44,6 +44,8 @@ struct hv_backend {
 	uint64_t (*rflags_get)(struct hv_vcpu *v);
 	void (*rflags_set)(struct hv_vcpu *v, uint64_t val);
 	void (*inject_exception)(struct hv_vcpu *v, uint8_t vector, bool has_error, uint32_t error);
+	void (*request_nmi)(struct hv_vcpu *v);
+	bool (*nmi_masked)(struct hv_vcpu *v);
 	bool (*guest_long_mode)(struct hv_vcpu *v);
 	unsigned (*guest_cpl)(struct hv_vcpu *v);
 	bool (*guest_if)(struct hv_vcpu *v);

@@ -69,6 +69,7 @@ static const struct exit_desc exit_table[] = {
 	X(SHUTDOWN, "shutdown (triple fault)", TRIPLE_FAULT),
 	X(NPF, "nested page fault", EPT),
 	X(INVALID, "VMRUN: invalid guest state", ENTRY_FAIL),
+	X(IRET, "IRET (NMI blocking)", NMI_WINDOW), /* 50 */
 };
 #undef X
 #undef DR

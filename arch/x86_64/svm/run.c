@@ -77,21 +77,138 @@ static void set_vintr_window(struct svm_vcpu *s, bool on)
 	}
 }
 
+/* Guest NMIs (APM Vol. 2 8.4.2, 15.20, 15.21): an NMI injected through EVENTINJ leaves no
+ * NMI blocking a VMCB shows (QEMU's TCG sets none either), so the blocking is kept here as
+ * KVM's SVM code does: from the injection until the guest's IRET has completed. The IRET
+ * is intercepted (it exits before it runs); then one single step (RFLAGS.TF with #DB
+ * intercepted) finds its end, or any later exit at another RIP does. An STI / MOV-SS
+ * shadow also blocks an NMI (kvm-unit-tests' nmi-after-sti): one step ends it too. */
+#define RFLAGS_TF  (1ull << 8)
+#define EXCP_DB_IN (1u << 1) /* intercept_exceptions bit of vector 1 */
+
+void svm_request_nmi(struct hv_vcpu *v)
+{
+	to_svm(v)->nmi_requested = true;
+}
+
+bool svm_nmi_masked(struct hv_vcpu *v)
+{
+	return __atomic_load_n(&to_svm(v)->nmi_masked, __ATOMIC_RELAXED);
+}
+
+void svm_nmi_reset(struct svm_vcpu *s)
+{
+	struct vmcb *vb = s->vmcb;
+	s->nmi_requested = s->nmi_masked = s->iret_seen = false;
+	vb->intercept_misc1 &= ~INTERCEPT_IRET;
+	if (s->nmi_step && s->step_db)
+		vb->intercept_exceptions &= ~EXCP_DB_IN;
+	if (s->nmi_step && s->step_tf)
+		vb->rflags &= ~RFLAGS_TF;
+	s->nmi_step = false;
+	s->dirty |= CLEAN_I;
+}
+
+static void set_iret_intercept(struct svm_vcpu *s, bool on)
+{
+	struct vmcb *vb = s->vmcb;
+	uint32_t m =
+		on ? vb->intercept_misc1 | INTERCEPT_IRET : vb->intercept_misc1 & ~INTERCEPT_IRET;
+	if (m != vb->intercept_misc1) {
+		vb->intercept_misc1 = m;
+		s->dirty |= CLEAN_I;
+	}
+}
+
+/* The NMI cannot go in now: ask for an exit when it can. Blocked by an NMI whose IRET has
+ * not been reached: its intercept exits. Past that intercept, or in a shadow: one step.
+ * Behind an event being delivered: the next exit (a step would push TF in its frame). */
+static void nmi_window(struct svm_vcpu *s, bool event)
+{
+	struct vmcb *vb = s->vmcb;
+	if (event || s->nmi_step || (s->nmi_masked && !s->iret_seen))
+		return;
+	s->nmi_step = true;
+	s->step_tf = !(vb->rflags & RFLAGS_TF);
+	vb->rflags |= RFLAGS_TF;
+	s->step_db = !(vb->intercept_exceptions & EXCP_DB_IN);
+	if (s->step_db) {
+		vb->intercept_exceptions |= EXCP_DB_IN;
+		s->dirty |= CLEAN_I;
+	}
+}
+
+/* After each exit: the single step ended (its #DB is ours), the IRET completed. */
+static void nmi_after_exit(struct svm_vcpu *s, struct hv_exit *e)
+{
+	struct vmcb *vb = s->vmcb;
+	s->maybe_shadow = vb->exitcode == VMEXIT_INTR && (vb->rflags & RFLAGS_IF);
+	if (vb->exitcode == VMEXIT_IRET) {
+		set_iret_intercept(s, false);
+		s->iret_seen = true;
+		s->iret_rip = vb->rip;
+	}
+	/* The step ends at any exit, its own #DB or another one that came first (the stepped
+	 * instruction exits, an interrupt): TF and the intercept it set are undone before the
+	 * exit is handled, so that core sees the guest's own RFLAGS (hv_skip_insn would take
+	 * the step's TF for the guest's and deliver a single-step #DB); the next entry asks
+	 * again if the NMI still waits. */
+	if (s->nmi_step) {
+		s->nmi_step = false;
+		if (s->step_tf)
+			vb->rflags &= ~RFLAGS_TF;
+		if (s->step_db) {
+			vb->intercept_exceptions &= ~EXCP_DB_IN;
+			s->dirty |= CLEAN_I;
+		}
+		if (vb->exitcode == VMEXIT_EXCP_DB && s->step_db) {
+			bool own =
+				!s->step_tf; /* the guest single-steps too: the #DB is its also */
+			*e = (struct hv_exit){.kind = HV_EXIT_NMI_WINDOW,
+					      .reason = e->reason,
+					      .entry_tsc = e->entry_tsc,
+					      .injected = e->injected,
+					      .nmi_injected = e->nmi_injected};
+			if (own)
+				svm_inject_exception((struct hv_vcpu *)s, 1, false, 0);
+		}
+	}
+	if (s->iret_seen && vb->rip != s->iret_rip)
+		s->nmi_masked = s->iret_seen = false;
+}
+
 static void inject(struct svm_vcpu *s, int vector, struct hv_exit *e)
 {
 	struct vmcb *vb = s->vmcb;
 	bool want_window = false;
+	bool nmi = s->nmi_requested;
+	/* QEMU 7.2 TCG takes the INTR intercept inside an STI shadow and saves no shadow
+	 * (shared/emulators.md): after a physical-interrupt exit with IF=1 a shadow may have
+	 * been lost, so the NMI waits one step (one more exit per such NMI on hardware). */
+	bool shadow = (vb->interrupt_shadow & INTERRUPT_SHADOW) || s->maybe_shadow;
+	s->nmi_requested = false;
 	vb->eventinj = 0;
 	if (s->pending_event) {
 		vb->eventinj = s->event;
 		s->pending_event = false;
 		want_window = vector >= 0;
-	} else if (vector >= 0) {
-		if ((vb->rflags & RFLAGS_IF) && !(vb->interrupt_shadow & INTERRUPT_SHADOW)) {
+		if (nmi)
+			nmi_window(s, true);
+	} else if (nmi && !s->nmi_masked && !shadow) {
+		vb->eventinj = EVENT_VALID | EVENT_TYPE_NMI | 2u;
+		e->nmi_injected = true;
+		s->nmi_masked = true;
+		s->iret_seen = false;
+		set_iret_intercept(s, true);
+		want_window = vector >= 0;
+	} else {
+		if (nmi)
+			nmi_window(s, false);
+		if (vector >= 0 && (vb->rflags & RFLAGS_IF) && !shadow) {
 			vb->eventinj = EVENT_VALID | EVENT_TYPE_INTR | (uint32_t)vector;
 			e->injected = true;
 		} else {
-			want_window = true;
+			want_window = vector >= 0;
 		}
 	}
 	set_vintr_window(s, want_window);
@@ -138,10 +255,12 @@ void svm_vcpu_run(struct hv_vcpu *v, uint64_t deadline_tsc, int inject_vector, s
 		panic("svm: host TPR is %lu after #VMEXIT (V_INTR_MASKING missing?)",
 		      (unsigned long)tpr);
 	svm_decode_exit(s, e);
-	if (e->kind == HV_EXIT_ENTRY_FAIL)
-		e->injected = false;
-	else
+	if (e->kind == HV_EXIT_ENTRY_FAIL) {
+		e->injected = e->nmi_injected = false;
+	} else {
 		requeue_exitintinfo(s);
+		nmi_after_exit(s, e);
+	}
 	if (e->kind == HV_EXIT_INTWIN)
 		set_vintr_window(s, false);
 }

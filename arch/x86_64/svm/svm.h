@@ -57,6 +57,16 @@ struct svm_vcpu {
 	uint64_t last_eventinj; /* EVENTINJ of the last VMRUN (for a VMEXIT_INVALID dump) */
 	bool ple_on;		/* PAUSE filter on (hv_pause_loop, pause.c) */
 	uint32_t ple_window;	/* its PAUSE_FILTER_COUNT now (grows on exit, shrinks at load) */
+	/* The guest's NMI blocking, kept here (EVENTINJ sets none a VMCB shows; run.c): from
+	 * an NMI's injection until the IRET after it has completed. */
+	bool nmi_requested; /* hv_request_nmi for the next VMRUN */
+	bool nmi_masked;    /* an NMI went in, its IRET has not completed */
+	bool iret_seen;	    /* that IRET was intercepted (at iret_rip), not yet past it */
+	bool nmi_step;	    /* single-stepping (TF, #DB intercepted) to an NMI window */
+	bool step_tf;	    /* the step set RFLAGS.TF (the guest's own was clear) */
+	bool step_db;	    /* the step set the #DB intercept (nobody else had it) */
+	bool maybe_shadow;  /* exited on INTR with IF=1: an STI shadow may be lost */
+	uint64_t iret_rip;
 };
 
 static inline struct svm_vcpu *to_svm(struct hv_vcpu *v)
@@ -101,6 +111,9 @@ uint64_t svm_gpr_get(struct hv_vcpu *v, unsigned idx);
 void svm_gpr_set(struct hv_vcpu *v, unsigned idx, uint64_t val);
 void svm_skip_insn(struct hv_vcpu *v, unsigned len);
 void svm_inject_exception(struct hv_vcpu *v, uint8_t vector, bool has_error, uint32_t error);
+void svm_request_nmi(struct hv_vcpu *v);
+bool svm_nmi_masked(struct hv_vcpu *v);
+void svm_nmi_reset(struct svm_vcpu *s); /* INIT: no NMI blocking, no IRET intercept */
 bool svm_guest_long_mode(struct hv_vcpu *v);
 unsigned svm_guest_cpl(struct hv_vcpu *v);
 bool svm_guest_if(struct hv_vcpu *v);

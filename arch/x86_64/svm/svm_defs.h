@@ -27,6 +27,7 @@
 #define INTERCEPT_SMI	      (1u << 2)
 #define INTERCEPT_VINTR	      (1u << 4)
 #define INTERCEPT_RDPMC	      (1u << 15)
+#define INTERCEPT_IRET	      (1u << 20)
 #define INTERCEPT_CPUID	      (1u << 18)
 #define INTERCEPT_INVD	      (1u << 22)
 #define INTERCEPT_PAUSE	      (1u << 23)
@@ -118,6 +119,7 @@
 #define VMEXIT_CR0_WRITE   0x010
 #define VMEXIT_CR4_WRITE   0x014
 #define VMEXIT_CR8_WRITE   0x018
+#define VMEXIT_EXCP_DB	   0x041 /* #DB intercepted (EXCP_BASE 0x40 + 1) */
 #define VMEXIT_DR0_READ	   0x020
 #define VMEXIT_DR0_WRITE   0x030
 #define VMEXIT_INTR	   0x060
@@ -126,6 +128,7 @@
 #define VMEXIT_VINTR	   0x064
 #define VMEXIT_RDPMC	   0x06f
 #define VMEXIT_CPUID	   0x072
+#define VMEXIT_IRET	   0x074
 #define VMEXIT_INVD	   0x076
 #define VMEXIT_PAUSE	   0x077
 #define VMEXIT_HLT	   0x078

@@ -177,6 +177,7 @@ bool svm_start_real(struct hv_vcpu *v, uint16_t cs, uint16_t ip)
 	vb->rsp = 0;
 	vb->eventinj = 0;
 	s->pending_event = false; /* INIT drops what was to be delivered */
+	svm_nmi_reset(s);	  /* and NMI blocking */
 	s->dirty = CLEAN_ALL;
 	return true;
 }

@@ -102,7 +102,7 @@ static const struct exit_desc exit_table[VMX_NR_EXIT_REASONS] = {
 	X(IO_SMI, "I/O SMI", UNHANDLED, 0),
 	X(OTHER_SMI, "other SMI", UNHANDLED, 0),
 	X(INTERRUPT_WINDOW, "interrupt window", INTWIN, 0),
-	X(NMI_WINDOW, "NMI window", UNHANDLED, 0),
+	X(NMI_WINDOW, "NMI window", NMI_WINDOW, 0),
 	X(TASK_SWITCH, "task switch", UNHANDLED, 0),
 	X(CPUID, "CPUID", CPUID, 0),
 	X(GETSEC, "GETSEC", UD, 0),

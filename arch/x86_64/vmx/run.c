@@ -61,9 +61,36 @@ static bool load_here(struct vmx_vcpu *v, struct hv_exit *e)
 	return true;
 }
 
+void vmx_request_nmi(struct hv_vcpu *hv)
+{
+	to_vmx(hv)->nmi_requested = true;
+}
+
+bool vmx_nmi_masked(struct hv_vcpu *hv)
+{
+	return __atomic_load_n(&to_vmx(hv)->nmi_masked, __ATOMIC_RELAXED);
+}
+
+/* What goes in at this entry: a pending exception (or an event to deliver again) first,
+ * then a requested NMI, then the external interrupt `vector`. With virtual NMIs the NMI
+ * goes in as type NMI (26.6.1.2: it sets virtual-NMI blocking, which the guest's IRET
+ * clears, 25.3) only when the guest blocks no NMI: not after one it has not IRETed yet
+ * (interruptibility bit 3), nor in an STI or MOV-SS shadow (which KVM treats as blocking
+ * too, and 26.3.1.5 lets a CPU refuse an NMI under STI blocking); otherwise NMI-window
+ * exiting brings the vCPU back when it can take it (26.7.6). */
 static void inject(struct vmx_vcpu *v, int vector, struct hv_exit *e)
 {
-	bool want_window = false;
+	bool want_window = false, want_nmi_window = false;
+	bool nmi = v->nmi_requested;
+	v->nmi_requested = false;
+	if (nmi && !vmx_caps.vnmi && !v->pending_exc) {
+		/* No virtual NMIs: vector 2 at once, without blocking (an NMI that arrives while
+		 * the guest handles one nests). */
+		vmx_inject_exception(to_hv(v), 2, false, 0);
+		e->nmi_injected = true;
+		nmi = false;
+	}
+	uint64_t intr = vmcs_read(v, VMCS_GUEST_INTERRUPTIBILITY);
 	if (v->pending_exc) {
 		vmcs_write(v, VMCS_ENTRY_INTERRUPTION_INFO, v->exc_info);
 		if (v->exc_info & INTR_INFO_DELIVER_ERROR_CODE)
@@ -71,19 +98,26 @@ static void inject(struct vmx_vcpu *v, int vector, struct hv_exit *e)
 		vmcs_write(v, VMCS_ENTRY_INSTRUCTION_LENGTH, v->exc_len);
 		v->pending_exc = false;
 		want_window = vector >= 0;
-	} else if (vector >= 0) {
-		uint64_t intr = vmcs_read(v, VMCS_GUEST_INTERRUPTIBILITY);
-		if ((vmcs_read(v, VMCS_GUEST_RFLAGS) & RFLAGS_IF) &&
+		want_nmi_window = nmi;
+	} else if (nmi && !(intr & (INTR_BLOCKING_BY_STI | INTR_BLOCKING_BY_MOV_SS |
+				    INTR_BLOCKING_BY_NMI))) {
+		vmcs_write(v, VMCS_ENTRY_INTERRUPTION_INFO, INTR_INFO_VALID | INTR_TYPE_NMI | 2u);
+		e->nmi_injected = true;
+		want_window = vector >= 0;
+	} else {
+		want_nmi_window = nmi;
+		if (vector >= 0 && (vmcs_read(v, VMCS_GUEST_RFLAGS) & RFLAGS_IF) &&
 		    !(intr & (INTR_BLOCKING_BY_STI | INTR_BLOCKING_BY_MOV_SS))) {
 			vmcs_write(v, VMCS_ENTRY_INTERRUPTION_INFO,
 				   INTR_INFO_VALID | INTR_TYPE_EXTERNAL | (uint32_t)vector);
 			e->injected = true;
 		} else {
-			want_window = true;
+			want_window = vector >= 0;
 		}
 	}
 	uint32_t ctls = want_window ? v->cpu_ctls | CPU_INTERRUPT_WINDOW_EXITING
 				    : v->cpu_ctls & ~CPU_INTERRUPT_WINDOW_EXITING;
+	ctls = want_nmi_window ? ctls | CPU_NMI_WINDOW_EXITING : ctls & ~CPU_NMI_WINDOW_EXITING;
 	if (ctls != v->cpu_ctls) {
 		v->cpu_ctls = ctls;
 		vmcs_write(v, VMCS_PROC_BASED_CONTROLS, ctls);
@@ -116,12 +150,37 @@ static void requeue_vectoring(struct vmx_vcpu *v)
 		return;
 	v->pending_exc = true;
 	v->exc_info = info & ~(1u << 12); /* bit 12 is undefined on entry */
+	/* An NMI whose delivery the exit interrupted goes in again: virtual-NMI blocking must
+	 * then be clear (26.3.1.5), as it was before that delivery (KVM does the same). */
+	if ((info & INTR_TYPE_MASK) == INTR_TYPE_NMI && vmx_caps.vnmi)
+		vmcs_write(v, VMCS_GUEST_INTERRUPTIBILITY,
+			   vmcs_read(v, VMCS_GUEST_INTERRUPTIBILITY) &
+				   ~(uint64_t)INTR_BLOCKING_BY_NMI);
 	v->exc_error = (uint32_t)vmcs_read(v, VMCS_IDT_VECTORING_ERROR);
 	uint32_t type = info & INTR_TYPE_MASK;
 	/* Software interrupts and exceptions (types 4-6) need their instruction length. */
 	v->exc_len = type >= INTR_TYPE_SW_INTERRUPT && type <= (6u << 8)
 			     ? (uint32_t)vmcs_read(v, VMCS_EXIT_INSTRUCTION_LENGTH)
 			     : 0;
+}
+
+/* An IRET that faulted (an exception exit, an EPT violation) had already unblocked virtual
+ * NMIs: it runs again after the exit, so the blocking comes back (SDM 27.2.3). Not when the
+ * exit happened while delivering an event (the IRET did not run then). */
+static void nmi_unblocking_iret(struct vmx_vcpu *v, uint32_t raw)
+{
+	uint32_t basic = raw & 0xffff, bit;
+	if (basic == EXIT_REASON_EXCEPTION_NMI)
+		bit = (uint32_t)vmcs_read(v, VMCS_EXIT_INTERRUPTION_INFO);
+	else if (basic == EXIT_REASON_EPT_VIOLATION)
+		bit = (uint32_t)vmcs_read(v, VMCS_EXIT_QUALIFICATION);
+	else
+		return;
+	if (!(bit & NMI_UNBLOCKING_DUE_TO_IRET) ||
+	    ((uint32_t)vmcs_read(v, VMCS_IDT_VECTORING_INFO) & INTR_INFO_VALID))
+		return;
+	vmcs_write(v, VMCS_GUEST_INTERRUPTIBILITY,
+		   vmcs_read(v, VMCS_GUEST_INTERRUPTIBILITY) | INTR_BLOCKING_BY_NMI);
 }
 
 void vmx_vcpu_run(struct hv_vcpu *hv, uint64_t deadline_tsc, int inject_vector, struct hv_exit *e)
@@ -163,12 +222,25 @@ void vmx_vcpu_run(struct hv_vcpu *hv, uint64_t deadline_tsc, int inject_vector, 
 	uint32_t raw = (uint32_t)vmcs_read(v, VMCS_EXIT_REASON);
 	vmx_decode_exit(v, raw, e);
 	if (e->kind == HV_EXIT_NMI) {
-		uint64_t intr = vmcs_read(v, VMCS_GUEST_INTERRUPTIBILITY);
-		vmcs_write(v, VMCS_GUEST_INTERRUPTIBILITY, intr & ~(uint64_t)INTR_BLOCKING_BY_NMI);
+		/* A host NMI. With virtual NMIs the guest's "blocking by NMI" is its own
+		 * (virtual-NMI blocking, saved as it was: Bochs too), so it stays; without them
+		 * it is the host's NMI blocked by the exit, which Bochs (bug 2) leaves set. */
+		if (!vmx_caps.vnmi) {
+			uint64_t intr = vmcs_read(v, VMCS_GUEST_INTERRUPTIBILITY);
+			vmcs_write(v, VMCS_GUEST_INTERRUPTIBILITY,
+				   intr & ~(uint64_t)INTR_BLOCKING_BY_NMI);
+		}
 		__asm__ volatile("int $2" ::: "memory");
 	}
+	if (vmx_caps.vnmi && e->kind != HV_EXIT_ENTRY_FAIL)
+		nmi_unblocking_iret(v, raw);
 	if (e->kind != HV_EXIT_ENTRY_FAIL)
 		requeue_vectoring(v);
+	if (vmx_caps.vnmi)
+		__atomic_store_n(
+			&v->nmi_masked,
+			(vmcs_read(v, VMCS_GUEST_INTERRUPTIBILITY) & INTR_BLOCKING_BY_NMI) != 0,
+			__ATOMIC_RELAXED);
 	if (v->vmx_error && e->kind != HV_EXIT_ENTRY_FAIL) {
 		e->kind = HV_EXIT_ENTRY_FAIL;
 		e->fail.error = v->vmx_error_field;

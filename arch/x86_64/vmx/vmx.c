@@ -56,8 +56,8 @@ static bool vmx_detect(const char **why)
 	}
 	bool tru = basic & VMX_BASIC_TRUE_CTLS;
 	if (!adjust(tru ? MSR_IA32_VMX_TRUE_PINBASED_CTLS : MSR_IA32_VMX_PINBASED_CTLS,
-		    PIN_EXTERNAL_INTERRUPT_EXITING | PIN_NMI_EXITING | PIN_VMX_PREEMPTION_TIMER, 0,
-		    &c->pin)) {
+		    PIN_EXTERNAL_INTERRUPT_EXITING | PIN_NMI_EXITING | PIN_VMX_PREEMPTION_TIMER,
+		    PIN_VIRTUAL_NMIS, &c->pin)) {
 		*why = "pin-based controls lack external-interrupt/NMI exiting or the preemption "
 		       "timer";
 		return false;
@@ -73,6 +73,13 @@ static bool vmx_detect(const char **why)
 		       "secondary controls";
 		return false;
 	}
+	/* Guest NMIs with blocking need both virtual NMIs and NMI-window exiting (set per
+	 * entry, run.c); virtual NMIs stay off without the window (SDM 26.2.1.1). */
+	uint64_t cpu_may1 =
+		rdmsr(tru ? MSR_IA32_VMX_TRUE_PROCBASED_CTLS : MSR_IA32_VMX_PROCBASED_CTLS) >> 32;
+	c->vnmi = (c->pin & PIN_VIRTUAL_NMIS) && (cpu_may1 & CPU_NMI_WINDOW_EXITING);
+	if (!c->vnmi)
+		c->pin &= ~PIN_VIRTUAL_NMIS;
 	/* CR8 exiting is required: without it (and without a TPR shadow) a 64-bit guest's
 	 * MOV to CR8 writes the host's LAPIC TPR and can mask the scheduler's timer. */
 	if (c->cpu & (CPU_USE_TPR_SHADOW | CPU_PAUSE_EXITING | CPU_MONITOR_TRAP_FLAG)) {
@@ -242,6 +249,8 @@ const struct hv_backend vmx_backend = {
 	.gpr_set = vmx_gpr_set,
 	.skip_insn = vmx_skip_insn,
 	.inject_exception = vmx_inject_exception,
+	.request_nmi = vmx_request_nmi,
+	.nmi_masked = vmx_nmi_masked,
 	.guest_long_mode = vmx_guest_long_mode,
 	.guest_cpl = vmx_guest_cpl,
 	.guest_if = vmx_guest_if,

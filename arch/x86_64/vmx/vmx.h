@@ -19,6 +19,9 @@ struct vmx_caps {
 	uint64_t msr_bitmap_pa;
 	uint64_t guest_cr4_valid;  /* CR4 bits a guest may set (hv_guest_cr4_valid) */
 	uint64_t guest_efer_valid; /* EFER bits a guest may write (NXE only with NX) */
+	/* Virtual NMIs and NMI-window exiting (SDM 25.3, 26.7.6): guest NMIs with blocking.
+	 * Without them an NMI goes in at once, without blocking. */
+	bool vnmi;
 };
 extern struct vmx_caps vmx_caps;
 
@@ -63,6 +66,8 @@ struct vmx_vcpu {
 	uint64_t cr0, cr4;   /* what the guest believes (read shadows) */
 	uint64_t efer;	     /* what the guest believes */
 	bool pending_exc;
+	bool nmi_requested; /* hv_request_nmi for the next entry */
+	bool nmi_masked;    /* virtual-NMI blocking at the last exit (hv_nmi_masked) */
 	uint32_t exc_info, exc_error, exc_len;
 	bool ple_on;	     /* PAUSE-loop exiting on (hv_pause_loop, 25.1.3) */
 	uint32_t ple_window; /* its PLE_Window now (grows on a PLE exit, shrinks at load) */
@@ -114,6 +119,8 @@ uint64_t vmx_gpr_get(struct hv_vcpu *hv, unsigned idx);
 void vmx_gpr_set(struct hv_vcpu *hv, unsigned idx, uint64_t val);
 void vmx_skip_insn(struct hv_vcpu *hv, unsigned len);
 void vmx_inject_exception(struct hv_vcpu *hv, uint8_t vector, bool has_error, uint32_t error);
+void vmx_request_nmi(struct hv_vcpu *hv);
+bool vmx_nmi_masked(struct hv_vcpu *hv);
 bool vmx_guest_long_mode(struct hv_vcpu *hv);
 unsigned vmx_guest_cpl(struct hv_vcpu *hv);
 bool vmx_guest_if(struct hv_vcpu *hv);

@@ -38,6 +38,7 @@
 #define PIN_VMX_PREEMPTION_TIMER       (1u << 6)
 /* Primary processor-based controls (SDM 24.6.2, table 24-6). */
 #define CPU_INTERRUPT_WINDOW_EXITING	(1u << 2)
+#define CPU_NMI_WINDOW_EXITING		(1u << 22)
 #define CPU_USE_TSC_OFFSETTING		(1u << 3)
 #define CPU_HLT_EXITING			(1u << 7)
 #define CPU_INVLPG_EXITING		(1u << 9)
@@ -210,6 +211,10 @@
 #define INTR_TYPE_HW_EXCEPTION	     (3u << 8)
 #define INTR_TYPE_SW_INTERRUPT	     (4u << 8)
 #define INTR_TYPE_MASK		     (7u << 8)
+
+/* Exit interruption info / EPT-violation qualification: an IRET that faulted had
+ * unblocked virtual NMIs (SDM 27.2.3). */
+#define NMI_UNBLOCKING_DUE_TO_IRET (1u << 12)
 
 /* Basic exit reasons (appendix C). */
 #define EXIT_REASON_EXCEPTION_NMI	0
