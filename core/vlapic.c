@@ -325,6 +325,7 @@ void vlapic_timer_expired(struct vcpu *v, uint64_t gen)
 			uint64_t next = l->t_next + p, now = now_ns();
 			if (next <= now) /* missed periods are coalesced into this one */
 				next = now + p - (now - l->t_next) % p;
+			l->t_start = next - p; /* TMCCT counts this period down */
 			timer_arm(v, next);
 		} else {
 			l->t_running = false;
@@ -517,8 +518,12 @@ static void set_lvt(struct vcpu *v, unsigned i, uint32_t val)
 	spin_lock(&l->lock);
 	unsigned old = timer_mode(l);
 	l->lvt[i] = val;
-	if (i == LVT_TIMER && timer_mode(l) != old) {
-		/* A mode change disarms (10.5.4.1): TMICT and the deadline start over. */
+	if (i == LVT_TIMER && timer_mode(l) != old &&
+	    (old == TM_DEADLINE || timer_mode(l) == TM_DEADLINE)) {
+		/* A change to or from TSC-deadline mode disarms (10.5.4.1): TMICT and the
+		 * deadline start over. Between one-shot and periodic the count goes on from
+		 * where it is; the mode is read when it reaches zero (KVM: apic_update_lvtt;
+		 * kvm-unit-tests x86/apic.c, test_apic_change_mode). */
 		l->tmict = 0;
 		l->tsc_deadline = 0;
 		timer_restart(v);
@@ -768,7 +773,17 @@ int vlapic_wrmsr(struct vcpu *v, uint32_t msr, uint64_t val)
 		spin_lock(&l->lock);
 		if (timer_mode(l) == TM_DEADLINE) { /* ignored in the other modes */
 			l->tsc_deadline = val;
-			timer_restart(v);
+			if (val && (int64_t)(val - v->tsc_offset - rdtsc()) <= 0) {
+				/* Already due: the interrupt is pending before the next instruction,
+				 * as on a CPU (kvm-unit-tests x86/apic.c writes the current TSC and
+				 * counts it after a serializing CPUID), not after a host timer. */
+				l->tsc_deadline = 0;
+				timer_arm(v, 0);
+				if (lvt_fire(v, LVT_TIMER))
+					l->timer_irqs++;
+			} else {
+				timer_restart(v);
+			}
 		}
 		spin_unlock(&l->lock);
 		return 1;
