@@ -774,9 +774,10 @@ int vlapic_wrmsr(struct vcpu *v, uint32_t msr, uint64_t val)
 		if (timer_mode(l) == TM_DEADLINE) { /* ignored in the other modes */
 			l->tsc_deadline = val;
 			if (val && (int64_t)(val - v->tsc_offset - rdtsc()) <= 0) {
-				/* Already due: the interrupt is pending before the next instruction,
-				 * as on a CPU (kvm-unit-tests x86/apic.c writes the current TSC and
-				 * counts it after a serializing CPUID), not after a host timer. */
+				/* Already due: the interrupt is pending before the next
+				 * instruction, as on a CPU (kvm-unit-tests x86/apic.c writes the
+				 * current TSC and counts it after a serializing CPUID), not after a
+				 * host timer. */
 				l->tsc_deadline = 0;
 				timer_arm(v, 0);
 				if (lvt_fire(v, LVT_TIMER))

@@ -242,16 +242,13 @@ static int credit_vcpu_insert(struct sched *s, struct sched_vcpu *v, uint64_t no
 		cd(d)->cap_last = now;
 		cd(d)->cap_rem = 0;
 	}
-	v->next_in_dom = d->vcpus;
-	d->vcpus = v;
-	sched_dom_link(s, d);
+	sched_dom_add_vcpu(s, v);
 	return 0;
 }
 
 static void credit_vcpu_remove(struct sched *s, struct sched_vcpu *v, uint64_t now)
 {
 	struct sched_pcpu *pc = &s->pcpu[v->pcpu];
-	struct sched_dom *d = v->dom;
 	cr_vclock_advance(s, v->pcpu, now);
 	if (pc->curr == v) {
 		if (v->state == SCHED_VS_RUNNING)
@@ -265,13 +262,7 @@ static void credit_vcpu_remove(struct sched *s, struct sched_vcpu *v, uint64_t n
 	v->state = SCHED_VS_BLOCKED;
 	pc->nr_vcpus--;
 	s->nr_vcpus--;
-	struct sched_vcpu **pp = &d->vcpus;
-	while (*pp && *pp != v)
-		pp = &(*pp)->next_in_dom;
-	if (*pp)
-		*pp = v->next_in_dom;
-	if (--d->nr_vcpus == 0)
-		sched_dom_unlink(s, d);
+	sched_dom_del_vcpu(s, v);
 	cr_rw_flush(s, now);
 }
 

@@ -157,11 +157,9 @@ static int c1_vcpu_insert(struct sched *s, struct sched_vcpu *v, uint64_t now)
 	/* Initial placement (Xen's toolstack/domctl chose v->processor): least loaded. */
 	v->pcpu = (uint16_t)sched_least_loaded(s, sched_affinity(s, v));
 	s->pcpu[v->pcpu].nr_vcpus++;
-	v->next_in_dom = d->vcpus;
-	d->vcpus = v;
 	d->nr_vcpus++;
 	s->nr_vcpus++;
-	sched_dom_link(s, d);
+	sched_dom_add_vcpu(s, v);
 	return 0;
 }
 
@@ -182,13 +180,7 @@ static void c1_vcpu_remove(struct sched *s, struct sched_vcpu *v, uint64_t now)
 	cv->flags = 0;
 	pc->nr_vcpus--;
 	s->nr_vcpus--;
-	struct sched_vcpu **pp = &v->dom->vcpus;
-	while (*pp && *pp != v)
-		pp = &(*pp)->next_in_dom;
-	if (*pp)
-		*pp = v->next_in_dom;
-	if (--v->dom->nr_vcpus == 0)
-		sched_dom_unlink(s, v->dom);
+	sched_dom_del_vcpu(s, v);
 }
 
 /* 3.0.4:644 csched_vcpu_wake. Events for a running or queued vCPU change nothing

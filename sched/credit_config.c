@@ -38,15 +38,6 @@ void cr_apply_profile(struct credit_params *p, unsigned profile)
 	p->profile = profile;
 }
 
-static bool str_eq(const char *a, size_t alen, const char *b)
-{
-	size_t i = 0;
-	for (; i < alen; i++)
-		if (b[i] == '\0' || a[i] != b[i])
-			return false;
-	return b[i] == '\0';
-}
-
 /* The keys in microseconds: name, field, range. */
 struct us_key {
 	const char *name;
@@ -106,20 +97,20 @@ static void params_changed(struct sched *s, uint64_t now)
 int cr_config(struct sched *s, const char *k, size_t klen, const char *v, size_t vlen, uint64_t now)
 {
 	struct credit_params *p = &cs(s)->p;
-	if (str_eq(k, klen, "profile")) {
-		if (str_eq(v, vlen, "xen-credit1"))
+	if (sched_str_eq(k, klen, "profile")) {
+		if (sched_str_eq(v, vlen, "xen-credit1"))
 			cr_apply_profile(p, CREDIT_PROFILE_XEN_CREDIT1);
-		else if (str_eq(v, vlen, "sliver") || str_eq(v, vlen, "default"))
+		else if (sched_str_eq(v, vlen, "sliver") || sched_str_eq(v, vlen, "default"))
 			cr_apply_profile(p, CREDIT_PROFILE_SLIVER);
 		else
 			return -SCHED_EINVAL;
 		params_changed(s, now);
 		return 0;
 	}
-	if (str_eq(k, klen, "burn")) {
-		if (str_eq(v, vlen, "sample"))
+	if (sched_str_eq(k, klen, "burn")) {
+		if (sched_str_eq(v, vlen, "sample"))
 			p->burn_sampled = 1;
-		else if (str_eq(v, vlen, "exact"))
+		else if (sched_str_eq(v, vlen, "exact"))
 			p->burn_sampled = 0;
 		else
 			return -SCHED_EINVAL;
@@ -129,7 +120,7 @@ int cr_config(struct sched *s, const char *k, size_t klen, const char *v, size_t
 	for (size_t i = 0; i < NR_US_KEYS; i++) {
 		const struct us_key *uk = &us_keys[i];
 		uint64_t us;
-		if (!str_eq(k, klen, uk->name))
+		if (!sched_str_eq(k, klen, uk->name))
 			continue;
 		if (!parse_u64_n(v, vlen, &us) || us < uk->min_us || us > uk->max_us)
 			return -SCHED_EINVAL;
@@ -154,16 +145,16 @@ static void copy_str(char *buf, size_t n, const char *src)
 int cr_config_get(const struct sched *s, const char *k, size_t klen, char *buf, size_t n)
 {
 	struct credit_params *p = &cs(s)->p;
-	if (str_eq(k, klen, "profile")) {
+	if (sched_str_eq(k, klen, "profile")) {
 		copy_str(buf, n, profile_name(p));
 		return 0;
 	}
-	if (str_eq(k, klen, "burn")) {
+	if (sched_str_eq(k, klen, "burn")) {
 		copy_str(buf, n, burn_name(p));
 		return 0;
 	}
 	for (size_t i = 0; i < NR_US_KEYS; i++) {
-		if (!str_eq(k, klen, us_keys[i].name))
+		if (!sched_str_eq(k, klen, us_keys[i].name))
 			continue;
 		char d[24];
 		size_t j = sizeof(d);

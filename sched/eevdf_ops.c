@@ -42,9 +42,7 @@ static int eevdf_vcpu_insert(struct sched *s, struct sched_vcpu *v, uint64_t now
 		*EDOM(d) = (struct eevdf_dom){0};
 		eevdf_bw_set(s, d, now);
 	}
-	v->next_in_dom = d->vcpus;
-	d->vcpus = v;
-	sched_dom_link(s, d);
+	sched_dom_add_vcpu(s, v);
 	eevdf_reweight_dom(s, d, NULL, now);
 	return 0;
 }
@@ -66,16 +64,7 @@ static void eevdf_vcpu_remove(struct sched *s, struct sched_vcpu *v, uint64_t no
 	pc->nr_vcpus--;
 	s->nr_vcpus--;
 	sched_yield_forget(s, v);
-	for (struct sched_vcpu **pp = &d->vcpus; *pp; pp = &(*pp)->next_in_dom) {
-		if (*pp == v) {
-			*pp = v->next_in_dom;
-			break;
-		}
-	}
-	v->next_in_dom = NULL;
-	if (--d->nr_vcpus == 0)
-		sched_dom_unlink(s, d);
-	else
+	if (sched_dom_del_vcpu(s, v))
 		eevdf_reweight_dom(s, d, NULL, now);
 }
 

@@ -141,9 +141,7 @@ static int rr_vcpu_insert(struct sched *s, struct sched_vcpu *v, uint64_t now)
 	s->pcpu[v->pcpu].nr_vcpus++;
 	v->dom->nr_vcpus++;
 	s->nr_vcpus++;
-	v->next_in_dom = v->dom->vcpus; /* shared: the core, the sim and yield_to walk it */
-	v->dom->vcpus = v;
-	sched_dom_link(s, v->dom);
+	sched_dom_add_vcpu(s, v);
 	return 0;
 }
 
@@ -159,13 +157,7 @@ static void rr_vcpu_remove(struct sched *s, struct sched_vcpu *v, uint64_t now)
 	pc->nr_vcpus--;
 	s->nr_vcpus--;
 	sched_yield_forget(s, v);
-	struct sched_vcpu **pp = &v->dom->vcpus;
-	while (*pp && *pp != v)
-		pp = &(*pp)->next_in_dom;
-	if (*pp)
-		*pp = v->next_in_dom;
-	if (--v->dom->nr_vcpus == 0)
-		sched_dom_unlink(s, v->dom);
+	sched_dom_del_vcpu(s, v);
 }
 
 static sched_cpumask_t rr_wake(struct sched *s, struct sched_vcpu *v, uint64_t now, unsigned flags)

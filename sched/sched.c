@@ -23,7 +23,7 @@ int sched_init(struct sched *s, unsigned nr_pcpus)
 	return 0;
 }
 
-static bool str_eq(const char *a, size_t alen, const char *b)
+bool sched_str_eq(const char *a, size_t alen, const char *b)
 {
 	size_t i = 0;
 	for (; i < alen; i++)
@@ -34,13 +34,13 @@ static bool str_eq(const char *a, size_t alen, const char *b)
 
 const struct sched_ops *sched_ops_by_name(const char *name, size_t len)
 {
-	if (str_eq(name, len, "credit"))
+	if (sched_str_eq(name, len, "credit"))
 		return &sched_credit_ops;
-	if (str_eq(name, len, "rr"))
+	if (sched_str_eq(name, len, "rr"))
 		return &sched_rr_ops;
-	if (str_eq(name, len, "eevdf"))
+	if (sched_str_eq(name, len, "eevdf"))
 		return &sched_eevdf_ops;
-	if (str_eq(name, len, "credit1"))
+	if (sched_str_eq(name, len, "credit1"))
 		return &sched_credit1_ops;
 	return NULL;
 }
@@ -67,7 +67,7 @@ static const char *const ple_name[] = {"off", "yield", "directed"};
 static int config_kv(struct sched *s, const char *k, size_t klen, const char *v, size_t vlen,
 		     uint64_t now)
 {
-	if (str_eq(k, klen, "sched")) {
+	if (sched_str_eq(k, klen, "sched")) {
 		const struct sched_ops *ops = sched_ops_by_name(v, vlen);
 		if (!ops)
 			return -SCHED_EINVAL;
@@ -80,9 +80,9 @@ static int config_kv(struct sched *s, const char *k, size_t klen, const char *v,
 		s->p = keep;
 		return 0;
 	}
-	if (str_eq(k, klen, "sched.ple")) {
+	if (sched_str_eq(k, klen, "sched.ple")) {
 		for (unsigned i = 0; i < sizeof(ple_name) / sizeof(ple_name[0]); i++) {
-			if (str_eq(v, vlen, ple_name[i])) {
+			if (sched_str_eq(v, vlen, ple_name[i])) {
 				s->p.ple = i;
 				return 0;
 			}
@@ -94,7 +94,7 @@ static int config_kv(struct sched *s, const char *k, size_t klen, const char *v,
 	 * not keys of this one: 1, as for any word that is not the scheduler's. */
 	size_t pl = prefix_len(k, klen);
 	if (pl) {
-		if (!str_eq(k, pl, s->ops->name))
+		if (!sched_str_eq(k, pl, s->ops->name))
 			return 1;
 		k += pl + 1, klen -= pl + 1;
 	}
@@ -134,17 +134,17 @@ static void copy_str(char *buf, size_t n, const char *src)
 int sched_config_get(const struct sched *s, const char *key, char *buf, size_t n)
 {
 	size_t klen = str_len(key);
-	if (str_eq(key, klen, "sched")) {
+	if (sched_str_eq(key, klen, "sched")) {
 		copy_str(buf, n, s->ops->name);
 		return 0;
 	}
-	if (str_eq(key, klen, "sched.ple")) {
+	if (sched_str_eq(key, klen, "sched.ple")) {
 		copy_str(buf, n, s->p.ple < 3 ? ple_name[s->p.ple] : "?");
 		return 0;
 	}
 	size_t pl = prefix_len(key, klen);
 	if (pl) {
-		if (!str_eq(key, pl, s->ops->name))
+		if (!sched_str_eq(key, pl, s->ops->name))
 			return 1;
 		key += pl + 1, klen -= pl + 1;
 	}
@@ -231,6 +231,27 @@ void sched_dom_unlink(struct sched *s, struct sched_dom *d)
 	if (*pp)
 		*pp = d->next_dom;
 	d->listed = false;
+}
+
+void sched_dom_add_vcpu(struct sched *s, struct sched_vcpu *v)
+{
+	v->next_in_dom = v->dom->vcpus;
+	v->dom->vcpus = v;
+	sched_dom_link(s, v->dom);
+}
+
+uint32_t sched_dom_del_vcpu(struct sched *s, struct sched_vcpu *v)
+{
+	struct sched_dom *d = v->dom;
+	struct sched_vcpu **pp = &d->vcpus;
+	while (*pp && *pp != v)
+		pp = &(*pp)->next_in_dom;
+	if (*pp)
+		*pp = v->next_in_dom;
+	v->next_in_dom = NULL;
+	if (--d->nr_vcpus == 0)
+		sched_dom_unlink(s, d);
+	return d->nr_vcpus;
 }
 
 void sched_dump_counters(sched_print_fn pr, void *arg, const char *what, unsigned dom, int vcpu,

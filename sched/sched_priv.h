@@ -43,6 +43,16 @@ void sched_trace_ev(struct sched *s, unsigned p, uint64_t t, unsigned ev,
 /* The pCPU of `mask` with the fewest vCPUs assigned (ties: lowest number). */
 unsigned sched_least_loaded(const struct sched *s, sched_cpumask_t mask);
 
+/* `a` (alen bytes) equals the NUL-terminated b. */
+bool sched_str_eq(const char *a, size_t alen, const char *b);
+
+/* v joins / leaves its domain's vCPU list (sched_dom.vcpus, which the core, the simulator
+ * and yield_to walk); the domain joins the instance's list with its first vCPU and leaves
+ * it with its last. The caller counts v into d->nr_vcpus before the add; the removal
+ * counts it out and returns the vCPUs left. */
+void sched_dom_add_vcpu(struct sched *s, struct sched_vcpu *v);
+uint32_t sched_dom_del_vcpu(struct sched *s, struct sched_vcpu *v);
+
 /* Adds v's domain to the instance's domain list if it is not there yet. */
 void sched_dom_link(struct sched *s, struct sched_dom *d);
 void sched_dom_unlink(struct sched *s, struct sched_dom *d);
