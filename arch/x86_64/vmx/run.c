@@ -90,7 +90,6 @@ static void inject(struct vmx_vcpu *v, int vector, struct hv_exit *e)
 		e->nmi_injected = true;
 		nmi = false;
 	}
-	uint64_t intr = vmcs_read(v, VMCS_GUEST_INTERRUPTIBILITY);
 	if (v->pending_exc) {
 		vmcs_write(v, VMCS_ENTRY_INTERRUPTION_INFO, v->exc_info);
 		if (v->exc_info & INTR_INFO_DELIVER_ERROR_CODE)
@@ -99,20 +98,26 @@ static void inject(struct vmx_vcpu *v, int vector, struct hv_exit *e)
 		v->pending_exc = false;
 		want_window = vector >= 0;
 		want_nmi_window = nmi;
-	} else if (nmi && !(intr & (INTR_BLOCKING_BY_STI | INTR_BLOCKING_BY_MOV_SS |
-				    INTR_BLOCKING_BY_NMI))) {
-		vmcs_write(v, VMCS_ENTRY_INTERRUPTION_INFO, INTR_INFO_VALID | INTR_TYPE_NMI | 2u);
-		e->nmi_injected = true;
-		want_window = vector >= 0;
-	} else {
-		want_nmi_window = nmi;
-		if (vector >= 0 && (vmcs_read(v, VMCS_GUEST_RFLAGS) & RFLAGS_IF) &&
-		    !(intr & (INTR_BLOCKING_BY_STI | INTR_BLOCKING_BY_MOV_SS))) {
+	} else if (nmi || vector >= 0) {
+		/* Read only when something may go in: the common exit path stays as short as
+		 * before guest NMIs (Bochs charges every VMREAD). */
+		uint64_t intr = vmcs_read(v, VMCS_GUEST_INTERRUPTIBILITY);
+		bool shadow = intr & (INTR_BLOCKING_BY_STI | INTR_BLOCKING_BY_MOV_SS);
+		if (nmi && !shadow && !(intr & INTR_BLOCKING_BY_NMI)) {
 			vmcs_write(v, VMCS_ENTRY_INTERRUPTION_INFO,
-				   INTR_INFO_VALID | INTR_TYPE_EXTERNAL | (uint32_t)vector);
-			e->injected = true;
-		} else {
+				   INTR_INFO_VALID | INTR_TYPE_NMI | 2u);
+			e->nmi_injected = true;
 			want_window = vector >= 0;
+		} else {
+			want_nmi_window = nmi;
+			if (vector >= 0 && (vmcs_read(v, VMCS_GUEST_RFLAGS) & RFLAGS_IF) &&
+			    !shadow) {
+				vmcs_write(v, VMCS_ENTRY_INTERRUPTION_INFO,
+					   INTR_INFO_VALID | INTR_TYPE_EXTERNAL | (uint32_t)vector);
+				e->injected = true;
+			} else {
+				want_window = vector >= 0;
+			}
 		}
 	}
 	uint32_t ctls = want_window ? v->cpu_ctls | CPU_INTERRUPT_WINDOW_EXITING
@@ -232,11 +237,14 @@ void vmx_vcpu_run(struct hv_vcpu *hv, uint64_t deadline_tsc, int inject_vector, 
 		}
 		__asm__ volatile("int $2" ::: "memory");
 	}
-	if (vmx_caps.vnmi && e->kind != HV_EXIT_ENTRY_FAIL)
+	/* NMI blocking can only be set by an NMI that went in and end at its IRET: while none
+	 * is involved, the exit path reads nothing more than before guest NMIs. */
+	bool nmi_live = vmx_caps.vnmi && (v->nmi_masked || e->nmi_injected);
+	if (nmi_live && e->kind != HV_EXIT_ENTRY_FAIL)
 		nmi_unblocking_iret(v, raw);
 	if (e->kind != HV_EXIT_ENTRY_FAIL)
 		requeue_vectoring(v);
-	if (vmx_caps.vnmi)
+	if (nmi_live)
 		__atomic_store_n(
 			&v->nmi_masked,
 			(vmcs_read(v, VMCS_GUEST_INTERRUPTIBILITY) & INTR_BLOCKING_BY_NMI) != 0,
