@@ -1,9 +1,11 @@
 # The 2006 table inside the hypervisor under Bochs (tools/bench-hv.sh): every row-*.cfg,
-# sliver and xen-credit1 profiles, the guests on pCPU 0 and the ping source on pCPU 1
-# (ping.cpu=1), ips=1000000000. Writes the hv-bench section of
-# docs/BENCHMARKS.md, docs/bench/bench-hv.dat and docs/bench/ping-p99.png. Slow (about
-# 15 minutes), so not in `make test`; e2e-bench-row-smoke keeps its path tested.
-# Knobs: BENCH_RUN_MS, BENCH_ROWS, BENCH_JOBS, BENCH_IPS (see tools/bench-hv.sh);
+# profiles sliver, xen-credit1, and the reference policies credit1 and eevdf, the guests on
+# pCPU 0 and the ping source on pCPU 1 (ping.cpu=1), ips=1000000000. Writes the hv-bench
+# section of docs/BENCHMARKS.md, docs/bench/bench-hv.dat and docs/bench/ping-p99.png. Slow
+# (about 15 minutes per two profiles), so not in `make test`; e2e-bench-row-smoke keeps its
+# path tested.
+# Knobs: BENCH_RUN_MS, BENCH_ROWS, BENCH_JOBS, BENCH_IPS, BENCH_PROFILES, BENCH_KEEP (see
+# tools/bench-hv.sh);
 # BENCH_EMU=qemu: the same rows under QEMU TCG+SVM (-icount at the same ns per instruction),
 # written beside the Bochs rows (the hv-bench-qemu section).
 BENCH_EMU ?= bochs
