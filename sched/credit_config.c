@@ -133,24 +133,15 @@ int cr_config(struct sched *s, const char *k, size_t klen, const char *v, size_t
 	return 1;
 }
 
-static void copy_str(char *buf, size_t n, const char *src)
-{
-	size_t i = 0;
-	for (; n && i < n - 1 && src[i]; i++)
-		buf[i] = src[i];
-	if (n)
-		buf[i] = '\0';
-}
-
 int cr_config_get(const struct sched *s, const char *k, size_t klen, char *buf, size_t n)
 {
 	struct credit_params *p = &cs(s)->p;
 	if (sched_str_eq(k, klen, "profile")) {
-		copy_str(buf, n, profile_name(p));
+		sched_copy_str(buf, n, profile_name(p));
 		return 0;
 	}
 	if (sched_str_eq(k, klen, "burn")) {
-		copy_str(buf, n, burn_name(p));
+		sched_copy_str(buf, n, burn_name(p));
 		return 0;
 	}
 	for (size_t i = 0; i < NR_US_KEYS; i++) {
@@ -163,7 +154,7 @@ int cr_config_get(const struct sched *s, const char *k, size_t klen, char *buf, 
 		do
 			d[--j] = (char)('0' + us % 10);
 		while ((us /= 10) != 0);
-		copy_str(buf, n, d + j);
+		sched_copy_str(buf, n, d + j);
 		return 0;
 	}
 	return 1;

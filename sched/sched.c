@@ -122,7 +122,7 @@ int sched_config(struct sched *s, const char *key, const char *val, uint64_t now
 	return config_kv(s, key, str_len(key), val, str_len(val), now);
 }
 
-static void copy_str(char *buf, size_t n, const char *src)
+void sched_copy_str(char *buf, size_t n, const char *src)
 {
 	size_t i = 0;
 	for (; n && i < n - 1 && src[i]; i++)
@@ -135,11 +135,11 @@ int sched_config_get(const struct sched *s, const char *key, char *buf, size_t n
 {
 	size_t klen = str_len(key);
 	if (sched_str_eq(key, klen, "sched")) {
-		copy_str(buf, n, s->ops->name);
+		sched_copy_str(buf, n, s->ops->name);
 		return 0;
 	}
 	if (sched_str_eq(key, klen, "sched.ple")) {
-		copy_str(buf, n, s->p.ple < 3 ? ple_name[s->p.ple] : "?");
+		sched_copy_str(buf, n, s->p.ple < 3 ? ple_name[s->p.ple] : "?");
 		return 0;
 	}
 	size_t pl = prefix_len(key, klen);

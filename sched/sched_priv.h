@@ -43,6 +43,9 @@ void sched_trace_ev(struct sched *s, unsigned p, uint64_t t, unsigned ev,
 /* The pCPU of `mask` with the fewest vCPUs assigned (ties: lowest number). */
 unsigned sched_least_loaded(const struct sched *s, sched_cpumask_t mask);
 
+/* Copies src into buf[n], cut to fit, always NUL-terminated (n > 0). */
+void sched_copy_str(char *buf, size_t n, const char *src);
+
 /* `a` (alen bytes) equals the NUL-terminated b. */
 bool sched_str_eq(const char *a, size_t alen, const char *b);
 
