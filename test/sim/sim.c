@@ -29,6 +29,7 @@ static struct {
 	size_t hn, hcap;
 	uint64_t seq, rng, events, switches, inv_samples, inv_idle;
 	double *ahead; /* per domain: service minus its ideal, ns, decaying with inv_tau */
+	double *ahead_e, *ahead_b; /* the same against its ideal, against its bound */
 	double *held, *prev_held;
 	struct pcpu_sim pc[SCHED_MAX_PCPUS];
 	struct sim_vcpu *v;
@@ -304,7 +305,10 @@ static void resched(unsigned p, uint64_t now)
 		guest_arm(next, now);
 	} else if (next && next->d->attack == ATK_YIELD95 &&
 		   now >= next->picked_at + sched_slice_ns(G.s) * 95 / 100) {
-		next->picked_at = now; /* re-picked after its yield: a new slice to game */
+		/* Re-picked after its yield: a new slice to game. The time it held so far is
+		 * counted now, since picked_at restarts here. */
+		next->sched_ns += now - next->picked_at;
+		next->picked_at = now;
 		guest_arm(next, now);
 	}
 	ps->cur = next;
@@ -436,7 +440,16 @@ static void inv_sample(uint64_t now)
 	for (unsigned i = 0; i < c->ndoms; i++) {
 		double got = G.held[i] - G.prev_held[i];
 		G.prev_held[i] = G.held[i];
-		G.ahead[i] = G.ahead[i] * decay + got - c->doms[i].entitled * dt;
+		const struct sim_dom *d = &c->doms[i];
+		G.ahead_e[i] = G.ahead_e[i] * decay + got - d->entitled * dt;
+		G.ahead_b[i] = G.ahead_b[i] * decay + got - d->bound * dt;
+		/* A duty domain's ideal may be out of reach (its band, README.md): with the
+		 * band on it is ahead above its ideal, behind below its reachable bound, and
+		 * neither in between. */
+		bool duty = c->exp_wall_bound && d->kind == G_ECHO && d->spin_ns;
+		G.ahead[i] = !duty || G.ahead_e[i] >= 0 ? G.ahead_e[i]
+			     : G.ahead_b[i] < 0		? G.ahead_b[i]
+							: 0;
 	}
 	sched_cpumask_t all = c->pcpus >= 64 ? ~0ull : (1ull << c->pcpus) - 1;
 	double margin = (double)c->inv_margin_ns, waiter[SCHED_MAX_PCPUS];
@@ -562,9 +575,11 @@ int sim_run(struct sim_cfg *c, struct sched *s, struct sim_result *res)
 	if (c->inv_ns) {
 		size_t nd = c->ndoms ? c->ndoms : 1;
 		G.ahead = calloc(nd, sizeof(double));
+		G.ahead_e = calloc(nd, sizeof(double));
+		G.ahead_b = calloc(nd, sizeof(double));
 		G.held = calloc(nd, sizeof(double));
 		G.prev_held = calloc(nd, sizeof(double));
-		if (!G.ahead || !G.held || !G.prev_held)
+		if (!G.ahead || !G.ahead_e || !G.ahead_b || !G.held || !G.prev_held)
 			return -1;
 		ev_push(c->warmup_ns + c->inv_ns, EV_INV, 0, 0);
 	}
@@ -620,6 +635,8 @@ int sim_run(struct sim_cfg *c, struct sched *s, struct sim_result *res)
 	res->inv_samples = G.inv_samples;
 	res->inv_idle = G.inv_idle;
 	free(G.ahead);
+	free(G.ahead_e);
+	free(G.ahead_b);
 	free(G.held);
 	free(G.prev_held);
 	res->wall_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;

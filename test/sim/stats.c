@@ -98,6 +98,20 @@ static bool is_wall_duty(const struct sim_dom *d)
 	return d->kind == G_ECHO && d->spin_ns && d->duty_wall;
 }
 
+/* A CPU-time duty guest: a closed loop (its next burst starts a sleep after the last one
+ * ends), so every wait stretches its cycle and lowers its rate below S/(S+Z). */
+static bool is_cpu_duty(const struct sim_dom *d)
+{
+	return d->kind == G_ECHO && d->spin_ns && !d->duty_wall;
+}
+
+/* A guest whose ideal a scheduler cannot always reach (README.md, "Wall-clock duty" and
+ * "CPU-time duty"). */
+static bool is_duty(const struct sim_dom *d)
+{
+	return is_wall_duty(d) || is_cpu_duty(d);
+}
+
 /* A vCPU that wakes on events or timers: it asks for a latency slice whenever it wakes, so
  * it may preempt a wall-clock duty guest in its window. */
 static bool wakes(const struct sim_cfg *c, const struct sim_dom *d)
@@ -121,7 +135,7 @@ static int solve(const struct sim_cfg *c, bool wall_busy, const double *lim, dou
 		cap[i] = d->cap / 100.0;
 		if (lim && lim[i] > 0 && (cap[i] == 0 || lim[i] < cap[i]))
 			cap[i] = lim[i];
-		bool busy = wall_busy && is_wall_duty(d);
+		bool busy = wall_busy && is_duty(d);
 		g[ng++] = (struct ideal_group){i, d->pin, busy ? 1 : sim_vcpu_demand(c, d, 0), 1};
 		if (d->nvcpus > 1)
 			g[ng++] = (struct ideal_group){
@@ -151,7 +165,7 @@ int entitlement(struct sim_cfg *c)
 		d->entitled = e[i];
 		d->bound = e[i];
 		d->upper = e[i];
-		any_wall |= is_wall_duty(d);
+		any_wall |= is_duty(d);
 	}
 	if (!any_wall)
 		return 0;
@@ -162,17 +176,25 @@ int entitlement(struct sim_cfg *c)
 	for (unsigned i = 0; i < c->ndoms; i++) {
 		struct sim_dom *d = &c->doms[i];
 		lim[i] = 0;
-		if (!is_wall_duty(d))
+		if (!is_duty(d))
 			continue;
 		sched_cpumask_t m = d->pin ? d->pin : all;
 		bool cut = d->nvcpus > 1; /* its own vCPUs' windows */
 		for (unsigned j = 0; j < c->ndoms && !cut; j++) {
 			const struct sim_dom *o = &c->doms[j];
-			cut = j != i && wakes(c, o) && ((o->pin ? o->pin : all) & m);
+			/* A CPU-time burst is stretched by any vCPU that may run beside it. */
+			bool delays = is_cpu_duty(d) ? sim_vcpu_demand(c, o, 0) > 0 : wakes(c, o);
+			cut = j != i && delays && ((o->pin ? o->pin : all) & m);
 		}
 		if (!cut)
 			continue;
 		double lo = gb[i] * d->demand / d->nvcpus;
+		if (is_cpu_duty(d)) {
+			/* Each vCPU's burst S at the rate r it gets while all contend (its ideal as
+			 * a spinner) takes S / r: one cycle is S / r + Z. */
+			double r = gb[i] / d->nvcpus, S = (double)d->spin_ns, Z = (double)d->sleep_ns;
+			lo = r > 0 ? d->nvcpus * S / (S / (r < 1 ? r : 1) + Z) : 0;
+		}
 		d->bound = lo < e[i] ? lo : e[i];
 		lim[i] = d->bound > 1e-9 ? d->bound : 1e-9;
 		any_cut = true;
