@@ -29,7 +29,7 @@ static struct {
 	size_t hn, hcap;
 	uint64_t seq, rng, events, switches, inv_samples, inv_idle;
 	double *ahead; /* per domain: service minus its ideal, ns, decaying with inv_tau */
-	double *ahead_e, *ahead_b; /* the same against its ideal, against its bound */
+	double *ahead_e, *ahead_b; /* the same against its band's upper and lower edges */
 	double *held, *prev_held;
 	struct pcpu_sim pc[SCHED_MAX_PCPUS];
 	struct sim_vcpu *v;
@@ -441,15 +441,12 @@ static void inv_sample(uint64_t now)
 		double got = G.held[i] - G.prev_held[i];
 		G.prev_held[i] = G.held[i];
 		const struct sim_dom *d = &c->doms[i];
-		G.ahead_e[i] = G.ahead_e[i] * decay + got - d->entitled * dt;
-		G.ahead_b[i] = G.ahead_b[i] * decay + got - d->bound * dt;
-		/* A duty domain's ideal may be out of reach (its band, README.md): with the
-		 * band on it is ahead above its ideal, behind below its reachable bound, and
-		 * neither in between. */
-		bool duty = c->exp_wall_bound && d->kind == G_ECHO && d->spin_ns;
-		G.ahead[i] = !duty || G.ahead_e[i] >= 0 ? G.ahead_e[i]
-			     : G.ahead_b[i] < 0		? G.ahead_b[i]
-							: 0;
+		bool band = c->exp_wall_bound != 0;
+		G.ahead_e[i] = G.ahead_e[i] * decay + got - (band ? d->upper : d->entitled) * dt;
+		G.ahead_b[i] = G.ahead_b[i] * decay + got - (band ? d->bound : d->entitled) * dt;
+		/* With the band on (README.md), a domain is ahead above its band, behind below
+		 * it, and neither inside it (the shares are checked the same way). */
+		G.ahead[i] = G.ahead_e[i] > 0 ? G.ahead_e[i] : G.ahead_b[i] < 0 ? G.ahead_b[i] : 0;
 	}
 	sched_cpumask_t all = c->pcpus >= 64 ? ~0ull : (1ull << c->pcpus) - 1;
 	double margin = (double)c->inv_margin_ns, waiter[SCHED_MAX_PCPUS];

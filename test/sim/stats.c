@@ -205,8 +205,15 @@ int entitlement(struct sim_cfg *c)
 		return -1;
 	for (unsigned i = 0; i < c->ndoms; i++) {
 		struct sim_dom *d = &c->doms[i];
-		if (lim[i] > 0)
+		if (lim[i] > 0) {
+			/* A cut duty domain may also take what the other cut ones leave, up to
+			 * its demand (and cap): every other domain is held by its own bound. */
+			double hi = d->demand;
+			if (d->cap && hi > d->cap / 100.0)
+				hi = d->cap / 100.0;
+			d->upper = hi > e[i] ? hi : e[i];
 			continue;
+		}
 		d->upper = e2[i] > e[i] ? e2[i] : e[i];
 		d->bound = e2[i] < e[i] ? e2[i] : e[i];
 	}
