@@ -224,11 +224,17 @@ sched_cpumask_t cr_balance_push(struct sched *s, unsigned p, struct sched_vcpu *
 		struct sched_vcpu *t = qc->curr;
 		if (!t || t->state != SCHED_VS_RUNNING)
 			continue; /* an idle pCPU steals by itself */
+		/* Lighter in earning weight; or (below) far ahead, two gaps, and not heavier
+		 * than p in runnable weight once c is there: sleepers that earn on q (an echo
+		 * pinged every 300 us) make it look as loaded as p while its runner takes all
+		 * of q (sim-sleeper-load). */
 		uint64_t lq = cpc(qc)->w_active, lp = cpc(pc)->w_active;
-		if (lq >= lp)
+		bool by_load = lq < lp;
+		if (!by_load && load_of(qc) + ew_of(c) > load_of(pc))
 			continue;
 		cr_settle_vt(t, now); /* its gvt up to now (a lone vCPU may run for hours) */
-		if ((int64_t)(cv(t)->gvt - cv(next)->gvt) <= (int64_t)gap)
+		int64_t ahead = (int64_t)(cv(t)->gvt - cv(next)->gvt);
+		if (ahead <= (int64_t)gap || (!by_load && ahead <= 2 * (int64_t)gap))
 			continue;
 		if (best < 0 || lq < cpc(&s->pcpu[best])->w_active)
 			best = (int)q;
