@@ -105,11 +105,18 @@ static bool is_cpu_duty(const struct sim_dom *d)
 	return d->kind == G_ECHO && d->spin_ns && !d->duty_wall;
 }
 
-/* A guest whose ideal a scheduler cannot always reach (README.md, "Wall-clock duty" and
+/* The sleep-acct attacker: every vCPU sleeps in the same wall-clock window of each period,
+ * so its demand comes in windows like a wall-clock duty guest's, all vCPUs at once. */
+static bool is_sleep_acct(const struct sim_dom *d)
+{
+	return d->kind == G_HOSTILE && d->attack == ATK_SLEEP_ACCT;
+}
+
+/* A guest whose ideal a scheduler cannot always reach (README.md, "Wall-clock duty",
  * "CPU-time duty"). */
 static bool is_duty(const struct sim_dom *d)
 {
-	return is_wall_duty(d) || is_cpu_duty(d);
+	return is_wall_duty(d) || is_cpu_duty(d) || is_sleep_acct(d);
 }
 
 /* A vCPU that wakes on events or timers: it asks for a latency slice whenever it wakes, so
@@ -154,6 +161,7 @@ static int solve(const struct sim_cfg *c, bool wall_busy, const double *lim, dou
 int entitlement(struct sim_cfg *c)
 {
 	static double e[SIM_MAX_DOMS], gb[SIM_MAX_DOMS], lim[SIM_MAX_DOMS], e2[SIM_MAX_DOMS];
+	static double lim3[SIM_MAX_DOMS], e3[SIM_MAX_DOMS];
 	if (solve(c, false, NULL, e))
 		return -1;
 	bool any_wall = false;
@@ -179,7 +187,7 @@ int entitlement(struct sim_cfg *c)
 		if (!is_duty(d))
 			continue;
 		sched_cpumask_t m = d->pin ? d->pin : all;
-		bool cut = d->nvcpus > 1; /* its own vCPUs' windows */
+		bool cut = d->nvcpus > 1 || is_sleep_acct(d); /* its own vCPUs' windows */
 		for (unsigned j = 0; j < c->ndoms && !cut; j++) {
 			const struct sim_dom *o = &c->doms[j];
 			/* A CPU-time burst is stretched by any vCPU that may run beside it. */
@@ -192,7 +200,8 @@ int entitlement(struct sim_cfg *c)
 		if (is_cpu_duty(d)) {
 			/* Each vCPU's burst S at the rate r it gets while all contend (its ideal as
 			 * a spinner) takes S / r: one cycle is S / r + Z. */
-			double r = gb[i] / d->nvcpus, S = (double)d->spin_ns, Z = (double)d->sleep_ns;
+			double r = gb[i] / d->nvcpus, S = (double)d->spin_ns,
+			       Z = (double)d->sleep_ns;
 			lo = r > 0 ? d->nvcpus * S / (S / (r < 1 ? r : 1) + Z) : 0;
 		}
 		d->bound = lo < e[i] ? lo : e[i];
@@ -203,12 +212,21 @@ int entitlement(struct sim_cfg *c)
 		return 0;
 	if (solve(c, false, lim, e2))
 		return -1;
+	/* The sleep-acct attackers' upper edge: their ideal with the other cut domains held to
+	 * their bound (as for any domain that is not cut), never their demand. */
+	bool any_atk = false;
+	for (unsigned i = 0; i < c->ndoms; i++) {
+		lim3[i] = is_sleep_acct(&c->doms[i]) ? 0 : lim[i];
+		any_atk |= is_sleep_acct(&c->doms[i]) && lim[i] > 0;
+	}
+	if (any_atk && solve(c, false, lim3, e3))
+		return -1;
 	for (unsigned i = 0; i < c->ndoms; i++) {
 		struct sim_dom *d = &c->doms[i];
 		if (lim[i] > 0) {
 			/* A cut duty domain may also take what the other cut ones leave, up to
 			 * its demand (and cap): every other domain is held by its own bound. */
-			double hi = d->demand;
+			double hi = is_sleep_acct(d) ? e3[i] : d->demand;
 			if (d->cap && hi > d->cap / 100.0)
 				hi = d->cap / 100.0;
 			d->upper = hi > e[i] ? hi : e[i];
