@@ -202,24 +202,6 @@ static double share_tol(const struct gscn *g)
 	return (g->pcpus > 8 ? 2.0 : 1.0) + 100.0 * maxnv / g->duration_ms;
 }
 
-/* The wake-to-run p99 bound of an echo vCPU within its share, us: a wake waits at most for
- * the latency slices (credit.boost_us, 100 us) of the boosted vCPUs ahead of it
- * (docs/scheduler.md, invariant 6). With W vCPUs that wake on events or timers spread over
- * P pCPUs, up to ceil(W / P) - 1 may be queued before it and one running: 100 us per
- * ceil(W / P), plus 10 us of switches. At W <= P this is the issue's 100 us (+10). */
-static double lat_bound(const struct gscn *g)
-{
-	unsigned w = 0;
-	for (unsigned i = 0; i < g->nd; i++) {
-		enum gkind k = g->d[i].kind;
-		if (k == K_DUTY_CPU || k == K_DUTY_WALL || k == K_SELF_WAKE || k == K_SLEEP_ACCT ||
-		    (k == K_ECHO && g->ping_dom == i + 1))
-			w += g->d[i].nv;
-	}
-	unsigned per = (w + g->pcpus - 1) / g->pcpus;
-	return 100.0 * (per ? per : 1) + 10;
-}
-
 /* ---- scenario files --------------------------------------------------------------------- */
 
 static void put_mask(FILE *f, uint64_t m)
@@ -260,8 +242,8 @@ static int write_cfg(const struct gscn *g, const char *path, const char *what)
 			g->ping_us, g->jitter_us);
 	fprintf(f,
 		" expect.share_tol=%.2f expect.cap_tol=%.2f expect.gain_max=%.2f "
-		"expect.wall_bound=1 expect.echo_lat_p99_us=%.0f expect.stuck_pct=%.0f\n",
-		tol, tol, tol, lat_bound(g), GEN_STUCK_PCT);
+		"expect.wall_bound=1 expect.echo_lat_slice_us=100 expect.stuck_pct=%.0f\n",
+		tol, tol, tol, GEN_STUCK_PCT);
 	for (unsigned i = 0; i < g->nd; i++) {
 		const struct gdom *d = &g->d[i];
 		static const char *img[K_NKINDS] = {"spinner", "echo",	  "echo",    "echo",

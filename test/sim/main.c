@@ -118,10 +118,11 @@ static int run_scenario(int argc, char **argv)
 		/* An echo within its share (its ideal meets its demand, to 0.5 point) must be
 		 * served at once; one held below its demand may wait for its turn. */
 		bool within = v->d->entitled >= v->d->demand - 0.005;
-		if (C.exp_echo_lat_p99_us > 0 && v->d->kind == G_ECHO && within &&
-		    m.p99 > C.exp_echo_lat_p99_us)
+		double lb = C.exp_echo_lat_slice_us > 0 ? sim_echo_lat_bound(&C, v->d)
+							: C.exp_echo_lat_p99_us;
+		if (lb > 0 && v->d->kind == G_ECHO && within && m.p99 > lb)
 			fail("lat d%uv%u (echo within share) p99_us=%.1f > %.1f", v->d->id, v->idx,
-			     m.p99, C.exp_echo_lat_p99_us);
+			     m.p99, lb);
 	}
 	if (res.inv_samples) {
 		struct sim_vcpu *worst = NULL;

@@ -347,6 +347,7 @@ int scenario_load(struct sim_cfg *c, const char *path, int noverrides, char **ov
 	    get_double(h, what, "expect.ping_p99_min_us", &c->exp_ping_p99_min_us) ||
 	    get_double(h, what, "expect.wall_bound", &c->exp_wall_bound) ||
 	    get_double(h, what, "expect.echo_lat_p99_us", &c->exp_echo_lat_p99_us) ||
+	    get_double(h, what, "expect.echo_lat_slice_us", &c->exp_echo_lat_slice_us) ||
 	    get_double(h, what, "expect.stuck_pct", &c->exp_stuck_pct))
 		return -1;
 	v = c->exp_stuck_pct > 0 ? 1000 : 0;

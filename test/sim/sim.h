@@ -112,6 +112,7 @@ struct sim_cfg {
 	double exp_ping_p99_min_us; /* lower bound (the credit1 reproduction check) */
 	double exp_wall_bound;	    /* != 0: wall-clock duty shares checked against `bound` */
 	double exp_echo_lat_p99_us; /* wake-to-run p99 of echo vCPUs within their share */
+	double exp_echo_lat_slice_us; /* != 0: that bound per domain, from its crowd of wakers */
 	double exp_stuck_pct;	    /* max % of the run a migratable vCPU waits needlessly */
 	uint64_t inv_ns;	    /* sim.inv_us: invariant sample period, 0 = off */
 	uint64_t inv_margin_ns;	    /* sim.inv_margin_us: "ahead of its ideal" by more */
@@ -130,6 +131,7 @@ struct stat_summary {
 };
 void samples_summary(struct samples *s, struct stat_summary *out);
 double sim_vcpu_demand(const struct sim_cfg *c, const struct sim_dom *d, unsigned idx);
+double sim_echo_lat_bound(const struct sim_cfg *c, const struct sim_dom *d);
 int entitlement(struct sim_cfg *c); /* fills demand, entitled, bound; -1 on failure */
 
 /* gen.c: the random-scenario property test (README.md); `run` is the single-scenario

@@ -128,6 +128,35 @@ static bool wakes(const struct sim_cfg *c, const struct sim_dom *d)
 	return d->kind == G_HOSTILE && (d->attack == ATK_SELF_WAKE || d->attack == ATK_SLEEP_ACCT);
 }
 
+static unsigned mask_count(sched_cpumask_t m)
+{
+	unsigned n = 0;
+	for (; m; m &= m - 1)
+		n++;
+	return n;
+}
+
+/* The wake-to-run p99 bound of an echo domain d within its share (expect.echo_lat_slice_us,
+ * README.md): a wake waits at most for the latency slices of the boosted vCPUs queued before
+ * it and the one running (docs/scheduler.md, invariant 6). Its crowd: the vCPUs that wake on
+ * events or timers (its own included) expected on its pCPUs, each domain's spread evenly
+ * over its affinity, per pCPU of d's affinity; the bound is one slice per waker of the
+ * crowd (at least one) plus 10 us of switches. Unpinned wakers on P pCPUs: ceil(W / P). */
+double sim_echo_lat_bound(const struct sim_cfg *c, const struct sim_dom *d)
+{
+	sched_cpumask_t all = c->pcpus >= 64 ? ~0ull : (1ull << c->pcpus) - 1;
+	sched_cpumask_t md = d->pin ? d->pin & all : all;
+	double crowd = 0;
+	for (unsigned j = 0; j < c->ndoms; j++) {
+		const struct sim_dom *u = &c->doms[j];
+		sched_cpumask_t mu = u->pin ? u->pin & all : all;
+		if (wakes(c, u) && (mu & md))
+			crowd += (double)u->nvcpus * mask_count(mu & md) / mask_count(mu);
+	}
+	double per = ceil(crowd / mask_count(md) - 1e-9);
+	return c->exp_echo_lat_slice_us * (per > 1 ? per : 1) + 10;
+}
+
 /* One solve: the groups are (vCPU 0, the others) of each domain; `wall_busy` counts every
  * wall-clock duty vCPU as a spinner (all their windows open at once); `lim`, when given,
  * caps each domain (pCPUs, 0 = its own cap). */
