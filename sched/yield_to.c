@@ -20,7 +20,7 @@
  * whole slices beside it.) Of the flagged ones, one queued on the spinner's own pCPU
  * comes before one elsewhere.
  *
- * The three outcomes of a PAUSE-loop exit under sched.ple=directed:
+ * The outcomes of a PAUSE-loop exit under sched.ple=directed:
  * - a candidate that did not spin, or only flagged ones elsewhere: the directed yield
  *   (the policy's yield_to: the target runs next on its own pCPU, this one when it is
  *   queued here, that one is kicked otherwise).
@@ -28,13 +28,17 @@
  *   onto the pCPU only moves the spin to it; a yield lets this pCPU's queue go on in its
  *   own order (that waiter when its turn comes, maybe handed the lock by then, or another
  *   domain's vCPU), so the spinning domain uses its turn later, when the holder may have
- *   run, instead of spinning it away now. Its claim stays (the yielder's service is not
- *   charged for what it gave up). With 4 vCPUs of a lock domain on 2 pCPUs (the
+ *   run, instead of spinning it away now. With 4 vCPUs of a lock domain on 2 pCPUs (the
  *   simulator, issue 14) a plain yield beat the directed one at every level until this
  *   rule: next to a second such domain 31 000 against 20 000 acquisitions/s.
  * - a target queued here that the policy refuses (fairness: it is far ahead of the
  *   queue): a plain yield too, for the same reason, where going on spun the rest of the
  *   slice.
+ *   Both plain yields only where the policy's yield keeps the yielder's claim
+ *   (yield_keeps_claim: credit's engine counts service in vtime, so what it gives up now
+ *   it gets back). Elsewhere (credit1's sampled credit, EEVDF's deadline push) a domain
+ *   that yields often loses share: the hogs of test_sched_ple went from 33% to 41%
+ *   under the xen-credit1 profile; there the directed yield is made (or v goes on).
  * - no candidate: the spinner goes on (KVM's kvm_vcpu_on_spin returns to the guest). A
  *   plain yield there (sched.ple=yield does it on every exit) hands the rest of the slice
  *   to whatever is queued, another domain's vCPU included, which then runs a whole slice:
