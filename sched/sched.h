@@ -152,8 +152,7 @@ struct sched_vcpu {
 	uint64_t since; /* start of a RUNNING vCPU's uncharged interval (sched_run_ns) */
 	struct sched_vcpu *next_in_dom;
 	bool in_spin_loop; /* took a PAUSE-loop exit and has not run a full slice since:
-			    * a directed-yield target only every other time (dy_eligible) */
-	bool dy_eligible;  /* KVM's dy_eligible: toggled each time a flagged one is passed */
+			    * a directed-yield target only after those that did not spin */
 	struct sched_counters c;
 	_Alignas(8) unsigned char priv[SCHED_PRIV_VCPU_BYTES]; /* the policy's (SCHED_PRIV) */
 };
@@ -213,6 +212,11 @@ struct sched_ops {
 	 * changes, and it returns 0. NULL: the policy has none and a plain yield is made. */
 	sched_cpumask_t (*yield_to)(struct sched *s, struct sched_vcpu *v, struct sched_vcpu *t,
 				    uint64_t now);
+	/* A plain yield keeps the yielder's claim (its service is counted in virtual time:
+	 * what it gives up now it gets back later). Then sched_pause_loop yields instead of
+	 * spinning on where the directed yield finds only waiters, or is refused, on v's
+	 * pCPU. NULL: it does not (v goes on in those cases). */
+	bool (*yield_keeps_claim)(const struct sched *s);
 	struct sched_pick (*pick_next)(struct sched *s, unsigned pcpu, uint64_t now);
 	/* weight 1..65535 (0 = keep), cap % of one pCPU (0 = none). 0 or -errno. */
 	int (*set_params)(struct sched *s, struct sched_dom *d, uint32_t weight, uint32_t cap,
@@ -317,14 +321,16 @@ static inline void sched_yield(struct sched *s, struct sched_vcpu *v, uint64_t n
 	s->ops->yield(s, v, now);
 }
 /* Directed yield (sched/yield_to.c, docs/scheduler.md "PAUSE-loop exits"). */
-/* The vCPU a spinner v should yield to: a RUNNABLE vCPU of v's domain that did not itself
- * just spin (in_spin_loop clear, or dy_eligible set), first in
- * id order strictly after dom->last_boosted (wrapping; the last boosted one itself comes last), or
- * NULL. Only reads (sched_pause_loop toggles dy_eligible of the flagged ones it passed). */
+/* The vCPU a spinner v should yield to: a RUNNABLE vCPU of v's domain, of the first
+ * non-empty class of: not in_spin_loop; in_spin_loop on v's pCPU; in_spin_loop elsewhere;
+ * within it the first in id order strictly after dom->last_boosted (wrapping; the last
+ * boosted one itself comes last). NULL: none. Only reads. */
 struct sched_vcpu *sched_yield_candidate(const struct sched *s, const struct sched_vcpu *v);
 /* v (RUNNING) took a PAUSE-loop exit: marks it in_spin_loop, then by s->p.ple yields
- * (yield) or yields to sched_yield_candidate (directed; none: v goes on, as in KVM).
- * The caller calls pick_next on v's pCPU next and kicks the returned pCPUs. */
+ * (yield) or (directed) yields to sched_yield_candidate; makes a plain yield instead when
+ * that candidate just spun and is queued on v's pCPU, or is queued there and the policy
+ * refuses the jump; goes on when there is none (as in KVM). The caller calls pick_next on
+ * v's pCPU next and kicks the returned pCPUs. */
 sched_cpumask_t sched_pause_loop(struct sched *s, struct sched_vcpu *v, uint64_t now);
 /* The policy's pick: takes pCPU p's yield_next if it is still queued there (else NULL). */
 struct sched_vcpu *sched_take_yield_next(struct sched *s, unsigned p);

@@ -7,29 +7,63 @@
  * kvm_vcpu_on_spin (virt/kvm/kvm_main.c): round-robin from after the domain's last boosted
  * vCPU, so that N spinners do not all pick the same sibling; a last boosted index of 0
  * starts at 1 like any other (the 2012 fix "kvm: handle last_boosted_vcpu = 0 case", in
- * which vCPU 0 was tried first on every pass); vCPUs that themselves just spun are
- * skipped (KVM's kvm_vcpu_eligible_for_directed_yield: a vCPU in a spin loop is likely a
- * waiter, not the holder). The flag stays set until the vCPU runs a full slice (the
- * policy clears it); as in KVM a flagged vCPU is still eligible every other time it is
- * passed over (dy_eligible toggles), because with a ticket lock a waiter preempted in
- * its spin becomes the holder at the release before it runs again: skipping it for good
- * starves the lock (the simulator's lockstress showed it: no directed yield at all).
+ * which vCPU 0 was tried first on every pass).
  *
- * No candidate: the spinner goes on (KVM's kvm_vcpu_on_spin returns to the guest). A
- * plain yield there (sched.ple=yield does it on every exit) hands the rest of the slice to
- * whatever is queued, another domain's vCPU included, which then runs a whole slice: a
- * spinning domain falls far below its share (the simulator: 12% of 400% at 8 pCPUs).
+ * vCPUs that themselves just spun (in_spin_loop: a PAUSE-loop exit and no full slice
+ * since) are likely waiters, not the holder (KVM's kvm_vcpu_eligible_for_directed_yield).
+ * They are passed over while any sibling that did not spin is a candidate, but not
+ * skipped for good: a ticket lock hands the lock at release to the first waiter, running
+ * or not, so the holder is very often a waiter that lost its pCPU in its spin. (KVM lets
+ * such a vCPU through every other time it is passed, dy_eligible; shared by all the
+ * spinners of a domain, that toggle fell into step with them in the simulator: two
+ * spinners passing the same preempted ticket holder each saw it ineligible, and spun
+ * whole slices beside it.) Of the flagged ones, one queued on the spinner's own pCPU
+ * comes before one elsewhere.
+ *
+ * The outcomes of a PAUSE-loop exit under sched.ple=directed:
+ * - a candidate that did not spin, or only flagged ones elsewhere: the directed yield
+ *   (the policy's yield_to: the target runs next on its own pCPU, this one when it is
+ *   queued here, that one is kicked otherwise).
+ * - only flagged candidates, one of them queued here: a plain yield. Forcing that waiter
+ *   onto the pCPU only moves the spin to it; a yield lets this pCPU's queue go on in its
+ *   own order (that waiter when its turn comes, maybe handed the lock by then, or another
+ *   domain's vCPU), so the spinning domain uses its turn later, when the holder may have
+ *   run, instead of spinning it away now. With 4 vCPUs of a lock domain on 2 pCPUs (the
+ *   simulator, issue 14) a plain yield beat the directed one at every level until this
+ *   rule: next to a second such domain 31 000 against 20 000 acquisitions/s.
+ * - a target queued here that the policy refuses (fairness: it is far ahead of the
+ *   queue): a plain yield too, for the same reason, where going on spun the rest of the
+ *   slice.
+ *   Both plain yields only where the policy's yield keeps the yielder's claim
+ *   (yield_keeps_claim: credit's engine counts service in vtime, so what it gives up now
+ *   it gets back). Elsewhere (credit1's sampled credit, EEVDF's deadline push) a domain
+ *   that yields often loses share: the hogs of test_sched_ple went from 33% to 41%
+ *   under the xen-credit1 profile; there the directed yield is made (or v goes on).
+ * - no candidate: the spinner goes on (KVM's kvm_vcpu_on_spin returns to the guest). A
+ *   plain yield there (sched.ple=yield does it on every exit) hands the rest of the slice
+ *   to whatever is queued, another domain's vCPU included, which then runs a whole slice:
+ *   a lone spinning vCPU per pCPU falls far below its share (the simulator: 12% of 400% at
+ *   8 pCPUs).
  *
  * Accounting: the target's run is charged to the target like any run (exact ns, its
  * vtime/credit moves), and the spinner's yield gives up only its own slice. The policy
  * limits queue jumping to targets not far ahead of their queue (credit.c: at most one
  * slice of vtime ahead of the head; credit1: UNDER), as CFS takes its "next" buddy only
- * when it is not too far ahead of the leftmost (pick_next_entity); otherwise the spinner
- * goes on and the target waits its turn. Without the limit a sibling targeted
+ * when it is not too far ahead of the leftmost (pick_next_entity); otherwise the target
+ * waits its turn. Without the limit a sibling targeted
  * on every exit runs at once whatever it already had, and the spinning domain took 47%
  * instead of 33% next to two hogs (Bochs, 2 pCPUs). So the domain's total and every other
  * domain's share stay within a slice of the run without PLE (test_sched_ple). */
 #include "sched/sched_priv.h"
+
+/* Candidate classes, best first: did not just spin (anywhere), just spun and queued on
+ * the spinner's pCPU, just spun and elsewhere. */
+static unsigned candidate_class(const struct sched_vcpu *v, const struct sched_vcpu *t)
+{
+	if (!t->in_spin_loop)
+		return 3;
+	return t->pcpu == v->pcpu ? 2 : 1;
+}
 
 struct sched_vcpu *sched_yield_candidate(const struct sched *s, const struct sched_vcpu *v)
 {
@@ -37,15 +71,18 @@ struct sched_vcpu *sched_yield_candidate(const struct sched *s, const struct sch
 	const struct sched_dom *d = v->dom;
 	struct sched_vcpu *best = NULL;
 	uint32_t best_dist = 0;
+	unsigned best_class = 0;
 	for (struct sched_vcpu *t = d->vcpus; t; t = t->next_in_dom) {
-		if (t == v || t->state != SCHED_VS_RUNNABLE || (t->in_spin_loop && !t->dy_eligible))
+		if (t == v || t->state != SCHED_VS_RUNNABLE)
 			continue;
+		unsigned cl = candidate_class(v, t);
 		/* Distance in id order from just after last_boosted (unsigned wrap): the
 		 * last boosted vCPU itself is the farthest. */
 		uint32_t dist = t->id - d->last_boosted - 1u;
-		if (!best || dist < best_dist) {
+		if (cl > best_class || (cl == best_class && dist < best_dist)) {
 			best = t;
 			best_dist = dist;
+			best_class = cl;
 		}
 	}
 	return best;
@@ -55,8 +92,6 @@ sched_cpumask_t sched_pause_loop(struct sched *s, struct sched_vcpu *v, uint64_t
 {
 	if (v->state != SCHED_VS_RUNNING)
 		return 0;
-	if (!v->in_spin_loop)
-		v->dy_eligible = false;
 	v->in_spin_loop = true;
 	v->c.pause_loops++;
 	v->dom->c.pause_loops++;
@@ -67,18 +102,22 @@ sched_cpumask_t sched_pause_loop(struct sched *s, struct sched_vcpu *v, uint64_t
 	if (s->p.ple != SCHED_PLE_DIRECTED)
 		return 0;
 	struct sched_vcpu *t = sched_yield_candidate(s, v);
-	/* The flagged vCPUs passed over (before t in the order, or all when none): their
-	 * eligibility toggles, so each is a candidate every other time. */
-	uint32_t lim = t ? t->id - v->dom->last_boosted - 1u : UINT32_MAX;
-	for (struct sched_vcpu *o = v->dom->vcpus; o; o = o->next_in_dom)
-		if (o != v && o->in_spin_loop && o->state == SCHED_VS_RUNNABLE &&
-		    (o == t || o->id - v->dom->last_boosted - 1u < lim))
-			o->dy_eligible = !o->dy_eligible;
 	if (!t)
 		return 0;
+	bool here = t->pcpu == v->pcpu;
+	bool may_yield = here && s->ops->yield_keeps_claim && s->ops->yield_keeps_claim(s);
+	if (t->in_spin_loop && may_yield) {
+		s->ops->yield(s, v, now); /* only waiters left, one here: this queue goes on */
+		return 0;
+	}
 	sched_cpumask_t kick = s->ops->yield_to(s, v, t, now);
-	if (s->pcpu[t->pcpu].yield_next != t)
-		return 0; /* the policy refused it (fairness): v goes on */
+	if (s->pcpu[t->pcpu].yield_next != t) {
+		/* The policy refused it (fairness): t waits its turn; when that is here, so
+		 * does v (a plain yield), else v goes on. */
+		if (may_yield)
+			s->ops->yield(s, v, now);
+		return 0;
+	}
 	v->dom->last_boosted = t->id;
 	v->c.yield_to++;
 	v->dom->c.yield_to++;

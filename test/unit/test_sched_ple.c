@@ -40,15 +40,17 @@ static void setup(unsigned pcpus, unsigned n, const char *ple)
 	}
 }
 
-/* The reference: ids last+1, last+2, ... modulo n, the first eligible one. */
+/* The reference: classes (did not spin; spun, on the spinner's pCPU; spun, elsewhere),
+ * best first; within one, ids last+1, last+2, ... modulo n, the first runnable one. */
 static struct sched_vcpu *reference(unsigned n, const struct sched_vcpu *spinner)
 {
-	for (unsigned k = 1; k <= n; k++) {
-		struct sched_vcpu *t = &V[(D[0].last_boosted + k) % n];
-		if (t != spinner && t->state == SCHED_VS_RUNNABLE &&
-		    (!t->in_spin_loop || t->dy_eligible))
-			return t;
-	}
+	for (unsigned cl = 0; cl < 3; cl++)
+		for (unsigned k = 1; k <= n; k++) {
+			struct sched_vcpu *t = &V[(D[0].last_boosted + k) % n];
+			unsigned tcl = !t->in_spin_loop ? 0 : t->pcpu == spinner->pcpu ? 1 : 2;
+			if (t != spinner && t->state == SCHED_VS_RUNNABLE && tcl == cl)
+				return t;
+		}
 	return NULL;
 }
 
@@ -111,18 +113,20 @@ static void test_candidate_matches_reference(void **st)
 				sched_wake(&S, &V[i], 0, WAKE_NEW);
 		for (unsigned p = 0; p < pcpus; p++)
 			sched_pick_next(&S, p, 1);
-		for (unsigned i = 0; i < n; i++) {
-			V[i].in_spin_loop = rnd(4) == 0;
-			V[i].dy_eligible = rnd(2);
-		}
+		for (unsigned i = 0; i < n; i++)
+			V[i].in_spin_loop = rnd(3) == 0;
 		D[0].last_boosted = rnd(n);
 		for (unsigned i = 0; i < n; i++) {
 			struct sched_vcpu *c = sched_yield_candidate(&S, &V[i]);
 			assert_ptr_equal(c, reference(n, &V[i]));
 			if (c) {
 				assert_int_equal(c->state, SCHED_VS_RUNNABLE);
-				assert_true(!c->in_spin_loop || c->dy_eligible);
 				assert_ptr_not_equal(c, &V[i]);
+				/* One that spun only when every candidate spun. */
+				for (unsigned j = 0; c->in_spin_loop && j < n; j++)
+					assert_true(&V[j] == &V[i] ||
+						    V[j].state != SCHED_VS_RUNNABLE ||
+						    V[j].in_spin_loop);
 			}
 		}
 	}
@@ -164,7 +168,9 @@ static void test_all_blocked_or_running(void **st)
 	assert_int_equal(V[0].c.yields, 1);
 }
 
-/* A vCPU that took a PAUSE-loop exit is skipped until it has run a full slice. */
+/* A vCPU that took a PAUSE-loop exit comes after every one that did not, until it has
+ * run a full slice; when only such waiters are left and one is queued here, the spinner
+ * makes a plain yield (the queue goes on in its order), not a directed one. */
 static void test_skip_just_spun(void **st)
 {
 	(void)st;
@@ -175,26 +181,105 @@ static void test_skip_just_spun(void **st)
 	D[0].last_boosted = a->id; /* next in line: a->id + 1 */
 	struct sched_vcpu *b = &V[(a->id + 1) % 3], *c = &V[(a->id + 2) % 3];
 	sched_pause_loop(&S, a, MS); /* a -> b */
+	assert_int_equal(D[0].last_boosted, b->id);
 	assert_ptr_equal(sched_pick_next(&S, 0, MS).vcpu, b);
-	sched_pause_loop(&S, b, 2 * MS); /* b spun: skip a (spun), choose c */
+	/* b spins: a (spun) is first in line after b, c did not spin: c. */
+	assert_ptr_equal(sched_yield_candidate(&S, b), c);
+	sched_pause_loop(&S, b, 2 * MS);
 	assert_ptr_equal(sched_pick_next(&S, 0, 2 * MS).vcpu, c);
-	assert_true(a->in_spin_loop);
-	assert_null(sched_yield_candidate(&S, c)); /* a and b both just spun */
-	/* c spins with no candidate: a and b were passed over, each becomes eligible once
-	 * (KVM's dy_eligible), a first (after c in the order). */
+	assert_true(a->in_spin_loop && b->in_spin_loop);
+	/* c spins: only waiters left, queued here: a plain yield, no directed one. */
+	assert_ptr_equal(sched_yield_candidate(&S, c), a); /* after c in the order */
+	uint64_t yields = c->c.yields, dir = D[0].c.yield_to;
 	sched_pause_loop(&S, c, 3 * MS);
-	assert_true(a->dy_eligible && b->dy_eligible);
-	assert_ptr_equal(sched_yield_candidate(&S, c), a);
-	sched_pause_loop(&S, c, 3 * MS);
-	assert_ptr_equal(sched_pick_next(&S, 0, 3 * MS).vcpu, a);
-	assert_false(a->dy_eligible); /* checked (and chosen): toggled back */
-	assert_true(b->dy_eligible);  /* not reached: keeps its turn */
-	/* c runs whole slices; a and b run theirs too and become eligible again. */
+	assert_int_equal(c->c.yields, yields + 1);
+	assert_int_equal(D[0].c.yield_to, dir);
+	assert_int_equal(D[0].last_boosted, c->id);
+	struct sched_vcpu *n = sched_pick_next(&S, 0, 3 * MS).vcpu;
+	assert_true(n == a || n == b); /* the queue's order, not c again */
+	/* Whole slices for everybody: none is flagged any more. */
 	uint64_t t = 3 * MS;
 	for (unsigned k = 0; k < 20; k++)
 		t = sched_pick_next(&S, 0, t).run_until;
 	assert_false(a->in_spin_loop);
 	assert_false(b->in_spin_loop);
+	assert_false(c->in_spin_loop);
+}
+
+/* Only waiters left, none queued on the spinner's pCPU: the one elsewhere gets the
+ * directed yield (kicked there); one here comes before it. */
+static void test_spun_here_before_elsewhere(void **st)
+{
+	(void)st;
+	setup(2, 4, "directed"); /* V0, V2 on pCPU 0; V1, V3 on pCPU 1 */
+	for (unsigned i = 0; i < 4; i++)
+		sched_wake(&S, &V[i], 0, WAKE_NEW);
+	struct sched_vcpu *r0 = sched_pick_next(&S, 0, 0).vcpu;
+	struct sched_vcpu *r1 = sched_pick_next(&S, 1, 0).vcpu;
+	struct sched_vcpu *q0 = r0 == &V[0] ? &V[2] : &V[0];
+	struct sched_vcpu *q1 = r1 == &V[1] ? &V[3] : &V[1];
+	q0->in_spin_loop = q1->in_spin_loop = true;
+	D[0].last_boosted = q1->id - 1; /* q1 first in id order */
+	assert_ptr_equal(sched_yield_candidate(&S, r0), q0);
+	/* q1 did not spin after all: it comes first. */
+	q1->in_spin_loop = false;
+	assert_ptr_equal(sched_yield_candidate(&S, r0), q1);
+	q1->in_spin_loop = true;
+	/* q0 blocks: only q1, flagged, elsewhere: the directed yield, q1 kicked there. */
+	sched_sleep(&S, q0, MS);
+	assert_ptr_equal(sched_yield_candidate(&S, r0), q1);
+	sched_cpumask_t k = sched_pause_loop(&S, r0, MS);
+	assert_int_equal(k, SCHED_CPU(1));
+	assert_int_equal(D[0].last_boosted, q1->id);
+	assert_ptr_equal(sched_pick_next(&S, 1, MS).vcpu, q1);
+}
+
+/* A policy that refuses the target (fairness): queued on the spinner's pCPU, the spinner
+ * makes a plain yield; queued elsewhere, it goes on. */
+static unsigned refused;
+static sched_cpumask_t refuse_yield_to(struct sched *s, struct sched_vcpu *v, struct sched_vcpu *t,
+				       uint64_t now)
+{
+	(void)s, (void)v, (void)t, (void)now;
+	refused++;
+	return 0;
+}
+
+static void test_refused_target(void **st)
+{
+	(void)st;
+	setup(2, 4, "directed"); /* V0, V2 on pCPU 0; V1, V3 on pCPU 1 */
+	for (unsigned i = 0; i < 4; i++)
+		sched_wake(&S, &V[i], 0, WAKE_NEW);
+	struct sched_vcpu *r0 = sched_pick_next(&S, 0, 0).vcpu;
+	struct sched_vcpu *r1 = sched_pick_next(&S, 1, 0).vcpu;
+	struct sched_vcpu *q0 = r0 == &V[0] ? &V[2] : &V[0];
+	struct sched_vcpu *q1 = r1 == &V[1] ? &V[3] : &V[1];
+	struct sched_ops ops = *S.ops;
+	ops.yield_to = refuse_yield_to;
+	S.ops = &ops;
+	refused = 0;
+	D[0].last_boosted = q1->id - 1; /* q1 (elsewhere) first */
+	assert_int_equal(sched_pause_loop(&S, r0, MS), 0);
+	assert_int_equal(refused, 1);
+	assert_int_equal(r0->c.yields, 0); /* goes on */
+	assert_int_equal(D[0].last_boosted, q1->id - 1);
+	D[0].last_boosted = q0->id - 1; /* q0 (here) first */
+	assert_int_equal(sched_pause_loop(&S, r0, 2 * MS), 0);
+	assert_int_equal(refused, 2);
+	assert_int_equal(r0->c.yields, 1); /* a plain yield */
+	assert_int_equal(D[0].c.yield_to, 0);
+	assert_ptr_equal(sched_pick_next(&S, 0, 2 * MS).vcpu, q0);
+	/* A policy whose yield does not keep the yielder's claim: never a plain yield. */
+	ops.yield_keeps_claim = NULL;
+	D[0].last_boosted = r0->id - 1; /* r0 (queued here now) first */
+	assert_int_equal(sched_pause_loop(&S, q0, 3 * MS), 0);
+	assert_int_equal(refused, 3);
+	assert_int_equal(q0->c.yields, 0);
+	r0->in_spin_loop = true; /* only a waiter here: the directed yield, refused too */
+	assert_int_equal(sched_pause_loop(&S, q0, 4 * MS), 0);
+	assert_int_equal(refused, 4);
+	assert_int_equal(q0->c.yields, 0);
 }
 
 /* The target on another pCPU that may not run here: kicked there, runs next there. */
@@ -318,6 +403,8 @@ int main(void)
 		cmocka_unit_test(test_single_vcpu_plain_yield),
 		cmocka_unit_test(test_all_blocked_or_running),
 		cmocka_unit_test(test_skip_just_spun),
+		cmocka_unit_test(test_spun_here_before_elsewhere),
+		cmocka_unit_test(test_refused_target),
 		cmocka_unit_test(test_target_on_other_pcpu_kicked),
 		cmocka_unit_test(test_shares_unchanged),
 	};
