@@ -108,16 +108,16 @@ struct sim_cfg {
 	/* expect.*: bounds checked at the end, 0 = not checked */
 	double exp_ping_p99_us, exp_ping_max_us, exp_ping_avg_min_us, exp_share_tol, exp_cap_tol,
 		exp_rel_tol_pct, exp_gain_max, exp_lat_p99_us;
-	double exp_migrations_max;  /* per vCPU over the run (no ping-pong) */
-	double exp_ping_p99_min_us; /* lower bound (the credit1 reproduction check) */
-	double exp_wall_bound;	    /* != 0: wall-clock duty shares checked against `bound` */
-	double exp_echo_lat_p99_us; /* wake-to-run p99 of echo vCPUs within their share */
+	double exp_migrations_max;    /* per vCPU over the run (no ping-pong) */
+	double exp_ping_p99_min_us;   /* lower bound (the credit1 reproduction check) */
+	double exp_wall_bound;	      /* != 0: wall-clock duty shares checked against `bound` */
+	double exp_echo_lat_p99_us;   /* wake-to-run p99 of echo vCPUs within their share */
 	double exp_echo_lat_slice_us; /* != 0: that bound per domain, from its crowd of wakers */
-	double exp_stuck_pct;	    /* max % of the run a migratable vCPU waits needlessly */
-	uint64_t inv_ns;	    /* sim.inv_us: invariant sample period, 0 = off */
-	uint64_t inv_margin_ns;	    /* sim.inv_margin_us: "ahead of its ideal" by more */
-	uint64_t inv_tau_ns;	    /* sim.inv_tau_ms: memory of "ahead" */
-	double exp_lock_rate_min;   /* lockstress acquisitions per second, every such domain */
+	double exp_stuck_pct;	      /* max % of the run a migratable vCPU waits needlessly */
+	uint64_t inv_ns;	      /* sim.inv_us: invariant sample period, 0 = off */
+	uint64_t inv_margin_ns;	      /* sim.inv_margin_us: "ahead of its ideal" by more */
+	uint64_t inv_tau_ns;	      /* sim.inv_tau_ms: memory of "ahead" */
+	double exp_lock_rate_min;     /* lockstress acquisitions per second, every such domain */
 };
 
 /* scenario.c */
