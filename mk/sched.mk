@@ -54,6 +54,9 @@ UNIT_SRCS_sched_ple := test/unit/test_sched_ple.c $(SCHED_SRCS) $(SCHED_LIB)
 UNIT_TESTS += sched_eevdf
 UNIT_SRCS_sched_eevdf := test/unit/test_sched_eevdf.c $(SCHED_SRCS) $(SCHED_LIB)
 
+UNIT_TESTS += sched_credit1
+UNIT_SRCS_sched_credit1 := test/unit/test_sched_credit1.c $(SCHED_SRCS) $(SCHED_LIB)
+
 # The mix scenario booted with sched=eevdf (Bochs; -svm: QEMU TCG+SVM), e2e-vmx-mix's checks.
 e2e-eevdf-mix_EXPECT = $(e2e-vmx-mix_EXPECT)
 $(eval $(call e2e_twin,e2e-eevdf-mix,$(BUILD)/eevdf-mix-bios.iso,$(VMM_RUN2)))

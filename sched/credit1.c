@@ -188,6 +188,8 @@ static void c1_vcpu_remove(struct sched *s, struct sched_vcpu *v, uint64_t now)
 static sched_cpumask_t c1_wake(struct sched *s, struct sched_vcpu *v, uint64_t now, unsigned flags)
 {
 	c1_advance(s, now);
+	if (flags & WAKE_TIMER)
+		c1_timer_slop(s, now); /* its timer fired: a tick due just after runs with it */
 	const bool event = (flags & (WAKE_EVENT | WAKE_TIMER)) != 0;
 	if (event) {
 		v->c.events++;
@@ -328,6 +330,8 @@ static struct sched_pick c1_pick_next(struct sched *s, unsigned p, uint64_t now)
 	c1_advance(s, now);
 	struct sched_pcpu *pc = &s->pcpu[p];
 	struct c1_pcpu *cp = C1P(s, p);
+	if (now >= cp->slice_end)
+		c1_timer_slop(s, now); /* the s_timer fired: a tick due just after runs with it */
 	struct sched_vcpu *prev = pc->curr, *next = NULL;
 	struct sched_pick r = {NULL, SCHED_NEVER, 0};
 	bool runs = prev && prev->state == SCHED_VS_RUNNING;
@@ -483,11 +487,14 @@ static int c1_config(struct sched *s, const char *k, size_t kl, const char *val,
 {
 	struct c1_sched *c = C1S(s);
 	uint64_t us, tick = c->tick_ns, tslice = c->tslice_ns, acct = c->acct_ns;
-	if (key_is(k, kl, "tick_lag_ns")) {
+	if (key_is(k, kl, "tick_lag_ns") || key_is(k, kl, "timer_slop_ns")) {
 		if (!parse_u64_n(val, vl, &us) || us > 1000000)
 			return -SCHED_EINVAL;
 		c1_advance(s, now);
-		c->tick_lag_ns = us;
+		if (key_is(k, kl, "tick_lag_ns"))
+			c->tick_lag_ns = us;
+		else
+			c->slop_ns = us;
 		return 0;
 	}
 	if (!key_is(k, kl, "tick_us") && !key_is(k, kl, "tslice_us") && !key_is(k, kl, "acct_us"))

@@ -240,6 +240,21 @@ void c1_restart_ticks(struct sched *s, uint64_t now)
 	c->tick_n = 1;
 }
 
+/* One tick at t on every pCPU (3.0.4:1016 csched_tick): sample the running vCPU, then the
+ * master's accounting, then the sort; the next one re-armed from t (schedule.c:659). */
+static void c1_tick(struct sched *s, uint64_t t)
+{
+	struct c1_sched *c = C1S(s);
+	for (unsigned p = 0; p < s->nr_pcpus; p++)
+		c1_vcpu_acct(s, p, t);
+	if (c->tick_n % c->ticks_per_acct == 0)
+		c1_acct(s, t); /* 3.0.4:1030 the master (pCPU 0) */
+	for (unsigned p = 0; p < s->nr_pcpus; p++)
+		c1_runq_sort(s, p); /* 3.0.4:1043 */
+	c->tick_n++;
+	c->next_tick = t + c->tick_ns + c->tick_lag_ns;
+}
+
 /* Processes every tick up to now, in time order (3.0.4:1016 csched_tick on each pCPU:
  * sample the running vCPU, then the master's accounting, then the sort). All pCPUs tick
  * at the same times (Xen started every pCPU's timer together at boot, schedule.c:711).
@@ -260,15 +275,22 @@ void c1_advance(struct sched *s, uint64_t now)
 			c1_restart_ticks(s, now);
 		return;
 	}
-	while (c->next_tick <= now) {
-		uint64_t t = c->next_tick;
-		for (unsigned p = 0; p < s->nr_pcpus; p++)
-			c1_vcpu_acct(s, p, t);
-		if (c->tick_n % c->ticks_per_acct == 0)
-			c1_acct(s, t); /* 3.0.4:1030 the master (pCPU 0) */
-		for (unsigned p = 0; p < s->nr_pcpus; p++)
-			c1_runq_sort(s, p); /* 3.0.4:1043 */
-		c->tick_n++;
-		c->next_tick = t + c->tick_ns + c->tick_lag_ns;
-	}
+	while (c->next_tick <= now)
+		c1_tick(s, c->next_tick);
+}
+
+/* Xen's timer softirq runs, with the timer that fired, every timer due within TIMER_SLOP
+ * (50 us) after it (3.0.4 xen/common/timer.c:28 and :308, timer_softirq_action), in order
+ * of expiry. So a tick due less than the slop after a timer that fires now (a guest's own
+ * timer that wakes it, a slice end) runs now, before the schedule softirq: it samples the
+ * vCPU still current, not the one the timer wakes, and re-arms from now (schedule.c:659).
+ * Called by the timer-driven calls (a WAKE_TIMER wake, a pick_next at the slice end)
+ * after c1_advance. Simplification: every pCPU's tick moves with it (all tick together
+ * here, as at boot); the rows this matters for have one pCPU. credit1.timer_slop_ns=0
+ * turns it off (an exact grid, as before). */
+void c1_timer_slop(struct sched *s, uint64_t now)
+{
+	struct c1_sched *c = C1S(s);
+	if (c->slop_ns && s->nr_vcpus && c->next_tick > now && c->next_tick - now < c->slop_ns)
+		c1_tick(s, now);
 }

@@ -99,6 +99,7 @@ struct c1_sched { /* 3.0.4:229 struct csched_private */
 	uint64_t next_tick;   /* the next tick not yet processed (all pCPUs tick together) */
 	uint64_t tick_n;      /* its number (schedule_data.tick after the increment) */
 	uint64_t tick_lag_ns; /* credit1.tick_lag_ns: how late each tick re-arms (see below) */
+	uint64_t slop_ns;     /* credit1.timer_slop_ns: Xen's TIMER_SLOP (c1_timer_slop) */
 	uint64_t now;	      /* time of the call being served (charging at a park) */
 	uint64_t accts, steals, tickles, parks_run;
 };
@@ -132,6 +133,7 @@ void c1_move(struct sched *s, struct sched_vcpu *v, unsigned to, uint64_t now);
 
 /* credit1_acct.c */
 void c1_advance(struct sched *s, uint64_t now);
+void c1_timer_slop(struct sched *s, uint64_t now);
 void c1_restart_ticks(struct sched *s, uint64_t now);
 void c1_acct_start(struct sched *s, struct c1_vcpu *cv);
 void c1_acct_stop(struct sched *s, struct c1_vcpu *cv);

@@ -140,6 +140,14 @@ p99_all() {
 		else printf ">=%s %s\n", p, p }'
 }
 
+ran_profiles() { # -> the profiles with runs in WORK, comma-separated
+	local p out=""
+	for p in $PROFILES; do
+		compgen -G "$WORK/bench-row-*-$p.rc" >/dev/null && out="$out${out:+, }$p"
+	done
+	echo "$out"
+}
+
 meta() { # KEY -> its value in build/bench/meta
 	sed -n "s/^$1=//p" "$WORK/meta"
 }
@@ -179,6 +187,7 @@ write_meta() { # WALL_S
 		echo "date=$(date -u '+%Y-%m-%d %H:%M UTC')"
 		echo "commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 		echo "dirty=${dirty% }"
+		echo "cmd=BENCH_PROFILES=\"$RUN_PROFILES\" BENCH_JOBS=$JOBS${BENCH_KEEP:+ BENCH_KEEP=$BENCH_KEEP} tools/bench-hv.sh"
 	} >"$WORK/meta"
 }
 
@@ -274,7 +283,7 @@ report() {
 	[ "$fails" = 0 ] || { echo "bench-hv: $fails run(s) failed: see $WORK/*.log" >&2; exit 1; }
 }
 
-# plot ROWS: ping p99 per row, log scale, both profiles, hypervisor and simulator.
+# plot ROWS: ping p99 per row, log scale, every profile, hypervisor and simulator.
 plot() {
 	local xt="" i=0 r
 	for r in $1; do
@@ -325,9 +334,12 @@ write_section() { # TABLE_FILE
 		echo "Reproduce with \`make bench\` (it runs \`tools/bench-hv.sh\`; \`BENCH_RUN_MS=\`,"
 		echo "\`BENCH_ROWS=\` change the run length or the rows; \`tools/bench-hv.sh report\` rewrites"
 		echo "this section from the logs in \`build/bench/\`). Every row of the simulator's table above,"
-		echo "both profiles, booted as a real sliver ISO: the row's scenario (\`test/scenarios/row-*.cfg\`:"
+		echo "under the profiles $(ran_profiles) (\`BENCH_PROFILES=\`; the command of these runs:"
+		echo "\`$(meta cmd)\`), booted as a real sliver ISO: the row's scenario (\`test/scenarios/row-*.cfg\`:"
 		echo "two spinners, an idle domain and the echo domain d4, all pinned to pCPU 0) with"
-		echo "\`run_ms=$RUN_MS\` and, for credit1, \`credit.profile=xen-credit1\` on the hypervisor line"
+		echo "\`run_ms=$RUN_MS\` and on the hypervisor line: sliver, \`sched=credit\` (the defaults);"
+		echo "xen-credit1, \`credit.profile=xen-credit1\`; credit1, \`sched=credit1\` (Xen 3.0.4);"
+		echo "eevdf, \`sched=eevdf\` (Linux 6.6)."
 		echo "(\`tools/bench-hv.sh cfg ROW PROFILE MS\` prints the generated scenario). Each ISO runs in"
 		echo "Bochs 2.7 with \`tools/sliver-run --emu bochs --cpus $CPUS --ips $IPS\`: model"
 		echo "corei7_skylake_x, \`clock: sync=none\` (deterministic: emulated time = instructions / ips)."
@@ -362,7 +374,7 @@ write_section() { # TABLE_FILE
 		echo "  of the run; the pCPU is never idle beside two spinners); entitled = the simulator's"
 		echo "  weighted max-min fair share for the row. The echo guest's duty cycle is wall-clock"
 		echo "  (TSC) time, as the 2006 script's and the simulator's default (\`duty_clock=wall\`)."
-		echo "- Simulator p99: \`build/sliver-sim test/scenarios/ROW.cfg [credit.profile=xen-credit1]\`"
+		echo "- Simulator p99: \`build/sliver-sim test/scenarios/ROW.cfg [credit.profile=xen-credit1 | sched=credit1 | sched=eevdf]\`"
 		echo "  (10 s, ping jitter +- 0.5 ms), the same numbers as the tables above."
 		echo
 		echo "Generated $(meta date) at commit $(meta commit)${dirty:+ plus uncommitted changes in $dirty}"
@@ -371,7 +383,7 @@ write_section() { # TABLE_FILE
 		echo
 		cat "$1"
 		echo
-		echo "![ping p99 per row, both profiles, hypervisor and simulator](bench/ping-p99.png)"
+		echo "![ping p99 per row, every profile run, hypervisor and simulator](bench/ping-p99.png)"
 		echo
 		echo "Data: [bench/bench-hv.dat](bench/bench-hv.dat); console logs of the runs: \`build/bench/*.log\`."
 		echo

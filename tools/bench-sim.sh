@@ -34,10 +34,21 @@ for pl in $POLICIES; do
 done
 # The 2006 protocol (ping -i .2 -c 120): every 200 ms +- 10 %, 120 pings after 1 s of warm-up.
 P06="ping.interval_us=200000 ping.jitter_us=20000 sim.warmup_ms=1000 sim.duration_ms=25000"
+# The 2006 guest, for every policy (docs/scheduler.md, "The 2006 table under credit1"): a
+# Linux 2.6.16 dom0 at HZ=250 whose script slept in select() (sleeps end on its 4 ms jiffy
+# grid) with 20 us from its timer wake to the spin's first clock read.
+G06="sim.jiffy_us=4000 sim.wake_us=20"
+# Xen 3.0.4's timer under credit1: the tick re-armed after its handler (5 us late,
+# schedule.c:659) and TIMER_SLOP (50 us, timer.c:28).
+X06="credit1.tick_lag_ns=5000 credit1.timer_slop_ns=50000"
 # What 2006 measured (ms, avg; /work/shared/seeds, xen-devel Dec 2006; idle: mean of three).
 declare -A M06=([idle]=0.092 [020-05]=0.084 [020-10]=0.084 [020-50]=0.088 [030-05]=0.084
 	[035-055]=0.075 [035-10]=0.271 [035-50]=6.685 [040-05]=11.003 [090-02]=0.111
 	[cap-020-05]=0.101 [cap-020-50]=10.698 [cap-030-05]=0.061)
+# The echo's CPU % xentop reported in 2006 (idle: none).
+declare -A U06=([idle]=- [020-05]=25 [020-10]=25 [020-50]=25 [030-05]=38 [035-055]=44
+	[035-10]=44 [035-50]=30 [040-05]=34.5 [090-02]=45.6 [cap-020-05]=25 [cap-020-50]=20
+	[cap-030-05]=36)
 ms() { awk -v u="$1" 'BEGIN{ if (u == "") print "-"; else printf "%.3f", u / 1000 }'; }
 side() { # 2006 ms, ours us -> 1 when both are on the same side of 1 ms
 	awk -v a="$1" -v b="$2" 'BEGIN{ print ((a < 1) == (b / 1000 < 1)) ? 1 : 0 }'
@@ -115,14 +126,21 @@ shares() { # scenario overrides... -> "d1 x/y, d2 ..."
 		echo "(\`sched=$p\`: the simulator rejects it on this branch; its tables are left out.)"
 		echo
 	done
-	echo "### The 2006 protocol: pings every 200 ms (\`ping -i .2 -c 120\`)"
+	echo "### The 2006 protocol: pings every 200 ms (\`ping -i .2 -c 120\`), the 2006 guest"
 	echo
 	echo "The same rows with the 2006 ping protocol: every 200 ms +- 20 ms (seeded), 120 pings"
-	echo "counted after 1 s of warm-up (\`$P06\`)."
+	echo "counted after 1 s of warm-up (\`$P06\`), and the echo guest timed as"
+	echo "the 2006 one was (\`$G06\`, every policy alike): a Linux 2.6.16 dom0"
+	echo "at HZ=250 whose script slept in select(), so each sleep is rounded up to whole 4 ms"
+	echo "jiffies and ends on the guest's own tick grid (\`jiffy_us\`), and 20 us of guest CPU"
+	echo "(timer interrupt, softirq, the script's return from select) pass between the wake and"
+	echo "the spin's first clock read (\`wake_us\`); docs/scheduler.md, \"The 2006 table under"
+	echo "credit1\". credit1 also runs on Xen's timer as 3.0.4 had it (\`$X06\`:"
+	echo "the tick re-armed 5 us late after its handler, schedule.c:659, and TIMER_SLOP, timer.c:28)."
 	echo "Average ping latency in ms (p99 in parentheses); \`2006\` is what xen-devel measured"
-	echo "on Xen 3.0.4-rc1 in Dec 2006 (avg). \`credit1, 8 seeds\` is the mean (min-max) of the"
-	echo "average over sim.seed=1..8 (the duty cycle's phase and the ping jitter): credit1's"
-	echo "sampled tick makes a row depend on the phase (docs/scheduler.md, Policy: credit1)."
+	echo "on Xen 3.0.4-rc1 in Dec 2006 (avg), \`xentop\` the CPU % it reported for the echo."
+	echo "\`credit1, 8 seeds\` is the mean (min-max) of the average over sim.seed=1..8 (duty and"
+	echo "grid phases, ping jitter); the row counts as on the 2006 side of 1 ms by that mean."
 	echo
 	hdr="| row | 2006 |"
 	sep="|---|---|"
@@ -130,14 +148,18 @@ shares() { # scenario overrides... -> "d1 x/y, d2 ..."
 		hdr="$hdr ${pl#*:} |"
 		sep="$sep---|"
 	done
-	echo "$hdr credit1 echo share % | credit1, 8 seeds |"
-	echo "$sep---|---|"
+	echo "$hdr xentop 2006 % | credit1 echo % | credit1, 8 seeds |"
+	echo "$sep---|---|---|"
 	declare -A NSIDE=()
+	N8=0
 	for r in $ROWS; do
 		IFS=: read -r name _ <<<"$r"
 		row="| $name | ${M06[$name]} |"
 		for pl in $HAVE; do
-			o=$(sim "test/scenarios/row-$name.cfg" "sched=${pl%%:*}" $P06)
+			x=""
+			[ "${pl%%:*}" = credit1 ] && x=$X06
+			# shellcheck disable=SC2086 # the key lists are words
+			o=$(sim "test/scenarios/row-$name.cfg" "sched=${pl%%:*}" $P06 $G06 $x)
 			p=$(line "$o" "ping d4")
 			a=$(kv "$p" avg_us)
 			row="$row $(ms "$a") ($(ms "$(kv "$p" p99_us)")) |"
@@ -145,42 +167,49 @@ shares() { # scenario overrides... -> "d1 x/y, d2 ..."
 			[ "${pl%%:*}" = credit1 ] && sh1=$(kv "$(line "$o" "share d4")" pct)
 		done
 		if [[ " $HAVE " == *" credit1:"* ]]; then
-			echo "$row ${sh1:-} | $(seeds_avg "$name" sched=credit1 $P06) |"
+			# shellcheck disable=SC2086
+			s8=$(seeds_avg "$name" sched=credit1 $P06 $G06 $X06)
+			N8=$((N8 + $(side "${M06[$name]}" "$(awk '{ print $1 * 1000 }' <<<"$s8")")))
+			echo "$row ${U06[$name]} | ${sh1:-} | $s8 |"
 		else
-			echo "$row - | - |"
+			echo "$row ${U06[$name]} | - | - |"
 		fi
 	done
 	echo
 	for pl in $HAVE; do
 		echo "- ${pl#*:}: ${NSIDE[$pl]} of 13 rows on the 2006 side of 1 ms (seed 1)."
 	done
+	if [[ " $HAVE " == *" credit1:"* ]]; then
+		echo "- credit1, 8 seeds: $N8 of 13 by the mean."
+	fi
 	echo
 	if [[ " $HAVE " == *" credit1:"* ]]; then
 		echo "credit1 under the 2006 protocol, what moves a row (ms, mean (min-max) of 8 seeds):"
-		echo "the tick's re-arm lateness \`credit1.tick_lag_ns\` (3.0.4 re-armed the tick at"
-		echo "NOW() + 10 ms after its handler, schedule.c:659; 0 = an exact grid), and the 0.3-0.4 rows"
-		echo "read as the 2006 columns print them (sleep first: 1.5/3.5 is 1.5 ms asleep, 3.5 ms"
-		echo "spinning, \`d4.duty=<spin>/<sleep>\` swapped), which fits the 38-44 % xentop reported."
+		echo "the guest model (exact: sleeps of exactly sleep_us, the spin timed from the first"
+		echo "instruction, Xen's tick on an exact grid: what this table showed before), the tick's"
+		echo "re-arm lateness \`credit1.tick_lag_ns\`, the guest's wake path \`wake_us\`, and a"
+		echo "10 s warm-up (\`sim.warmup_ms=10000 sim.duration_ms=35000\`: the script running for"
+		echo "a while before the pings start)."
 		echo
-		echo "| row | 2006 | lag 0 | lag 5 us | lag 10 us | sleep/spin as printed, lag 0 |"
-		echo "|---|---|---|---|---|---|"
+		echo "| row | 2006 | exact guest, exact grid | model, lag 2 us | model (lag 5 us) | model, lag 10 us | model, wake 0 | model, wake 50 us | model, 10 s warm-up |"
+		echo "|---|---|---|---|---|---|---|---|---|"
+		cols=("" "$G06 credit1.tick_lag_ns=2000 credit1.timer_slop_ns=50000"
+			"$G06 $X06" "$G06 credit1.tick_lag_ns=10000 credit1.timer_slop_ns=50000"
+			"sim.jiffy_us=4000 sim.wake_us=0 $X06" "sim.jiffy_us=4000 sim.wake_us=50 $X06"
+			"$G06 $X06 sim.warmup_ms=10000 sim.duration_ms=35000")
+		cnt=(0 0 0 0 0 0 0)
 		for r in $ROWS; do
 			IFS=: read -r name _ <<<"$r"
-			[ "$name" = idle ] && continue
-			sw=-
-			case $name in
-			030-05 | cap-030-05) sw=3500/1500 ;;
-			035-055) sw=3750/1750 ;;
-			035-10) sw=6500/3500 ;;
-			035-50) sw=32500/17500 ;;
-			040-05) sw=3000/2000 ;;
-			esac
-			swap=-
-			[ "$sw" != - ] && swap=$(seeds_avg "$name" sched=credit1 $P06 "d4.duty=$sw")
-			echo "| $name | ${M06[$name]} | $(seeds_avg "$name" sched=credit1 $P06) |" \
-				"$(seeds_avg "$name" sched=credit1 credit1.tick_lag_ns=5000 $P06) |" \
-				"$(seeds_avg "$name" sched=credit1 credit1.tick_lag_ns=10000 $P06) | $swap |"
+			row="| $name | ${M06[$name]} |"
+			for i in "${!cols[@]}"; do
+				# shellcheck disable=SC2086
+				s8=$(seeds_avg "$name" sched=credit1 $P06 ${cols[$i]})
+				cnt[i]=$((cnt[i] + $(side "${M06[$name]}" "$(awk '{ print $1 * 1000 }' <<<"$s8")")))
+				row="$row $s8 |"
+			done
+			echo "$row"
 		done
+		echo "| on the 2006 side of 1 ms | | ${cnt[0]} of 13 | ${cnt[1]} of 13 | ${cnt[2]} of 13 | ${cnt[3]} of 13 | ${cnt[4]} of 13 | ${cnt[5]} of 13 | ${cnt[6]} of 13 |"
 		echo
 	fi
 	echo "### Duty model side by side (sliver defaults): CPU-time bursts vs wall-clock bursts"

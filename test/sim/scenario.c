@@ -161,6 +161,14 @@ static int parse_module(struct sim_cfg *c, struct sim_dom *d, const char *path)
 		d->spin_ns = a * 1000;
 		d->sleep_ns = b * 1000;
 	}
+	v = c->jiffy_us;
+	if (get_u64(d->line, what, "jiffy_us", 0, 1000000, &v))
+		return -1;
+	d->jiffy_ns = v * 1000;
+	v = c->wake_us;
+	if (get_u64(d->line, what, "wake_us", 0, 1000000, &v))
+		return -1;
+	d->wake_ns = v * 1000;
 	d->duty_wall = c->duty_wall;
 	if (cmdline_get(d->line, "duty_clock", buf, sizeof(buf))) {
 		if (!strcmp(buf, "wall") || !strcmp(buf, "cpu"))
@@ -310,6 +318,14 @@ int scenario_load(struct sim_cfg *c, const char *path, int noverrides, char **ov
 	if (get_u64(h, what, "sim.ple_window_us", 0, 1000000, &v))
 		return -1;
 	c->ple_window_ns = v * 1000;
+	v = 0;
+	if (get_u64(h, what, "sim.jiffy_us", 0, 1000000, &v))
+		return -1;
+	c->jiffy_us = v;
+	v = 0;
+	if (get_u64(h, what, "sim.wake_us", 0, 1000000, &v))
+		return -1;
+	c->wake_us = v;
 	c->duty_wall = true;
 	if (cmdline_get(h, "sim.duty_clock", ew, sizeof(ew))) {
 		if (!strcmp(ew, "wall") || !strcmp(ew, "cpu"))

@@ -135,12 +135,28 @@ static bool wall_duty(const struct sim_vcpu *v)
 	return v->d->duty_wall && v->d->spin_ns && v->spin_left != UINT64_MAX;
 }
 
+/* When a duty sleep begun at t ends. With jiffy_us (a tick-based guest OS, such as the
+ * 2006 Linux 2.6.16 dom0 whose script slept in select()): the timeout is rounded up to whole
+ * jiffies (sys_select: ROUND_UP(usec, 1000000/HZ)) and counted from the jiffy the guest is
+ * in, so the sleep ends on its own tick grid: J * (floor(t/J) + ceil(sleep/J)), grid phase
+ * jiffy_off. The guest's clock is taken as current at t (it runs then, and a tick that fell
+ * while it was preempted is delivered when it is entered). */
+static uint64_t duty_sleep_end(const struct sim_vcpu *v, uint64_t t)
+{
+	uint64_t j = v->d->jiffy_ns, s = v->d->sleep_ns;
+	if (!j)
+		return t + s;
+	uint64_t k = (t + j - v->jiffy_off) / j; /* the grid shifted so that it is non-negative */
+	uint64_t end = (k + (s + j - 1) / j) * j + v->jiffy_off - j;
+	return end > t ? end : t; /* select() with a zero timeout returns at once */
+}
+
 static void wall_burst_end(struct sim_vcpu *v, uint64_t t)
 {
 	v->spinning = false;
 	v->spin_left = 0;
 	v->spin_until = 0;
-	v->sleep_end = t + v->d->sleep_ns;
+	v->sleep_end = duty_sleep_end(v, t);
 	ev_push(v->sleep_end, EV_SLEEP_END, vid(v), 0);
 }
 
@@ -202,7 +218,7 @@ static void progress(struct sim_vcpu *v, uint64_t now)
 			if (!v->spin_left) {
 				/* Burst done: sleep from the moment it finished. */
 				v->spinning = false;
-				v->sleep_end = now - el + v->d->sleep_ns;
+				v->sleep_end = duty_sleep_end(v, now - el);
 				ev_push(v->sleep_end, EV_SLEEP_END, vid(v), 0);
 			}
 		} else {
@@ -411,6 +427,7 @@ static void on_sleep_end(struct sim_vcpu *v, uint64_t now)
 	v->spinning = true;
 	v->spin_left = v->d->spin_ns;
 	v->spin_until = 0;
+	v->boot_left += v->d->wake_ns; /* its wake path runs first (done before the spin) */
 	if (v->running_on >= 0)
 		guest_arm(v, now);
 	else
@@ -549,6 +566,11 @@ int sim_run(struct sim_cfg *c, struct sched *s, struct sim_result *res)
 			/* Duty cycles start at a seeded point of their period. */
 			v->spinning = false;
 			v->sleep_end = rnd() % (d->spin_ns + d->sleep_ns) + 1;
+			if (d->jiffy_ns) { /* its tick grid's phase; the first wake on the grid */
+				uint64_t j = d->jiffy_ns;
+				v->jiffy_off = rnd() % j;
+				v->sleep_end += (v->jiffy_off + j - v->sleep_end % j) % j;
+			}
 			ev_push(v->sleep_end, EV_SLEEP_END, i, 0);
 		}
 		if (d->kind == G_LOCK)

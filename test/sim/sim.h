@@ -35,6 +35,10 @@ struct sim_dom {
 				     * whatever CPU it gets), as guests/echo and the 2006 script;
 				     * duty_clock=cpu: spin_ns of CPU time (the burst stretches) */
 	uint64_t service_ns;	    /* CPU time to answer one ping */
+	uint64_t jiffy_ns;	    /* jiffy_us=: duty sleeps end on the guest's own tick grid
+				     * (README.md, "Guest timer"); 0: exact sleeps */
+	uint64_t wake_ns;	    /* wake_us=: CPU work after each duty sleep before the spin's
+				     * clock starts (the guest's timer path back to the script) */
 	uint64_t boot_ns;	    /* start-up run of each vCPU (boot_us=): every domain is
 				     * started (WAKE_NEW) and runs it before its behaviour, as
 				     * in the hypervisor; an idle guest then blocks for good */
@@ -72,6 +76,7 @@ struct sim_vcpu {
 				  * guest first executes after its sleep, as rt_spin_us reads the clock)
 				  */
 	uint64_t sleep_end;	 /* duty: end of the current sleep */
+	uint64_t jiffy_off;	 /* jiffy_us: phase of its tick grid (seeded, [0, jiffy)) */
 	uint64_t *pq;		 /* pending ping arrival times (FIFO ring) */
 	size_t pq_head, pq_n, pq_cap;
 	uint64_t ping_left; /* ns of service left for the head ping */
@@ -103,6 +108,8 @@ struct sim_cfg {
 				 */
 	bool duty_wall;		/* sim.duty_clock: default of the module key duty_clock (wall) */
 	uint64_t boot_us;	/* sim.boot_us: default of the module key boot_us */
+	uint64_t jiffy_us;	/* sim.jiffy_us: default of the module key jiffy_us (0: off) */
+	uint64_t wake_us;	/* sim.wake_us: default of the module key wake_us (0) */
 	uint64_t ple_window_ns; /* sim.ple_window_us: spin a lockstress waiter does in one run
 				 * before its PAUSE-loop exit (with sched.ple not off) */
 	/* expect.*: bounds checked at the end, 0 = not checked */

@@ -397,7 +397,9 @@ static void test_config_keys(void **st)
 	assert_int_equal(c->tick_lag_ns, 0); /* an exact grid unless asked */
 	assert_int_equal(sched_config(&S, "credit1.tick_lag_ns", "5000", 0), 0);
 	assert_int_equal(c->tick_lag_ns, 5000);
-	assert_int_equal(sched_config(&S, "credit.tslice_us", "500", 0), 0); /* not ours */
+	assert_int_equal(c->slop_ns, 0); /* no TIMER_SLOP unless asked */
+	assert_int_equal(sched_config(&S, "credit1.timer_slop_ns", "2000000", 0), -22);
+	assert_int_equal(sched_config(&S, "credit.tslice_us", "500", 0), 1); /* not ours */
 	assert_int_equal(c->tslice_ns, 10 * MS);
 }
 
@@ -420,6 +422,57 @@ static void test_tick_lag_moves_the_ticks(void **st)
 			assert_int_equal(after, before - 100);
 		else /* the accounting: alone, it earns the whole 300 back */
 			assert_int_equal(after, before - 100 + 300);
+	}
+}
+
+/* Xen's TIMER_SLOP (3.0.4 timer.c:28, :308): a tick due less than 50 us after a timer that
+ * fires runs with it, before the schedule: a timer wake just before a tick has the tick
+ * sample the vCPU still running (not the woken one) and re-arm from the wake. Seeded
+ * distances 1..120 us before the tick, timer or event wakes; an event wake, a distance of
+ * 50 us or more, or credit1.timer_slop_ns=0 (the default) leaves the tick where it was. */
+static void test_timer_slop_runs_the_tick_with_a_timer_wake(void **st)
+{
+	(void)st;
+	for (unsigned slop = 0; slop <= 50000; slop += 50000) {
+		setup(1, 2, NULL, NULL);
+		char b[16];
+		snprintf(b, sizeof(b), "%u", slop);
+		assert_int_equal(sched_config(&S, "credit1.timer_slop_ns", b, 0), 0);
+		assert_int_equal(C1S(&S)->slop_ns, slop);
+		start_all(2);
+		unsigned o = (unsigned)(S.pcpu[0].curr - V), sp = 1 - o;
+		kick(sched_sleep(&S, &V[o], T));
+		pick(0);
+		unsigned pulled = 0;
+		for (unsigned k = 0; k < 300; k++) {
+			struct c1_sched *c = C1S(&S);
+			uint64_t nt = c->next_tick, d = 1 + rnd(120000), n = c->tick_n;
+			unsigned flags = rnd(2) ? WAKE_TIMER : WAKE_EVENT;
+			run_to(nt - d);
+			assert_int_equal(c->next_tick, nt); /* no pick moved it */
+			int cs = credit(sp), co = credit(o);
+			kick(sched_wake(&S, &V[o], T, flags));
+			bool due = slop && flags == WAKE_TIMER && d < slop;
+			if (due) {
+				pulled++;
+				assert_int_equal(c->tick_n, n + 1);
+				assert_int_equal(c->next_tick, T + 10 * MS);
+				if (n % 3) { /* not the accounting: a pure sample */
+					assert_int_equal(credit(sp), cs - 100);
+					assert_int_equal(credit(o), co);
+				}
+			} else {
+				assert_int_equal(c->tick_n, n);
+				assert_int_equal(c->next_tick, nt);
+			}
+			run_to(T + d + 1 + rnd(5 * MS)); /* the woken one runs, then sleeps */
+			kick(sched_sleep(&S, &V[o], T));
+			pick(0);
+		}
+		if (slop)
+			assert_true(pulled > 30); /* about 300 * 1/2 * 50/120 */
+		else
+			assert_int_equal(pulled, 0);
 	}
 }
 
@@ -463,6 +516,7 @@ int main(void)
 		cmocka_unit_test(test_over_pcpu_steals_under),
 		cmocka_unit_test(test_config_keys),
 		cmocka_unit_test(test_tick_lag_moves_the_ticks),
+		cmocka_unit_test(test_timer_slop_runs_the_tick_with_a_timer_wake),
 		cmocka_unit_test(test_yield_to_runs_target_next),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
