@@ -521,6 +521,12 @@ static int c1_config(struct sched *s, const char *k, size_t kl, const char *val,
 	return 0;
 }
 
+/* The 30 ms slice (sched_slice_ns). */
+static uint64_t c1_slice_ns(const struct sched *s)
+{
+	return C1S((struct sched *)s)->tslice_ns;
+}
+
 const struct sched_ops sched_credit1_ops = {
 	.name = "credit1",
 	.init = c1_init,
@@ -536,4 +542,5 @@ const struct sched_ops sched_credit1_ops = {
 	.params_changed = NULL,
 	.dump = c1_dump,
 	.config = c1_config,
+	.slice_ns = c1_slice_ns,
 };

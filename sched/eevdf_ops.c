@@ -395,6 +395,13 @@ static void eevdf_dump(struct sched *s, sched_print_fn pr, void *arg)
 	}
 }
 
+/* The base slice (sched_slice_ns): what a yield95 attacker in the simulator times its
+ * yields from. */
+static uint64_t eevdf_slice_ns(const struct sched *s)
+{
+	return ES((struct sched *)s)->slice_ns;
+}
+
 const struct sched_ops sched_eevdf_ops = {
 	.name = "eevdf",
 	.init = eevdf_init,
@@ -410,4 +417,5 @@ const struct sched_ops sched_eevdf_ops = {
 	.params_changed = eevdf_params_changed,
 	.dump = eevdf_dump,
 	.config = eevdf_config,
+	.slice_ns = eevdf_slice_ns,
 };

@@ -162,6 +162,14 @@ static void wall_burst_end(struct sim_vcpu *v, uint64_t t)
 
 static void guest_arm(struct sim_vcpu *v, uint64_t now);
 
+/* How far into its slice the yield95 attacker yields: 95% of the policy's slice (1 ms when
+ * a policy names none: a zero would yield forever at the same instant). */
+static uint64_t yield95_at(void)
+{
+	uint64_t sl = sched_slice_ns(G.s);
+	return (sl ? sl : 1000000) * 95 / 100;
+}
+
 static void progress(struct sim_vcpu *v, uint64_t now)
 {
 	if (v->running_on >= 0 && now == v->exec_from && !v->pq_n && !v->boot_left && v->spinning &&
@@ -268,7 +276,7 @@ static void guest_arm(struct sim_vcpu *v, uint64_t now)
 		t = lock_next_event(v, base, ple ? G.c->ple_window_ns : 0);
 		v->ple_at = v->lphase == LP_WAIT ? t : UINT64_MAX;
 	} else if (v->d->attack == ATK_YIELD95) {
-		uint64_t y = v->picked_at + sched_slice_ns(G.s) * 95 / 100;
+		uint64_t y = v->picked_at + yield95_at();
 		if (y < t)
 			t = y > now ? y : now;
 	} else if (v->d->attack == ATK_SELF_WAKE) {
@@ -320,7 +328,7 @@ static void resched(unsigned p, uint64_t now)
 		}
 		guest_arm(next, now);
 	} else if (next && next->d->attack == ATK_YIELD95 &&
-		   now >= next->picked_at + sched_slice_ns(G.s) * 95 / 100) {
+		   now >= next->picked_at + yield95_at()) {
 		/* Re-picked after its yield: a new slice to game. The time it held so far is
 		 * counted now, since picked_at restarts here. */
 		next->sched_ns += now - next->picked_at;
@@ -374,7 +382,7 @@ static void on_guest(struct sim_vcpu *v, uint64_t now)
 		vcpu_block(v, now);
 		return;
 	}
-	if (v->d->attack == ATK_YIELD95 && now >= v->picked_at + sched_slice_ns(G.s) * 95 / 100) {
+	if (v->d->attack == ATK_YIELD95 && now >= v->picked_at + yield95_at()) {
 		sched_yield(G.s, &v->sv, now);
 		resched((unsigned)v->running_on, now);
 		return;
