@@ -198,6 +198,32 @@ static void test_event_to_running_vcpu_extends_to_latency_slice(void **st)
 	assert_int_equal(pk.run_until, ev + cs(&S)->p.boost_ns);
 }
 
+/* An event early in the running vCPU's slice, with another vCPU queued: its pCPU is kicked
+ * and re-arms for the latency slice's end, not the slice end 1 ms away (a boosted vCPU is
+ * not preempted by another one's boost, so a wake beside it waited up to the slice end:
+ * sim-boost-rearm, docs/scheduler.md invariant 6). Nothing queued: no kick. */
+static void test_event_to_running_vcpu_rearms_its_pcpu(void **st)
+{
+	(void)st;
+	setup(2, 2, NULL);
+	V[0].affinity = V[1].affinity = SCHED_CPU(1);
+	sched_wake(&S, &V[0], 0, WAKE_NEW);
+	struct sched_pick pk = sched_pick_next(&S, 1, 0);
+	assert_ptr_equal(pk.vcpu, &V[0]);
+	assert_int_equal(sched_wake(&S, &V[0], 10 * US, WAKE_EVENT) & SCHED_CPU(1), 0);
+	sched_pick_next(&S, 1, 10 * US + cs(&S)->p.boost_ns); /* its latency slice ends */
+	sched_wake(&S, &V[1], 120 * US, WAKE_NEW);
+	pk = sched_pick_next(&S, 1, 130 * US); /* armed for a slice end now */
+	struct sched_vcpu *r = pk.vcpu;
+	assert_non_null(r);
+	uint64_t ev = 300 * US;
+	assert_true(pk.run_until > ev + cs(&S)->p.boost_ns);
+	assert_true(sched_wake(&S, r, ev, WAKE_EVENT) & SCHED_CPU(1)); /* re-arm */
+	pk = sched_pick_next(&S, 1, ev);
+	assert_ptr_equal(pk.vcpu, r);
+	assert_int_equal(pk.run_until, ev + cs(&S)->p.boost_ns);
+}
+
 static void test_sleeper_bank_bounded(void **st)
 {
 	(void)st;
@@ -539,6 +565,7 @@ int main(void)
 		cmocka_unit_test(test_migration_wake_never_boosted_credit1),
 		cmocka_unit_test(test_event_to_queued_vcpu_boosts),
 		cmocka_unit_test(test_event_to_running_vcpu_extends_to_latency_slice),
+		cmocka_unit_test(test_event_to_running_vcpu_rearms_its_pcpu),
 		cmocka_unit_test(test_sleeper_bank_bounded),
 		cmocka_unit_test(test_debt_survives_sleep),
 		cmocka_unit_test(test_cap_parks_at_exact_ns_and_unparks_at_refill),
