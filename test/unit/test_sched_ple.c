@@ -206,18 +206,27 @@ static void test_skip_just_spun(void **st)
 	assert_false(c->in_spin_loop);
 }
 
+/* One 4-vCPU domain on 2 pCPUs (V0, V2 on pCPU 0; V1, V3 on pCPU 1), each pCPU running one:
+ * r0, r1 run, q0, q1 wait on pCPU 0 and 1. */
+static void two_by_two(struct sched_vcpu **r0, struct sched_vcpu **q0, struct sched_vcpu **r1,
+		       struct sched_vcpu **q1)
+{
+	setup(2, 4, "directed");
+	for (unsigned i = 0; i < 4; i++)
+		sched_wake(&S, &V[i], 0, WAKE_NEW);
+	*r0 = sched_pick_next(&S, 0, 0).vcpu;
+	*r1 = sched_pick_next(&S, 1, 0).vcpu;
+	*q0 = *r0 == &V[0] ? &V[2] : &V[0];
+	*q1 = *r1 == &V[1] ? &V[3] : &V[1];
+}
+
 /* Only waiters left, none queued on the spinner's pCPU: the one elsewhere gets the
  * directed yield (kicked there); one here comes before it. */
 static void test_spun_here_before_elsewhere(void **st)
 {
 	(void)st;
-	setup(2, 4, "directed"); /* V0, V2 on pCPU 0; V1, V3 on pCPU 1 */
-	for (unsigned i = 0; i < 4; i++)
-		sched_wake(&S, &V[i], 0, WAKE_NEW);
-	struct sched_vcpu *r0 = sched_pick_next(&S, 0, 0).vcpu;
-	struct sched_vcpu *r1 = sched_pick_next(&S, 1, 0).vcpu;
-	struct sched_vcpu *q0 = r0 == &V[0] ? &V[2] : &V[0];
-	struct sched_vcpu *q1 = r1 == &V[1] ? &V[3] : &V[1];
+	struct sched_vcpu *r0, *q0, *r1, *q1;
+	two_by_two(&r0, &q0, &r1, &q1);
 	q0->in_spin_loop = q1->in_spin_loop = true;
 	D[0].last_boosted = q1->id - 1; /* q1 first in id order */
 	assert_ptr_equal(sched_yield_candidate(&S, r0), q0);
@@ -248,13 +257,8 @@ static sched_cpumask_t refuse_yield_to(struct sched *s, struct sched_vcpu *v, st
 static void test_refused_target(void **st)
 {
 	(void)st;
-	setup(2, 4, "directed"); /* V0, V2 on pCPU 0; V1, V3 on pCPU 1 */
-	for (unsigned i = 0; i < 4; i++)
-		sched_wake(&S, &V[i], 0, WAKE_NEW);
-	struct sched_vcpu *r0 = sched_pick_next(&S, 0, 0).vcpu;
-	struct sched_vcpu *r1 = sched_pick_next(&S, 1, 0).vcpu;
-	struct sched_vcpu *q0 = r0 == &V[0] ? &V[2] : &V[0];
-	struct sched_vcpu *q1 = r1 == &V[1] ? &V[3] : &V[1];
+	struct sched_vcpu *r0, *q0, *r1, *q1;
+	two_by_two(&r0, &q0, &r1, &q1);
 	struct sched_ops ops = *S.ops;
 	ops.yield_to = refuse_yield_to;
 	S.ops = &ops;
