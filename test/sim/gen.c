@@ -181,10 +181,7 @@ static unsigned warmup_ms(const struct gscn *g)
 	unsigned w = GEN_WARMUP_MS;
 	for (unsigned i = 0; i < g->nd; i++) {
 		const struct gdom *d = &g->d[i];
-		uint64_t m = d->mask ? d->mask : all_mask(g->pcpus);
-		unsigned n = 0;
-		for (; m; m &= m - 1)
-			n++;
+		unsigned n = (unsigned)__builtin_popcountll(d->mask ? d->mask : all_mask(g->pcpus));
 		unsigned most = 100 * (d->nv < n ? d->nv : n); /* % of one pCPU */
 		if (!d->cap || most <= d->cap)
 			continue;

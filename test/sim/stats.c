@@ -128,14 +128,6 @@ static bool wakes(const struct sim_cfg *c, const struct sim_dom *d)
 	return d->kind == G_HOSTILE && (d->attack == ATK_SELF_WAKE || d->attack == ATK_SLEEP_ACCT);
 }
 
-static unsigned mask_count(sched_cpumask_t m)
-{
-	unsigned n = 0;
-	for (; m; m &= m - 1)
-		n++;
-	return n;
-}
-
 /* The wake-to-run p99 bound of an echo domain d within its share (expect.echo_lat_slice_us,
  * README.md): a wake waits at most for the latency slices of the boosted vCPUs queued before
  * it and the one running (docs/scheduler.md, invariant 6). Its crowd: the vCPUs that wake on
@@ -151,9 +143,10 @@ double sim_echo_lat_bound(const struct sim_cfg *c, const struct sim_dom *d)
 		const struct sim_dom *u = &c->doms[j];
 		sched_cpumask_t mu = u->pin ? u->pin & all : all;
 		if (wakes(c, u) && (mu & md))
-			crowd += (double)u->nvcpus * mask_count(mu & md) / mask_count(mu);
+			crowd += (double)u->nvcpus * __builtin_popcountll(mu & md) /
+				 __builtin_popcountll(mu);
 	}
-	double per = ceil(crowd / mask_count(md) - 1e-9);
+	double per = ceil(crowd / __builtin_popcountll(md) - 1e-9);
 	return c->exp_echo_lat_slice_us * (per > 1 ? per : 1) + 10;
 }
 
