@@ -6,7 +6,7 @@
 #include "arch/x86_64/cr.h"
 #include "arch/x86_64/msr.h"
 #include "arch/x86_64/tsc.h"
-#include "core/gwalk.h"
+#include "core/insn_fetch.h"
 #include "core/insn_mov.h"
 #include "core/vmm.h"
 #include "drivers/console.h"
@@ -614,53 +614,6 @@ static bool reg_write(struct vcpu *v, unsigned off, uint64_t val64)
 
 /* ---- the xAPIC page: fetch, decode, emulate ---- */
 
-static const void *guest_mem(void *ctx, uint64_t gpa, uint64_t len)
-{
-	return hv_space_ptr(ctx, gpa, len);
-}
-
-/* Up to 15 bytes at CS:RIP, through the guest's paging (a page at a time). The count
- * fetched, or -1 with *why (the first page is not mapped or its tables are not memory). */
-static int fetch_insn(struct vcpu *v, uint8_t *buf, bool *long64, char *why, size_t wl)
-{
-	struct hv_state st;
-	hv_read_state(v->hv, &st);
-	struct gwalk_regs r = {hv_read_cr(v->hv, 0), hv_read_cr(v->hv, 3), hv_read_cr(v->hv, 4),
-			       hv_read_efer(v->hv)};
-	unsigned bits = st.code_bits ? st.code_bits : hv_guest_long_mode(v->hv) ? 64 : 32;
-	*long64 = bits == 64;
-	if (bits == 16) {
-		fmt_snprintf(why, wl, "16-bit code is not emulated");
-		return -1;
-	}
-	uint64_t la = st.rip + (*long64 ? 0 : st.cs_base);
-	if (!*long64)
-		la = (uint32_t)la;
-	int n = 0;
-	while (n < INSN_MAX_LEN) {
-		uint64_t gpa, here = la + (uint64_t)n;
-		unsigned level;
-		enum gwalk_result res = gwalk(&r, *long64 ? here : (uint32_t)here, guest_mem,
-					      v->dom->space, &gpa, &level);
-		unsigned chunk = 0x1000 - (unsigned)(here & 0xfff);
-		if (chunk > (unsigned)(INSN_MAX_LEN - n))
-			chunk = (unsigned)(INSN_MAX_LEN - n);
-		const uint8_t *p = res == GWALK_OK ? hv_space_ptr(v->dom->space, gpa, chunk) : NULL;
-		if (!p) {
-			if (n)
-				return n; /* the decoder says whether it needed more */
-			fmt_snprintf(why, wl, "instruction fetch at 0x%lx: %s (level %u)",
-				     (unsigned long)here,
-				     res == GWALK_OK ? "not guest memory" : gwalk_result_name(res),
-				     level);
-			return -1;
-		}
-		for (unsigned i = 0; i < chunk; i++)
-			buf[n++] = p[i];
-	}
-	return n;
-}
-
 bool vlapic_mmio(struct vcpu *v, struct hv_exit *e)
 {
 	struct vlapic *l = L(v);
@@ -673,7 +626,7 @@ bool vlapic_mmio(struct vcpu *v, struct hv_exit *e)
 	uint8_t b[INSN_MAX_LEN];
 	char why[96];
 	bool long64;
-	int n = fetch_insn(v, b, &long64, why, sizeof why);
+	int n = insn_fetch(v, b, &long64, why, sizeof why);
 	if (n < 0) {
 		domain_crash(v->dom, v, "LAPIC access at 0x%lx: %s", (unsigned long)e->ept.gpa,
 			     why);
