@@ -449,6 +449,11 @@ static void on_sleep_end(struct sim_vcpu *v, uint64_t now)
  * the neediest vCPU queued where it runs, which it keeps out). "Ahead" is service minus
  * the ideal, each sample's difference decaying with time constant inv_tau, so the
  * comparison is about the recent past, not the whole run. */
+static bool yields(const struct sim_dom *d)
+{
+	return d->kind == G_HOSTILE && d->attack == ATK_YIELD95;
+}
+
 static void inv_sample(uint64_t now)
 {
 	struct sim_cfg *c = G.c;
@@ -480,14 +485,14 @@ static void inv_sample(uint64_t now)
 	for (unsigned i = 0; i < G.nv; i++) {
 		const struct sim_vcpu *v = &G.v[i];
 		double a = G.ahead[v->d->id - 1];
-		if (v->sv.state == SCHED_VS_RUNNABLE && a < waiter[v->sv.pcpu])
+		if (v->sv.state == SCHED_VS_RUNNABLE && !yields(v->d) && a < waiter[v->sv.pcpu])
 			waiter[v->sv.pcpu] = a;
 	}
 	for (unsigned i = 0; i < G.nv; i++) {
 		struct sim_vcpu *v = &G.v[i];
 		sched_cpumask_t m = (v->sv.affinity ? v->sv.affinity : all) & all;
-		if (!(m & (m - 1)))
-			continue; /* pinned to one pCPU: nowhere else to go */
+		if (!(m & (m - 1)) || yields(v->d))
+			continue; /* pinned to one pCPU: nowhere else to go; or it gives way itself */
 		double ref;
 		if (v->sv.state == SCHED_VS_RUNNABLE)
 			ref = G.ahead[v->d->id - 1]; /* it waits */
@@ -505,6 +510,8 @@ static void inv_sample(uint64_t now)
 				   G.ahead[u->d->id - 1] > ref + margin)) {
 				v->stuck++;
 				G.inv_idle += !u;
+				if (getenv("INVDBG"))
+					fprintf(stderr, "stuck t=%.1fms d%uv%u ref=%.2fms on p%u d%uv%u ahead=%.2fms\n", now/1e6, v->d->id, v->idx, ref/1e6, q, u ? u->d->id : 0, u ? u->idx : 0, u ? G.ahead[u->d->id-1]/1e6 : 0);
 				break;
 			}
 		}

@@ -88,8 +88,22 @@ double sim_vcpu_demand(const struct sim_cfg *c, const struct sim_dom *d, unsigne
 	default:
 		break;
 	}
-	if (c->ping_dom == d->id && idx == 0)
-		dem += (double)d->service_ns / (double)c->ping_interval_ns;
+	if (c->ping_dom == d->id && idx == 0) {
+		double x = (double)d->service_ns / (double)c->ping_interval_ns;
+		double S = (double)d->spin_ns, Z = (double)d->sleep_ns;
+		if (d->kind == G_ECHO && d->spin_ns && x < 1) {
+			/* Pings are interrupts: served first, in the burst as in the sleep. A
+			 * wall-clock burst still ends on time (its pings fall inside it), so they
+			 * add only in the sleep; a CPU-time burst is stretched by them to
+			 * S / (1 - x), the sleep stays Z (sched-fuzz seeds 730, 958). */
+			if (d->duty_wall)
+				dem = (S + x * Z) / (S + Z);
+			else
+				dem = (S / (1 - x) + x * Z) / (S / (1 - x) + Z);
+		} else {
+			dem += x;
+		}
+	}
 	return dem > 1 ? 1 : dem;
 }
 
