@@ -129,8 +129,11 @@ struct sched_pick cr_pick_next(struct sched *s, unsigned p, uint64_t now)
 	}
 	if (new_slice && next)
 		r.kick |= cr_balance_push(s, p, next, requeued ? cur : NULL, now);
-	if (!next)
+	if (!next) {
 		r.kick |= cr_pull_running(s, p);
+		if (!c1_mode(s))
+			cr_retire_at_idle(s, p);
+	}
 
 	pc->curr = next;
 	credit_note(s, p);

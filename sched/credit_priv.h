@@ -15,7 +15,15 @@
 #define BAL_WINDOW     8 /* pCPUs one balancing look examines */
 
 enum { HEAP_NONE = 0, HEAP_BOOST, HEAP_NORM, HEAP_SLEEP, HEAP_PARK, HEAP_PIN };
-enum { F_YIELD = 1, F_C1_ACTIVE = 2, F_MOVE = 4, F_C1_PARK = 8, F_MSLEEP = 16, F_PULL = 32 };
+enum {
+	F_YIELD = 1,
+	F_C1_ACTIVE = 2,
+	F_MOVE = 4,
+	F_C1_PARK = 8,
+	F_MSLEEP = 16,
+	F_PULL = 32,
+	F_IDLE_RET = 64 /* retired when its pCPU idled: idle_lag holds its lag (invariant 3) */
+};
 
 enum credit_profile { CREDIT_PROFILE_SLIVER = 0, CREDIT_PROFILE_XEN_CREDIT1 = 1 };
 
@@ -55,6 +63,7 @@ struct cr_vcpu {
 	uint64_t bal_hold;     /* not moved by balancing before this time */
 	uint64_t bvt;	       /* boost budget: a vtime charged only by boosted ns (sliver) */
 	uint64_t bvrem;	       /* remainder of its division */
+	uint64_t idle_lag;     /* F_IDLE_RET: vclock - vtime when it retired */
 };
 
 /* credit's part of a domain (sched_dom.priv). */
@@ -220,6 +229,8 @@ void cr_enqueue(struct sched *s, struct sched_vcpu *v);
 struct sched_vcpu *cr_queue_head(struct sched_pcpu *pc);
 void cr_charge(struct sched *s, struct sched_vcpu *v, uint64_t now);
 void cr_clamp_bank(struct sched *s, struct sched_vcpu *v);
+void cr_retire_at_idle(struct sched *s, unsigned p);
+void cr_restore_idle_lag(struct sched *s, struct sched_vcpu *v);
 void cr_transfer(struct sched *s, struct sched_vcpu *v, unsigned to, uint64_t now);
 void cr_unboost(struct sched *s, struct sched_vcpu *v, uint64_t now);
 

@@ -114,6 +114,7 @@ static sched_cpumask_t wake_body(struct sched *s, struct sched_vcpu *v, uint64_t
 			cr_heap_del(s, v); /* still earning: keeps what it earned */
 		/* At most one bank of credit, debt kept. The bank in virtual time follows the
 		 * earning weight here now, which may have grown since v went to sleep. */
+		cr_restore_idle_lag(s, v);
 		cr_activate(s, pc, v);
 		cr_clamp_bank(s, v);
 	}

@@ -146,30 +146,68 @@ static void test_split_exact_and_follows_earners(void **st)
 }
 
 /* The retirement of a sleeper of a multi-vCPU domain changes the split on another pCPU, so
- * its (idle) pCPU arms a timer for it rather than leaving it to chance; a 1-vCPU domain's
+ * its (busy) pCPU arms a timer for it rather than leaving it to chance; a 1-vCPU domain's
  * sleeper needs none (tickless). */
 static void test_multi_vcpu_sleeper_retires_on_time(void **st)
 {
 	(void)st;
 	const unsigned nv[] = {2, 1};
-	const sched_cpumask_t aff[] = {SCHED_CPU(0), SCHED_CPU(1), SCHED_CPU(0)};
+	const sched_cpumask_t aff[] = {SCHED_CPU(0), SCHED_CPU(1), SCHED_CPU(1)};
 	setup_aff(2, 2, nv, aff);
 	for (unsigned i = 0; i < 3; i++)
 		sched_wake(&S, &V[i], 0, WAKE_NEW);
 	run_all(10 * MS);
-	sched_sleep(&S, &V[1], 10 * MS); /* V1 blocks on pCPU 1, which goes idle */
+	sched_sleep(&S, &V[1], 10 * MS); /* V1 blocks on pCPU 1, where V2 goes on */
 	struct sched_pick pk = sched_pick_next(&S, 1, 10 * MS);
-	assert_null(pk.vcpu);
+	assert_ptr_equal(pk.vcpu, &V[2]);
 	assert_true(pk.run_until != SCHED_NEVER);
-	/* Alone on pCPU 1 it earns 1 ns of credit per ns: it reaches the 50 ms bank then. */
+	/* The clock of pCPU 1 reaches V1's bank one period (50 ms) after its lag was zero. */
 	assert_true(pk.run_until > 10 * MS && pk.run_until <= 61 * MS);
 	assert_int_equal(cv(&V[0])->w_acct, EW(128));
 	sched_pick_next(&S, 1, pk.run_until);
 	assert_int_equal(cv(&V[1])->w_acct, 0);
 	assert_int_equal(cv(&V[0])->w_acct, EW(256)); /* V0 now carries the whole domain weight */
-	assert_int_equal(cpc(&S.pcpu[0])->w_active, EW(512));
+	assert_int_equal(cpc(&S.pcpu[0])->w_active, EW(256));
 	pk = sched_pick_next(&S, 1, pk.run_until + 1);
-	assert_true(pk.run_until == SCHED_NEVER);
+	assert_true(pk.run_until == SCHED_NEVER); /* V2 alone: no timer */
+}
+
+/* A pCPU that goes idle retires its sleepers at once, each with the lag it has (invariant
+ * 3): credit a pCPU hands out while it idles is taken from no one, and sleepers that all
+ * reached the bank that way would come back equal, whatever they ran before. The clock
+ * then stands still, and a sleeper retired so wakes with that lag, even after another vCPU
+ * has run there meanwhile (sched-fuzz seed 293: two wall-clock duty guests on one pCPU,
+ * the one that woke first won every time: 7.4% and 58.5% for 50 each). */
+static void test_idle_pcpu_retires_sleepers_with_their_lag(void **st)
+{
+	(void)st;
+	const unsigned nv[] = {2, 1};
+	const sched_cpumask_t aff[] = {SCHED_CPU(0), SCHED_CPU(1), SCHED_CPU(1)};
+	setup_aff(2, 2, nv, aff);
+	for (unsigned i = 0; i < 3; i++)
+		sched_wake(&S, &V[i], 0, WAKE_NEW);
+	run_all(10 * MS);
+	/* On pCPU 1, V1 (half of d1, 128) and V2 (d2, 256): both block. */
+	sched_sleep(&S, &V[1], 10 * MS);
+	run_all(14 * MS);
+	sched_sleep(&S, &V[2], 14 * MS);
+	int64_t c1 = cr_vcredit(&S, &V[1]), c2 = cr_vcredit(&S, &V[2]);
+	struct sched_pick pk = sched_pick_next(&S, 1, 14 * MS);
+	assert_null(pk.vcpu);
+	assert_true(pk.run_until == SCHED_NEVER); /* nothing to retire later: no timer */
+	assert_int_equal(cv(&V[1])->w_acct, 0);
+	assert_int_equal(cv(&V[2])->w_acct, 0);
+	assert_int_equal(cpc(&S.pcpu[1])->w_active, 0);
+	assert_int_equal(cv(&V[0])->w_acct, EW(256)); /* at once, not a bank later */
+	/* 1 s later V2 wakes and runs 30 ms alone; V1, retired, earns none of it. */
+	sched_wake(&S, &V[2], 1014 * MS, WAKE_EVENT);
+	assert_true(cr_vcredit(&S, &V[2]) >= c2 - 1 && cr_vcredit(&S, &V[2]) <= c2 + 1);
+	T[1] = 1014 * MS;
+	run_all(1044 * MS);
+	sched_sleep(&S, &V[2], 1044 * MS);
+	sched_pick_next(&S, 1, 1044 * MS);
+	sched_wake(&S, &V[1], 1050 * MS, WAKE_EVENT);
+	assert_true(cr_vcredit(&S, &V[1]) >= c1 - 1 && cr_vcredit(&S, &V[1]) <= c1 + 1);
 }
 
 /* A 2-vCPU and a 1-vCPU domain of equal weight on 2 pCPUs: one pCPU each, and once the
@@ -273,6 +311,7 @@ int main(void)
 		cmocka_unit_test(test_domain_weight_shared_one_pcpu),
 		cmocka_unit_test(test_split_exact_and_follows_earners),
 		cmocka_unit_test(test_multi_vcpu_sleeper_retires_on_time),
+		cmocka_unit_test(test_idle_pcpu_retires_sleepers_with_their_lag),
 		cmocka_unit_test(test_domain_weight_two_pcpus_settles),
 		cmocka_unit_test(test_balance_five_spinners),
 		cmocka_unit_test(test_balance_affinity_and_hold),
