@@ -492,7 +492,7 @@ static void inv_sample(uint64_t now)
 		struct sim_vcpu *v = &G.v[i];
 		sched_cpumask_t m = (v->sv.affinity ? v->sv.affinity : all) & all;
 		if (!(m & (m - 1)) || yields(v->d))
-			continue; /* pinned to one pCPU: nowhere else to go; or it gives way itself */
+			continue; /* pinned to one pCPU, or it gives way itself */
 		double ref;
 		if (v->sv.state == SCHED_VS_RUNNABLE)
 			ref = G.ahead[v->d->id - 1]; /* it waits */
@@ -510,8 +510,6 @@ static void inv_sample(uint64_t now)
 				   G.ahead[u->d->id - 1] > ref + margin)) {
 				v->stuck++;
 				G.inv_idle += !u;
-				if (getenv("INVDBG"))
-					fprintf(stderr, "stuck t=%.1fms d%uv%u ref=%.2fms on p%u d%uv%u ahead=%.2fms\n", now/1e6, v->d->id, v->idx, ref/1e6, q, u ? u->d->id : 0, u ? u->idx : 0, u ? G.ahead[u->d->id-1]/1e6 : 0);
 				break;
 			}
 		}
