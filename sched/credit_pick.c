@@ -142,6 +142,7 @@ struct sched_pick cr_pick_next(struct sched *s, unsigned p, uint64_t now)
 		if (!c1_mode(s))
 			cr_retire_at_idle(s, p);
 	} else if (!cur) {
+		cpc(pc)->w_idle = 0;
 		uint64_t idle = now - cpc(pc)->idle_since;
 		cpc(pc)->avg_idle = cpc(pc)->avg_idle - cpc(pc)->avg_idle / 8 + idle / 8;
 	}
