@@ -201,7 +201,6 @@ static void credit_init(struct sched *s)
 	for (unsigned p = 0; p < SCHED_MAX_PCPUS; p++) {
 		cpc(&s->pcpu[p])->vclock = VCLOCK_BASE;
 		cpc(&s->pcpu[p])->bclock = VCLOCK_BASE;
-		cpc(&s->pcpu[p])->avg_idle = 2 * PULL_IDLE_NS;
 	}
 	cs(s)->idle_mask = sched_all_pcpus(s);
 	cs(s)->move_mask = 0;
@@ -261,8 +260,6 @@ static void credit_vcpu_remove(struct sched *s, struct sched_vcpu *v, uint64_t n
 	}
 	cr_heap_del(s, v);
 	sched_yield_forget(s, v);
-	if (cs(s)->pulled == v)
-		cs(s)->pulled = NULL;
 	cr_deactivate(s, pc, v);
 	v->state = SCHED_VS_BLOCKED;
 	pc->nr_vcpus--;

@@ -108,13 +108,6 @@ void cr_by_service_beside_pinned(struct sched *s, struct sched_vcpu *v, unsigned
 	}
 }
 
-/* May idle pCPU p take v? Not the vCPU pulled away from p this very instant so that p could
- * take a waiter that the pCPU it went to cannot run (cr_pull_running). */
-static bool stealable(struct sched *s, struct sched_vcpu *v, unsigned p, uint64_t now)
-{
-	return sched_allowed(s, v, p) && (v != cs(s)->pulled || now != cs(s)->pulled_at);
-}
-
 /* An idle pCPU takes the best queued vCPU another pCPU is not running and it may run. */
 struct sched_vcpu *cr_steal(struct sched *s, unsigned p, uint64_t now)
 {
@@ -135,11 +128,11 @@ struct sched_vcpu *cr_steal(struct sched *s, unsigned p, uint64_t now)
 			 * Pinned vCPUs are in rq_pin, so they never hide a movable one. */
 			struct sched_vcpu *v = NULL;
 			struct sched_hnode *n = roots[k];
-			if (n && stealable(s, cr_vcpu_of(n), p, now))
+			if (n && sched_allowed(s, cr_vcpu_of(n), p))
 				v = cr_vcpu_of(n);
 			unsigned seen = 0;
 			for (n = n ? n->child : NULL; !v && n && seen < 64; n = n->next, seen++)
-				if (stealable(s, cr_vcpu_of(n), p, now))
+				if (sched_allowed(s, cr_vcpu_of(n), p))
 					v = cr_vcpu_of(n);
 			if (!v)
 				continue;
@@ -289,7 +282,7 @@ sched_cpumask_t cr_kick_idle_for_work(struct sched *s)
  * wait (they can run nowhere else) and allowed on p is asked to come (F_PULL, its pCPU
  * kicked; it moves at that pCPU's next decision if p still idles). Without this, p idles
  * until that vCPU's slice ends while the pinned ones wait. Sliver profile only. */
-sched_cpumask_t cr_pull_running(struct sched *s, unsigned p, uint64_t now)
+sched_cpumask_t cr_pull_running(struct sched *s, unsigned p)
 {
 	if (c1_mode(s))
 		return 0;
@@ -301,34 +294,6 @@ sched_cpumask_t cr_pull_running(struct sched *s, unsigned p, uint64_t now)
 		if (t && t->state == SCHED_VS_RUNNING && t->prio != SCHED_PRI_BOOST &&
 		    sched_allowed(s, t, p) && !(cv(t)->flags & F_PULL)) {
 			cv(t)->flags |= F_PULL;
-			s->pcpu[q].resched = true;
-			return SCHED_CPU(q);
-		}
-	}
-	/* Nor any runner that blocks a pinned queue: one running on a pCPU that a vCPU
-	 * waiting elsewhere could use but p cannot serve (it is not allowed here). Once it
-	 * has come, that pCPU idles and steals the waiter. */
-	sched_cpumask_t want = 0;
-	if (cpc(&s->pcpu[p])->avg_idle < PULL_IDLE_NS)
-		return 0;
-	for (sched_cpumask_t src = cs(s)->move_mask & ~SCHED_CPU(p) & sched_all_pcpus(s); src;
-	     src &= src - 1) {
-		unsigned r = (unsigned)__builtin_ctzll(src);
-		struct sched_hnode *n = cpc(&s->pcpu[r])->rq_norm;
-		for (unsigned i = 0; n && i < 8; i++, n = i == 1 ? n->child : n->next) {
-			struct sched_vcpu *w = cr_vcpu_of(n);
-			if (!sched_allowed(s, w, p))
-				want |= sched_affinity(s, w) & ~SCHED_CPU(r);
-			if (i == 0 && !n->child)
-				break;
-		}
-	}
-	for (m = want & ~SCHED_CPU(p) & sched_all_pcpus(s); m; m &= m - 1) {
-		unsigned q = (unsigned)__builtin_ctzll(m);
-		struct sched_vcpu *t = s->pcpu[q].curr;
-		if (t && t->state == SCHED_VS_RUNNING && t->prio != SCHED_PRI_BOOST &&
-		    now >= cv(t)->bal_hold && sched_allowed(s, t, p) && !(cv(t)->flags & F_PULL)) {
-			cv(t)->flags |= F_PULL | F_PULL_ANY;
 			s->pcpu[q].resched = true;
 			return SCHED_CPU(q);
 		}

@@ -27,16 +27,10 @@ static struct sched_vcpu *decide_current(struct sched *s, unsigned p, uint64_t n
 	}
 	if (cv(cur)->flags & F_PULL) {
 		/* An idle pCPU asked for it (pull_running): go there if it still idles. */
-		bool any = cv(cur)->flags & F_PULL_ANY;
-		cv(cur)->flags &= (uint8_t) ~(F_PULL | F_PULL_ANY);
+		cv(cur)->flags &= (uint8_t)~F_PULL;
 		int idle = cr_find_idle(s, sched_affinity(s, cur) & ~SCHED_CPU(p));
-		if (idle >= 0 && (pc->nr_queued || any) && cur->prio != SCHED_PRI_BOOST) {
+		if (idle >= 0 && pc->nr_queued && cur->prio != SCHED_PRI_BOOST) {
 			cur->state = SCHED_VS_BLOCKED;
-			if (any) {
-				cv(cur)->bal_hold = now + cs(s)->p.balance_hold_ns;
-				cs(s)->pulled = cur;
-				cs(s)->pulled_at = now;
-			}
 			cr_transfer(s, cur, (unsigned)idle, now);
 			cr_enqueue(s, cur);
 			r->kick |= SCHED_CPU((unsigned)idle);
@@ -136,15 +130,11 @@ struct sched_pick cr_pick_next(struct sched *s, unsigned p, uint64_t now)
 	if (new_slice && next)
 		r.kick |= cr_balance_push(s, p, next, requeued ? cur : NULL, now);
 	if (!next) {
-		if (cur)
-			cpc(pc)->idle_since = now;
-		r.kick |= cr_pull_running(s, p, now);
+		r.kick |= cr_pull_running(s, p);
 		if (!c1_mode(s))
 			cr_retire_at_idle(s, p);
 	} else if (!cur) {
 		cpc(pc)->w_idle = 0;
-		uint64_t idle = now - cpc(pc)->idle_since;
-		cpc(pc)->avg_idle = cpc(pc)->avg_idle - cpc(pc)->avg_idle / 8 + idle / 8;
 	}
 
 	pc->curr = next;

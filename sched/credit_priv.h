@@ -22,8 +22,7 @@ enum {
 	F_C1_PARK = 8,
 	F_MSLEEP = 16,
 	F_PULL = 32,
-	F_IDLE_RET = 64, /* retired when its pCPU idled: idle_lag holds its lag (invariant 3) */
-	F_PULL_ANY = 128 /* F_PULL for a waiter elsewhere: moves even with nothing queued here */
+	F_IDLE_RET = 64 /* retired when its pCPU idled: idle_lag holds its lag (invariant 3) */
 };
 
 enum credit_profile { CREDIT_PROFILE_SLIVER = 0, CREDIT_PROFILE_XEN_CREDIT1 = 1 };
@@ -95,14 +94,7 @@ struct cr_pcpu {
 	uint8_t bal_cursor;		   /* first pCPU of the next balancing look */
 	uint8_t wake_cursor;		   /* next pCPU cr_wake_beside_ahead compares */
 	uint64_t bank_w, bank_ns, bank_vt; /* the bank in vtime, for that W and period */
-	uint64_t idle_since;		   /* when it last went idle */
-	uint64_t avg_idle;		   /* its idle periods, averaged (1/8 per period) */
 };
-
-/* A pCPU whose idle periods average less than this does not pull a runner for a waiter
- * elsewhere: the vCPU that left it will be back before the move pays (Linux skips its
- * new-idle balance below sysctl_sched_migration_cost, 0.5 ms, the same way). */
-#define PULL_IDLE_NS 500000ull
 
 /* credit's part of the instance (sched.priv). */
 struct cr_sched {
@@ -113,8 +105,6 @@ struct cr_sched {
 	sched_cpumask_t move_mask; /* pCPUs with movable queued vCPUs (steal sources) */
 	sched_cpumask_t pin_mask;  /* pCPUs with pinned vCPUs queued */
 	struct sched_dom *rw_list; /* domains whose weight split changed */
-	struct sched_vcpu *pulled; /* sent to an idle pCPU at pulled_at by cr_pull_running's */
-	uint64_t pulled_at;	   /* second rule: not stolen back from there at that ns */
 };
 
 static inline struct cr_vcpu *cv(const struct sched_vcpu *v)
@@ -304,7 +294,7 @@ sched_cpumask_t cr_move_away(struct sched *s, struct sched_vcpu *v, uint64_t now
 sched_cpumask_t cr_balance_push(struct sched *s, unsigned p, struct sched_vcpu *next,
 				struct sched_vcpu *prev, uint64_t now);
 sched_cpumask_t cr_kick_idle_for_work(struct sched *s);
-sched_cpumask_t cr_pull_running(struct sched *s, unsigned p, uint64_t now);
+sched_cpumask_t cr_pull_running(struct sched *s, unsigned p);
 bool cr_hand_to_idle(struct sched *s, unsigned p, struct sched_vcpu *next, uint64_t now,
 		     sched_cpumask_t *kick);
 

@@ -501,53 +501,6 @@ static void test_balance_looks_at_the_allowed_pcpus(void **st)
 	assert_true(pk.kick & SCHED_CPU(15));
 }
 
-/* The chain behind a 2-pCPU affinity (sim-pull-chain). pCPU 1 runs T, which may run
- * anywhere; W1 and W2, allowed on pCPUs 1-2 only, are both on pCPU 2. pCPU 0 idles: it
- * cannot take W2, so it pulls T (whose pCPU W2 could use), and pCPU 1 then steals W2, not
- * T back. A pCPU whose idle periods are short (a vCPU there sleeps microseconds) pulls
- * nothing: that vCPU would find its pCPU taken when it wakes. */
-static void test_idle_pcpu_pulls_a_runner_a_waiter_wants(void **st)
-{
-	(void)st;
-	assert_int_equal(sched_init(&S, 3), 0);
-	memset(D, 0, sizeof(D));
-	memset(V, 0, sizeof(V));
-	D[0].id = 1; /* T */
-	V[0].dom = &D[0];
-	V[0].affinity = SCHED_CPU(1);
-	D[1].id = 2; /* W1, W2 */
-	for (unsigned k = 1; k < 3; k++) {
-		V[k].dom = &D[1];
-		V[k].id = k - 1;
-		V[k].affinity = SCHED_CPU(2);
-	}
-	for (unsigned i = 0; i < 3; i++) {
-		assert_int_equal(sched_vcpu_insert(&S, &V[i], 0), 0);
-		sched_wake(&S, &V[i], 0, WAKE_NEW);
-	}
-	assert_ptr_equal(sched_pick_next(&S, 1, 0).vcpu, &V[0]);
-	struct sched_vcpu *w1 = sched_pick_next(&S, 2, 0).vcpu, *w2 = w1 == &V[1] ? &V[2] : &V[1];
-	assert_true(w1 == &V[1] || w1 == &V[2]);
-	uint64_t t = MS;
-	sched_set_affinity(&S, &V[0], 0, t);
-	sched_set_affinity(&S, &V[1], SCHED_CPU(1) | SCHED_CPU(2), t);
-	sched_set_affinity(&S, &V[2], SCHED_CPU(1) | SCHED_CPU(2), t);
-	cpc(&S.pcpu[0])->avg_idle = PULL_IDLE_NS - 1; /* short idle periods: no pull */
-	struct sched_pick pk = sched_pick_next(&S, 0, t);
-	assert_null(pk.vcpu);
-	assert_false(pk.kick & SCHED_CPU(1));
-	cpc(&S.pcpu[0])->avg_idle = PULL_IDLE_NS;
-	pk = sched_pick_next(&S, 0, t);
-	assert_null(pk.vcpu);
-	assert_true(pk.kick & SCHED_CPU(1)); /* pull T */
-	pk = sched_pick_next(&S, 1, t);
-	assert_ptr_equal(pk.vcpu, w2); /* stolen from pCPU 2 */
-	assert_int_equal(V[0].pcpu, 0);
-	assert_true(pk.kick & SCHED_CPU(0));
-	assert_ptr_equal(sched_pick_next(&S, 0, t).vcpu, &V[0]);
-	assert_int_equal(V[0].c.boosts, 0); /* moving is not an event */
-}
-
 /* The boost budget's clock leaves parked weight out and runs on while its pCPU idles
  * (docs/scheduler.md, 7). One pCPU: H (weight 65535, capped at 10%) and the echo E (256).
  * H is parked nearly all the time, so E's budget must refill at about 1 ns per ns, not at
@@ -603,7 +556,6 @@ int main(void)
 		cmocka_unit_test(test_weights_held_across_pcpus),
 		cmocka_unit_test(test_trap_move_beside_pinned_by_service),
 		cmocka_unit_test(test_balance_looks_at_the_allowed_pcpus),
-		cmocka_unit_test(test_idle_pcpu_pulls_a_runner_a_waiter_wants),
 		cmocka_unit_test(test_boost_budget_beside_parked_and_idle),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
