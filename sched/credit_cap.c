@@ -41,18 +41,9 @@ void cr_cap_refill(const struct sched *s, struct sched_dom *d, uint64_t now)
 	}
 }
 
-/* Into its pCPU's park heap (hn.key set): its weight no longer refills boost budgets there
- * (docs/scheduler.md, invariant 7). */
-void cr_park_insert(struct sched *s, struct sched_vcpu *v)
-{
-	struct cr_pcpu *c = cpc(&s->pcpu[v->pcpu]);
-	cv(v)->heap = HEAP_PARK;
-	hn_insert(&c->parked, &cv(v)->hn);
-	c->w_parked += cv(v)->w_acct;
-}
-
 void cr_park(struct sched *s, struct sched_vcpu *v, uint64_t now)
 {
+	struct sched_pcpu *pc = &s->pcpu[v->pcpu];
 	struct sched_dom *d = v->dom;
 	if (c1_mode(s)) {
 		cv(v)->park_until = SCHED_NEVER; /* credit1 unparks at accounting */
@@ -68,7 +59,8 @@ void cr_park(struct sched *s, struct sched_vcpu *v, uint64_t now)
 	v->state = SCHED_VS_PARKED;
 	cv(v)->hn.key = cv(v)->park_until;
 	cv(v)->hn.seq = s->seq++;
-	cr_park_insert(s, v);
+	cv(v)->heap = HEAP_PARK;
+	hn_insert(&cpc(pc)->parked, &cv(v)->hn);
 	v->c.parks++;
 	d->c.parks++;
 	sched_trace_ev(s, v->pcpu, now, SCHED_EV_PARK, v, cd(d)->cap_tokens);

@@ -133,8 +133,6 @@ struct sched_pick cr_pick_next(struct sched *s, unsigned p, uint64_t now)
 		r.kick |= cr_pull_running(s, p);
 		if (!c1_mode(s))
 			cr_retire_at_idle(s, p);
-	} else if (!cur) {
-		cpc(pc)->w_idle = 0;
 	}
 
 	pc->curr = next;

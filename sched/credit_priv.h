@@ -80,13 +80,10 @@ struct cr_dom {
 /* credit's part of a pCPU (sched_pcpu.priv). */
 struct cr_pcpu {
 	struct sched_hnode *rq_boost, *rq_norm, *sleepers, *parked;
-	struct sched_hnode *rq_pin;  /* queued vCPUs allowed only here (not movable) */
-	uint32_t nr_msleep;	     /* sleepers here of domains with more than one vCPU */
-	uint64_t vclock;	     /* virtual clock, weighted ns */
-	uint64_t bclock, bclock_rem; /* the boost budget's clock: as vclock, parked weight out */
-	uint64_t w_parked;	     /* the part of w_active that is parked vCPUs' */
-	uint64_t w_idle;	     /* weight retired when it last idled: bclock's rate then */
-	uint64_t vclock_rem;	     /* remainder of its division */
+	struct sched_hnode *rq_pin; /* queued vCPUs allowed only here (not movable) */
+	uint32_t nr_msleep;	    /* sleepers here of domains with more than one vCPU */
+	uint64_t vclock;	    /* virtual clock, weighted ns */
+	uint64_t vclock_rem;	    /* remainder of its division */
 	uint64_t vclock_last;
 	uint64_t w_active;		   /* sum of w_acct of the vCPUs earning credit here */
 	uint64_t w_sleep;		   /* the part of w_active that is sleepers' */
@@ -256,7 +253,6 @@ void cr_rw_mark(struct sched *s, struct sched_dom *d);
 void cr_activate(struct sched *s, struct sched_pcpu *pc, struct sched_vcpu *v);
 void cr_deactivate(struct sched *s, struct sched_pcpu *pc, struct sched_vcpu *v);
 void cr_sleeper_insert(struct sched *s, struct sched_vcpu *v);
-void cr_park_insert(struct sched *s, struct sched_vcpu *v);
 uint64_t cr_retire_ns(const struct sched_pcpu *pc, const struct sched_vcpu *sl);
 void cr_vclock_advance(struct sched *s, unsigned p, uint64_t now);
 void cr_settle_vt(struct sched_vcpu *v, uint64_t now);

@@ -148,9 +148,6 @@ void cr_vclock_advance(struct sched *s, unsigned p, uint64_t now)
 		uint64_t w = cpc(pc)->w_active;
 		if (!w) {
 			cpc(pc)->vclock_rem = 0;
-			if (cpc(pc)->w_idle)
-				cpc(pc)->bclock = cr_vt_add(cpc(pc)->bclock, dt, cpc(pc)->w_idle,
-							    &cpc(pc)->bclock_rem);
 			break;
 		}
 		uint64_t chunk = dt > VT_CHUNK ? VT_CHUNK : dt;
@@ -166,10 +163,6 @@ void cr_vclock_advance(struct sched *s, unsigned p, uint64_t now)
 				chunk = need_ns;
 		}
 		cpc(pc)->vclock = cr_vt_add(cpc(pc)->vclock, chunk, w, &cpc(pc)->vclock_rem);
-		uint64_t wb = w > cpc(pc)->w_parked ? w - cpc(pc)->w_parked : cpc(pc)->w_idle;
-		if (wb)
-			cpc(pc)->bclock =
-				cr_vt_add(cpc(pc)->bclock, chunk, wb, &cpc(pc)->bclock_rem);
 		dt -= chunk;
 		if (sl && (int64_t)(cv(sl)->hn.key - cpc(pc)->vclock) <= 0) {
 			cr_heap_del(s, sl);
@@ -193,7 +186,6 @@ void cr_retire_at_idle(struct sched *s, unsigned p)
 		cr_heap_del(s, sl);
 		cv(sl)->idle_lag = cpc(pc)->vclock - cv(sl)->vtime;
 		cv(sl)->flags |= F_IDLE_RET;
-		cpc(pc)->w_idle += cv(sl)->w_acct;
 		cr_deactivate(s, pc, sl);
 	}
 }
@@ -268,8 +260,6 @@ static void reweight(struct sched *s, struct sched_dom *d, uint64_t now)
 		if (asleep)
 			cr_heap_del(s, v);
 		cpc(pc)->w_active = cpc(pc)->w_active - cv(v)->w_acct + e;
-		if (cv(v)->heap == HEAP_PARK)
-			cpc(pc)->w_parked = cpc(pc)->w_parked - cv(v)->w_acct + e;
 		cv(v)->w_acct = (uint32_t)e;
 		if (asleep)
 			cr_sleeper_insert(s, v);
@@ -314,15 +304,14 @@ uint64_t cr_start_offset(const struct sched *s, const struct sched_vcpu *v)
 int64_t cr_boost_budget(struct sched *s, struct sched_vcpu *v)
 {
 	struct sched_pcpu *pc = &s->pcpu[v->pcpu];
-	bool out = !cv(v)->w_acct || cv(v)->heap == HEAP_PARK; /* v counted either way */
-	uint64_t w = cpc(pc)->w_active - cpc(pc)->w_parked + (out ? ew_of(v) : 0);
+	uint64_t w = cpc(pc)->w_active + (cv(v)->w_acct ? 0 : ew_of(v));
 	uint64_t rem = 0;
-	uint64_t floor = cpc(pc)->bclock - cr_vt_add(0, cs(s)->p.period_ns, w ? w : ew_of(v), &rem);
+	uint64_t floor = cpc(pc)->vclock - cr_vt_add(0, cs(s)->p.period_ns, w ? w : ew_of(v), &rem);
 	if ((int64_t)(cv(v)->bvt - floor) < 0) {
 		cv(v)->bvt = floor;
 		cv(v)->bvrem = 0;
 	}
-	int64_t lag = (int64_t)(cpc(pc)->bclock - cv(v)->bvt);
+	int64_t lag = (int64_t)(cpc(pc)->vclock - cv(v)->bvt);
 	uint64_t al = lag < 0 ? 0 - (uint64_t)lag : (uint64_t)lag;
 	unsigned __int128 m = (unsigned __int128)al * ew_of(v) >> VT_SHIFT;
 	int64_t c = m > ((uint64_t)1 << 62) ? (int64_t)1 << 62 : (int64_t)m;
