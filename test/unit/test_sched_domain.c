@@ -145,18 +145,24 @@ static void test_split_exact_and_follows_earners(void **st)
 	assert_int_equal(cd(&D[0])->nr_earn, 3);
 }
 
-/* The retirement of a sleeper of a multi-vCPU domain changes the split on another pCPU, so
- * its (busy) pCPU arms a timer for it rather than leaving it to chance; a 1-vCPU domain's
- * sleeper needs none (tickless). */
-static void test_multi_vcpu_sleeper_retires_on_time(void **st)
+/* d1's V0 on pCPU 0 and V1 on pCPU 1 beside d2's V2, all spinning for the first 10 ms. */
+static void split_domain_10ms(void)
 {
-	(void)st;
 	const unsigned nv[] = {2, 1};
 	const sched_cpumask_t aff[] = {SCHED_CPU(0), SCHED_CPU(1), SCHED_CPU(1)};
 	setup_aff(2, 2, nv, aff);
 	for (unsigned i = 0; i < 3; i++)
 		sched_wake(&S, &V[i], 0, WAKE_NEW);
 	run_all(10 * MS);
+}
+
+/* The retirement of a sleeper of a multi-vCPU domain changes the split on another pCPU, so
+ * its (busy) pCPU arms a timer for it rather than leaving it to chance; a 1-vCPU domain's
+ * sleeper needs none (tickless). */
+static void test_multi_vcpu_sleeper_retires_on_time(void **st)
+{
+	(void)st;
+	split_domain_10ms();
 	sched_sleep(&S, &V[1], 10 * MS); /* V1 blocks on pCPU 1, where V2 goes on */
 	struct sched_pick pk = sched_pick_next(&S, 1, 10 * MS);
 	assert_ptr_equal(pk.vcpu, &V[2]);
@@ -181,12 +187,7 @@ static void test_multi_vcpu_sleeper_retires_on_time(void **st)
 static void test_idle_pcpu_retires_sleepers_with_their_lag(void **st)
 {
 	(void)st;
-	const unsigned nv[] = {2, 1};
-	const sched_cpumask_t aff[] = {SCHED_CPU(0), SCHED_CPU(1), SCHED_CPU(1)};
-	setup_aff(2, 2, nv, aff);
-	for (unsigned i = 0; i < 3; i++)
-		sched_wake(&S, &V[i], 0, WAKE_NEW);
-	run_all(10 * MS);
+	split_domain_10ms();
 	/* On pCPU 1, V1 (half of d1, 128) and V2 (d2, 256): both block. */
 	sched_sleep(&S, &V[1], 10 * MS);
 	run_all(14 * MS);
