@@ -103,8 +103,7 @@ void cr_by_service_beside_pinned(struct sched *s, struct sched_vcpu *v, unsigned
 			vt = floor;
 		if ((int64_t)(vt - cv(v)->vtime) > 0)
 			vt = cv(v)->vtime;
-		cv(v)->gvt += vt - cv(v)->vtime;
-		cv(v)->vtime = vt;
+		cr_set_vtime(v, vt);
 	}
 }
 

@@ -229,6 +229,12 @@ void cr_enqueue(struct sched *s, struct sched_vcpu *v);
 struct sched_vcpu *cr_queue_head(struct sched_pcpu *pc);
 void cr_charge(struct sched *s, struct sched_vcpu *v, uint64_t now);
 void cr_clamp_bank(struct sched *s, struct sched_vcpu *v);
+/* Places v at vtime vt; gvt (service per weight, never rebased) moves by the same amount. */
+static inline void cr_set_vtime(struct sched_vcpu *v, uint64_t vt)
+{
+	cv(v)->gvt += vt - cv(v)->vtime;
+	cv(v)->vtime = vt;
+}
 void cr_retire_at_idle(struct sched *s, unsigned p);
 void cr_restore_idle_lag(struct sched *s, struct sched_vcpu *v);
 void cr_transfer(struct sched *s, struct sched_vcpu *v, unsigned to, uint64_t now);

@@ -197,19 +197,15 @@ void cr_restore_idle_lag(struct sched *s, struct sched_vcpu *v)
 	if (!(cv(v)->flags & F_IDLE_RET))
 		return;
 	cv(v)->flags &= (uint8_t)~F_IDLE_RET;
-	uint64_t vt = cpc(&s->pcpu[v->pcpu])->vclock - cv(v)->idle_lag;
-	cv(v)->gvt += vt - cv(v)->vtime;
-	cv(v)->vtime = vt;
+	cr_set_vtime(v, cpc(&s->pcpu[v->pcpu])->vclock - cv(v)->idle_lag);
 }
 
 /* At most one bank of credit: raises vtime (and gvt with it) to vclock - bank. */
 void cr_clamp_bank(struct sched *s, struct sched_vcpu *v)
 {
 	uint64_t floor = cpc(&s->pcpu[v->pcpu])->vclock - cr_bank_vt(s, v);
-	if ((int64_t)(cv(v)->vtime - floor) < 0) {
-		cv(v)->gvt += floor - cv(v)->vtime;
-		cv(v)->vtime = floor;
-	}
+	if ((int64_t)(cv(v)->vtime - floor) < 0)
+		cr_set_vtime(v, floor);
 }
 
 /* Adds the run since vt_since to v's vtime (and gvt) at its current effective weight:

@@ -442,6 +442,12 @@ static void on_sleep_end(struct sim_vcpu *v, uint64_t now)
 		vcpu_wake(v, now, WAKE_TIMER);
 }
 
+/* A yield95 attacker gives its pCPU away itself (README.md, "Invariants"). */
+static bool yields(const struct sim_dom *d)
+{
+	return d->kind == G_HOSTILE && d->attack == ATK_YIELD95;
+}
+
 /* The balancing invariant, seen from outside (README.md, "Invariants"). A migratable vCPU
  * that waits in a queue, or runs on a pCPU whose queue holds a waiter, counts one sample
  * when another pCPU of its affinity idles or runs a non-boosted vCPU of a domain more than
@@ -449,11 +455,6 @@ static void on_sleep_end(struct sim_vcpu *v, uint64_t now)
  * the neediest vCPU queued where it runs, which it keeps out). "Ahead" is service minus
  * the ideal, each sample's difference decaying with time constant inv_tau, so the
  * comparison is about the recent past, not the whole run. */
-static bool yields(const struct sim_dom *d)
-{
-	return d->kind == G_HOSTILE && d->attack == ATK_YIELD95;
-}
-
 static void inv_sample(uint64_t now)
 {
 	struct sim_cfg *c = G.c;
