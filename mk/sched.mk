@@ -42,6 +42,12 @@ $(BUILD)/sliver-bench-decision: test/sim/bench_decision.c $(SCHED_SRCS) $(SCHED_
 sim-test: $(BUILD)/sliver-sim
 	tools/sim-test.sh $(BUILD)/sliver-sim
 
+# Each scenario over sim.seed=1..SIM_SEEDS (informational: how robust each pass is).
+SIM_SEEDS ?= 20
+.PHONY: sim-seeds
+sim-seeds: $(BUILD)/sliver-sim
+	tools/sim-seeds.sh $(BUILD)/sliver-sim $(SIM_SEEDS)
+
 # Writes the scheduler section of docs/BENCHMARKS.md (both profiles, sweeps, decision cost).
 bench-sim: $(BUILD)/sliver-sim $(BUILD)/sliver-bench-decision
 	tools/bench-sim.sh $(BUILD)/sliver-sim $(BUILD)/sliver-bench-decision
