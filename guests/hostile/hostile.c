@@ -132,9 +132,13 @@ static void try_events(const struct sliver_boot_info *bi)
 	expect_err("allow every domain on own port, then take it back",
 		   hc3(HC_EVENT_ALLOW, port, SLIVER_DOMID_ANY, 1) | hc3(HC_EVENT_ALLOW, port, 7, 0),
 		   0);
-	/* Allowed by the peer's evt.allow=: it answers on our SLIVER_PORT_PONG (a reply). */
+	/* Allowed by the peer's evt.allow=: it answers on our SLIVER_PORT_PONG (a reply).
+	 * Waited for 2 s of clock, not a count of yields: among 100 domains the peer may not
+	 * have run yet, and 1000 yields on a quiet pCPU took a few ms (e2e-manydoms-svm
+	 * failed so, now and then, under QEMU TCG). */
 	int32_t r = hc_event_send((uint32_t)peer, SLIVER_PORT_PING), from = -1;
-	for (unsigned i = 0; r == 0 && i < 1000 && from < 0; i++) {
+	uint64_t until = rt_clock_ns() + 2000000000ull;
+	while (r == 0 && from < 0 && rt_clock_ns() < until) {
 		from = hc_event_recv(SLIVER_PORT_PONG);
 		if (from < 0)
 			hc_yield();
