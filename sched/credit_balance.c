@@ -166,13 +166,15 @@ sched_cpumask_t cr_move_away(struct sched *s, struct sched_vcpu *v, uint64_t now
  * `next` by more than balance_gap of service, one waiting vCPU of p moves to q: those that
  * stay on p get more, q's get less, until the gap has turned the other way. The one that
  * moves is the more advanced (gvt) of the vCPU p just descheduled and its queue head: its
- * own share hardly changes, the most behind stay. The move may make q the heavier (when
+ * own share hardly changes, the most behind stay. Where that candidate may not go, the most
+ * behind of the first BAL_CAND others queued on p that may stands in for it, if it fits
+ * (W_q + w <= W_p) and q's runner is ahead of it too. The move may make q the heavier (when
  * no part fits W_p - W_q, weights can only be held across pCPUs by rotation, as for 5
  * spinners on 2 pCPUs); it moves at most once per balance_hold (no ping-pong: for the
  * same move back the gap must first build up the other way), keeps its
  * credit (lag) and priority (no boost for moving, like WAKE_MIGRATE), and q is kicked to
- * re-decide (it may have had no timer). Cost: one pass over the pCPUs, nothing per queued
- * vCPU. Returns the pCPUs to kick. */
+ * re-decide (it may have had no timer). Cost: at most BAL_WINDOW pCPUs, each against at
+ * most BAL_CAND queued vCPUs. Returns the pCPUs to kick. */
 sched_cpumask_t cr_balance_push(struct sched *s, unsigned p, struct sched_vcpu *next,
 				struct sched_vcpu *prev, uint64_t now)
 {
@@ -185,16 +187,25 @@ sched_cpumask_t cr_balance_push(struct sched *s, unsigned p, struct sched_vcpu *
 		c = prev;
 	if (now < cv(c)->bal_hold || now < cpc(pc)->bal_next)
 		return 0;
+	/* A boosted `next` is no measure of p's service: compare with the candidate. */
+	if (next->prio == SCHED_PRI_BOOST)
+		next = c;
+	/* The first few others queued here (not held) stand in for c on the pCPUs c may not
+	 * use: a vCPU allowed on pCPUs 38-41 queued behind vCPUs allowed on 38-39 only is the
+	 * only one that can relieve them, however far back it stands (sim-beyond-64). */
+	struct sched_hnode *cand[BAL_CAND];
+	unsigned nf = hn_first(cpc(pc)->rq_norm, cand, BAL_CAND);
+	sched_cpumask_t aff = sched_affinity(s, c);
+	for (unsigned i = 0; i < nf; i++)
+		if (now >= cv(cr_vcpu_of(cand[i]))->bal_hold)
+			aff |= sched_affinity(s, cr_vcpu_of(cand[i]));
+	/* The pCPUs looked at are those the candidates may use (candidates allowed on 2 of 64
+	 * pCPUs are looked for on those 2 at every look, not once in 8 looks). */
+	aff &= ~SCHED_CPU(p) & sched_all_pcpus(s);
 	/* Each look covers BAL_WINDOW pCPUs (beyond that many, the next ones, rotating) and
 	 * looks are spaced so that a whole sweep takes half of the gap: a gap builds
 	 * up over gap / (share difference) ns, so a move is delayed by a fraction of that,
 	 * and a decision never costs more than BAL_WINDOW pCPUs' worth, at any number. */
-	/* A boosted `next` is no measure of p's service: compare with the candidate. */
-	if (next->prio == SCHED_PRI_BOOST)
-		next = c;
-	/* The pCPUs looked at are those of the candidate's affinity (a vCPU allowed on 2 of
-	 * 64 pCPUs is looked for on those 2 at every look, not once in 8 looks). */
-	sched_cpumask_t aff = sched_affinity(s, c) & ~SCHED_CPU(p) & sched_all_pcpus(s);
 	unsigned n = 0; /* a loop, not popcount: the hypervisor links no libgcc */
 	for (sched_cpumask_t m = aff; m; m &= m - 1)
 		n++;
@@ -216,6 +227,7 @@ sched_cpumask_t cr_balance_push(struct sched *s, unsigned p, struct sched_vcpu *
 	}
 	uint64_t gap = cr_ns_to_vt(cs(s)->p.balance_gap_ns, ew_of(next));
 	int best = -1;
+	struct sched_vcpu *mover = NULL;
 	while (look) {
 		unsigned q = (unsigned)__builtin_ctzll(look);
 		look &= look - 1;
@@ -223,23 +235,43 @@ sched_cpumask_t cr_balance_push(struct sched *s, unsigned p, struct sched_vcpu *
 		struct sched_vcpu *t = qc->curr;
 		if (!t || t->state != SCHED_VS_RUNNING)
 			continue; /* an idle pCPU steals by itself */
+		/* Who would go to q: c, else the most behind (gvt) other candidate allowed. */
+		struct sched_vcpu *m = sched_allowed(s, c, q) ? c : NULL;
+		for (unsigned i = 0; !sched_allowed(s, c, q) && i < nf; i++) {
+			struct sched_vcpu *o = cr_vcpu_of(cand[i]);
+			if (now >= cv(o)->bal_hold && sched_allowed(s, o, q) &&
+			    (!m || (int64_t)(cv(o)->gvt - cv(m)->gvt) < 0))
+				m = o;
+		}
+		if (!m)
+			continue;
 		/* Lighter in earning weight; or (below) far ahead, two gaps, and not heavier
-		 * than p in runnable weight once c is there: sleepers that earn on q (an echo
+		 * than p in runnable weight once m is there: sleepers that earn on q (an echo
 		 * pinged every 300 us) make it look as loaded as p while its runner takes all
 		 * of q (sim-sleeper-load). */
 		uint64_t lq = cpc(qc)->w_active, lp = cpc(pc)->w_active;
 		bool by_load = lq < lp;
-		if (!by_load && load_of(qc) + ew_of(c) > load_of(pc))
+		if (!by_load && load_of(qc) + ew_of(m) > load_of(pc))
+			continue;
+		/* A stand-in only where it fits (q no heavier than p was): it is no rotation
+		 * of equals, and a heavy one would take q from those that can run nowhere else. */
+		if (m != c && lq + ew_of(m) > lp)
 			continue;
 		cr_settle_vt(t, now); /* its gvt up to now (a lone vCPU may run for hours) */
 		int64_t ahead = (int64_t)(cv(t)->gvt - cv(next)->gvt);
 		if (ahead <= (int64_t)gap || (!by_load && ahead <= 2 * (int64_t)gap))
 			continue;
-		if (best < 0 || lq < cpc(&s->pcpu[best])->w_active)
+		/* A stand-in goes only where it gains: q's runner ahead of it too. */
+		if (m != c && (int64_t)(cv(t)->gvt - cv(m)->gvt) <= (int64_t)gap)
+			continue;
+		if (best < 0 || lq < cpc(&s->pcpu[best])->w_active) {
 			best = (int)q;
+			mover = m;
+		}
 	}
 	if (best < 0)
 		return 0;
+	c = mover;
 	cr_heap_del(s, c);
 	cr_transfer(s, c, (unsigned)best, now);
 	cv(c)->bal_hold = now + cs(s)->p.balance_hold_ns;

@@ -12,7 +12,8 @@
 #define VT_CHUNK       ((uint64_t)1 << 36) /* ns per step of the exact divisions */
 #define VCLOCK_BASE    ((uint64_t)1 << 62) /* keeps vtime - lag from wrapping below 0 */
 #define KEY_PRIO_SHIFT 60
-#define BAL_WINDOW     8 /* pCPUs one balancing look examines */
+#define BAL_WINDOW     8  /* pCPUs one balancing look examines */
+#define BAL_CAND       16 /* queued vCPUs one balancing look considers */
 
 enum { HEAP_NONE = 0, HEAP_BOOST, HEAP_NORM, HEAP_SLEEP, HEAP_PARK, HEAP_PIN };
 enum {

@@ -75,6 +75,19 @@ static inline void hn_insert(struct sched_hnode **root, struct sched_hnode *n)
 	*root = hn_meld(*root, n);
 }
 
+/* Up to n nodes of a heap into out[], breadth first from the root (the root, its children,
+ * theirs...): the best few without a full walk. Returns how many. */
+static inline unsigned hn_first(struct sched_hnode *root, struct sched_hnode **out, unsigned n)
+{
+	unsigned k = 0;
+	if (root && n)
+		out[k++] = root;
+	for (unsigned i = 0; i < k; i++)
+		for (struct sched_hnode *c = out[i]->child; c && k < n; c = c->next)
+			out[k++] = c;
+	return k;
+}
+
 static inline struct sched_hnode *hn_pop(struct sched_hnode **root)
 {
 	struct sched_hnode *r = *root;

@@ -290,6 +290,42 @@ static void test_balance_affinity_and_hold(void **st)
 	assert_near(V[4].c.run_ns, 1000 * MS, 30 * MS);
 }
 
+/* A vCPU that may go where the queue head and the vCPU just descheduled may not is moved
+ * in their stead (a stand-in), though it is never the balancing candidate itself. pCPUs 0
+ * and 1 each hold two vCPUs allowed only on 0-1 and one allowed on 0-2 that stands behind
+ * them in service per weight (gvt), as a vCPU that came from a slower pCPU does
+ * (sim-beyond-64: a vCPU of hog9, allowed on 38-41, sat on pCPU 38 among hog8's and
+ * hog15's for the whole run); pCPU 2 runs one pinned vCPU. Balanced between 0 and 1, the
+ * candidates there never move, and without stand-ins the pinned one keeps pCPU 2 (100%)
+ * while the other six get 33%. The ideal is 3/7 each (the narrow four take 171% of
+ * pCPUs 0-1, the wide two the rest and pCPU 2 with the pinned one): the wide ones share
+ * pCPU 2 by turns. */
+static void test_balance_moves_a_stand_in_behind_narrow_heads(void **st)
+{
+	(void)st;
+	const unsigned nv[] = {1, 1, 1, 1, 1, 1, 1};
+	const sched_cpumask_t n01 = SCHED_CPU(0) | SCHED_CPU(1), all = n01 | SCHED_CPU(2);
+	const sched_cpumask_t aff[] = {n01, n01, n01, n01, all, all, SCHED_CPU(2)};
+	const unsigned home[] = {0, 0, 1, 1, 0, 1, 2};
+	setup_aff(3, 7, nv, aff);
+	for (unsigned i = 0; i < 7; i++) {
+		sched_wake(&S, &V[i], 0, WAKE_NEW);
+		cr_heap_del(&S, &V[i]);
+		cr_transfer(&S, &V[i], home[i], 0);
+		cr_enqueue(&S, &V[i]);
+	}
+	for (unsigned i = 4; i < 6; i++)
+		cv(&V[i])->gvt -= cr_ns_to_vt(5 * MS, cv(&V[i])->w_acct);
+	kick(SCHED_CPU(0) | SCHED_CPU(1) | SCHED_CPU(2), 0);
+	run_all(500 * MS);
+	uint64_t run0[7];
+	for (unsigned i = 0; i < 7; i++)
+		run0[i] = V[i].c.run_ns;
+	run_all(1500 * MS);
+	for (unsigned i = 0; i < 7; i++)
+		assert_near(V[i].c.run_ns - run0[i], 1000 * MS * 3 / 7, 30 * MS);
+}
+
 /* A wake that does not preempt a vCPU running alone (no timer armed) still makes its pCPU
  * re-decide, so the newcomer is not left waiting until the lone vCPU blocks. */
 static void test_wake_next_to_lone_runner_arms_slice(void **st)
@@ -316,6 +352,7 @@ int main(void)
 		cmocka_unit_test(test_domain_weight_two_pcpus_settles),
 		cmocka_unit_test(test_balance_five_spinners),
 		cmocka_unit_test(test_balance_affinity_and_hold),
+		cmocka_unit_test(test_balance_moves_a_stand_in_behind_narrow_heads),
 		cmocka_unit_test(test_wake_next_to_lone_runner_arms_slice),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
