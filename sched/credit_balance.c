@@ -194,8 +194,11 @@ sched_cpumask_t cr_balance_push(struct sched *s, unsigned p, struct sched_vcpu *
 	 * use: a vCPU allowed on pCPUs 38-41 queued behind vCPUs allowed on 38-39 only is the
 	 * only one that can relieve them, however far back it stands (sim-beyond-64). */
 	struct sched_hnode *cand[BAL_CAND];
-	unsigned nf = hn_first(cpc(pc)->rq_norm, cand, BAL_CAND);
 	sched_cpumask_t aff = sched_affinity(s, c);
+	/* A candidate allowed everywhere needs none (the common case costs no walk). */
+	unsigned nf = (aff & sched_all_pcpus(s)) == sched_all_pcpus(s)
+			      ? 0
+			      : hn_first(cpc(pc)->rq_norm, cand, BAL_CAND);
 	for (unsigned i = 0; i < nf; i++)
 		if (now >= cv(cr_vcpu_of(cand[i]))->bal_hold)
 			aff |= sched_affinity(s, cr_vcpu_of(cand[i]));
@@ -237,7 +240,7 @@ sched_cpumask_t cr_balance_push(struct sched *s, unsigned p, struct sched_vcpu *
 			continue; /* an idle pCPU steals by itself */
 		/* Who would go to q: c, else the most behind (gvt) other candidate allowed. */
 		struct sched_vcpu *m = sched_allowed(s, c, q) ? c : NULL;
-		for (unsigned i = 0; !sched_allowed(s, c, q) && i < nf; i++) {
+		for (unsigned i = 0; m != c && i < nf; i++) {
 			struct sched_vcpu *o = cr_vcpu_of(cand[i]);
 			if (now >= cv(o)->bal_hold && sched_allowed(s, o, q) &&
 			    (!m || (int64_t)(cv(o)->gvt - cv(m)->gvt) < 0))
