@@ -144,8 +144,7 @@ void cr_transfer(struct sched *s, struct sched_vcpu *v, unsigned to, uint64_t no
 		cr_sleeper_insert(s, v);
 	} else if (heap == HEAP_PARK) {
 		cv(v)->hn.key = cv(v)->park_until;
-		cv(v)->heap = HEAP_PARK;
-		hn_insert(&cpc(pt)->parked, &cv(v)->hn);
+		cr_park_insert(s, v);
 	}
 }
 
@@ -292,8 +291,7 @@ static int credit_set_params(struct sched *s, struct sched_dom *d, uint32_t weig
 			cv(v)->park_until = now;
 			cr_heap_del(s, v);
 			cv(v)->hn.key = now;
-			cv(v)->heap = HEAP_PARK;
-			hn_insert(&cpc(&s->pcpu[v->pcpu])->parked, &cv(v)->hn);
+			cr_park_insert(s, v);
 			s->kick_pending |= SCHED_CPU(v->pcpu);
 		}
 		if (!cap)

@@ -41,9 +41,15 @@ void cr_cap_refill(const struct sched *s, struct sched_dom *d, uint64_t now)
 	}
 }
 
+/* Into its pCPU's park heap, keyed by hn.key (set by the caller). */
+void cr_park_insert(struct sched *s, struct sched_vcpu *v)
+{
+	cv(v)->heap = HEAP_PARK;
+	hn_insert(&cpc(&s->pcpu[v->pcpu])->parked, &cv(v)->hn);
+}
+
 void cr_park(struct sched *s, struct sched_vcpu *v, uint64_t now)
 {
-	struct sched_pcpu *pc = &s->pcpu[v->pcpu];
 	struct sched_dom *d = v->dom;
 	if (c1_mode(s)) {
 		cv(v)->park_until = SCHED_NEVER; /* credit1 unparks at accounting */
@@ -59,8 +65,7 @@ void cr_park(struct sched *s, struct sched_vcpu *v, uint64_t now)
 	v->state = SCHED_VS_PARKED;
 	cv(v)->hn.key = cv(v)->park_until;
 	cv(v)->hn.seq = s->seq++;
-	cv(v)->heap = HEAP_PARK;
-	hn_insert(&cpc(pc)->parked, &cv(v)->hn);
+	cr_park_insert(s, v);
 	v->c.parks++;
 	d->c.parks++;
 	sched_trace_ev(s, v->pcpu, now, SCHED_EV_PARK, v, cd(d)->cap_tokens);

@@ -270,6 +270,7 @@ int64_t cr_boost_budget(struct sched *s, struct sched_vcpu *v);
 /* credit_cap.c: caps */
 int64_t cr_cap_depth(const struct sched *s, const struct sched_dom *d);
 void cr_cap_refill(const struct sched *s, struct sched_dom *d, uint64_t now);
+void cr_park_insert(struct sched *s, struct sched_vcpu *v);
 void cr_park(struct sched *s, struct sched_vcpu *v, uint64_t now);
 void cr_unpark(struct sched *s, struct sched_vcpu *v, uint64_t now);
 void cr_unpark_due(struct sched *s, unsigned p, uint64_t now);
