@@ -211,6 +211,30 @@ static void test_idle_pcpu_retires_sleepers_with_their_lag(void **st)
 	assert_true(cr_vcredit(&S, &V[1]) >= c1 - 1 && cr_vcredit(&S, &V[1]) <= c1 + 1);
 }
 
+/* When a domain's split changes, an earning vCPU's boost budget keeps its value in ns (the
+ * lag V - bvt rescaled by old / new weight). Kept in virtual time, a debt would scale by
+ * new / old: the last awake vCPU of a 22-vCPU echo domain owed 22 times the debt its
+ * boosted runs had left, waited seconds and answered no ping (sched-fuzz seed 1008). */
+static void test_split_change_keeps_boost_budget_in_ns(void **st)
+{
+	(void)st;
+	split_domain_10ms();
+	/* V1 (half of d1, 128, on pCPU 1) has taken 2 ms of boost ahead of its budget. */
+	struct cr_vcpu *c = cv(&V[1]);
+	c->bvt = cpc(&S.pcpu[1])->vclock + cr_ns_to_vt(2 * MS, c->w_acct);
+	int64_t b = cr_boost_budget(&S, &V[1]);
+	assert_true(b <= -2 * (int64_t)MS + 1 && b >= -2 * (int64_t)MS - 1);
+	/* V0 blocks on pCPU 0, which idles and retires it: V1 carries the whole domain. */
+	sched_sleep(&S, &V[0], 10 * MS);
+	sched_pick_next(&S, 0, 10 * MS);
+	assert_int_equal(c->w_acct, EW(256));
+	assert_true(cr_boost_budget(&S, &V[1]) >= b - 2 && cr_boost_budget(&S, &V[1]) <= b + 2);
+	/* V0 wakes: half again, the same debt. */
+	sched_wake(&S, &V[0], 10 * MS, WAKE_EVENT);
+	assert_int_equal(c->w_acct, EW(128));
+	assert_true(cr_boost_budget(&S, &V[1]) >= b - 4 && cr_boost_budget(&S, &V[1]) <= b + 4);
+}
+
 /* A 2-vCPU and a 1-vCPU domain of equal weight on 2 pCPUs: one pCPU each, and once the
  * balance is found nothing moves any more. */
 static void test_domain_weight_two_pcpus_settles(void **st)
@@ -349,6 +373,7 @@ int main(void)
 		cmocka_unit_test(test_split_exact_and_follows_earners),
 		cmocka_unit_test(test_multi_vcpu_sleeper_retires_on_time),
 		cmocka_unit_test(test_idle_pcpu_retires_sleepers_with_their_lag),
+		cmocka_unit_test(test_split_change_keeps_boost_budget_in_ns),
 		cmocka_unit_test(test_domain_weight_two_pcpus_settles),
 		cmocka_unit_test(test_balance_five_spinners),
 		cmocka_unit_test(test_balance_affinity_and_hold),
