@@ -442,10 +442,12 @@ static void on_sleep_end(struct sim_vcpu *v, uint64_t now)
 		vcpu_wake(v, now, WAKE_TIMER);
 }
 
-/* A yield95 attacker gives its pCPU away itself (README.md, "Invariants"). */
-static bool yields(const struct sim_dom *d)
+/* An attacker's shortfall is its own (README.md, "Invariants"): a yield95 attacker gives
+ * its pCPU away itself, a self-wake or sleep-acct one is denied the boosts it games. Its
+ * share is checked for gain only, and its waiting is not counted either. */
+static bool own_shortfall(const struct sim_dom *d)
 {
-	return d->kind == G_HOSTILE && d->attack == ATK_YIELD95;
+	return d->kind == G_HOSTILE && d->attack != ATK_NONE;
 }
 
 /* The balancing invariant, seen from outside (README.md, "Invariants"). A migratable vCPU
@@ -486,13 +488,14 @@ static void inv_sample(uint64_t now)
 	for (unsigned i = 0; i < G.nv; i++) {
 		const struct sim_vcpu *v = &G.v[i];
 		double a = G.ahead[v->d->id - 1];
-		if (v->sv.state == SCHED_VS_RUNNABLE && !yields(v->d) && a < waiter[v->sv.pcpu])
+		if (v->sv.state == SCHED_VS_RUNNABLE && !own_shortfall(v->d) &&
+		    a < waiter[v->sv.pcpu])
 			waiter[v->sv.pcpu] = a;
 	}
 	for (unsigned i = 0; i < G.nv; i++) {
 		struct sim_vcpu *v = &G.v[i];
 		sched_cpumask_t m = (v->sv.affinity ? v->sv.affinity : all) & all;
-		if (!(m & (m - 1)) || yields(v->d))
+		if (!(m & (m - 1)) || own_shortfall(v->d))
 			continue; /* pinned to one pCPU, or it gives way itself */
 		double ref;
 		if (v->sv.state == SCHED_VS_RUNNABLE)
