@@ -47,6 +47,23 @@ static void print_summary(const char *what, const struct stat_summary *m, bool p
 	printf(" max_us=%.1f mdev_us=%.1f\n", m->max, m->mdev);
 }
 
+/* What a capped domain may run beyond its cap over a window of `span` ns, in points: the
+ * bucket it may hold when the window opens (credit: depth cap% * period_us, plus cap_debt_us
+ * a latency slice may take; docs/scheduler.md, invariant 8). A domain held below its cap
+ * for a while (others' windows open) fills it and then spends it: sched-fuzz seed 387, a
+ * capped spinner at 198.8% for 196 over 2 s, 56 ms of its 98 ms bucket. 0 for a policy
+ * without those keys. */
+static double cap_burst_pct(const struct sim_dom *d, double span)
+{
+	char b[32];
+	double period_us = 0, debt_us = 0;
+	if (!sched_config_get(&S, "period_us", b, sizeof b))
+		period_us = strtod(b, NULL);
+	if (!sched_config_get(&S, "cap_debt_us", b, sizeof b))
+		debt_us = strtod(b, NULL);
+	return (period_us * d->cap / 100 + debt_us) * 1000 / span * 100;
+}
+
 static int run_scenario(int argc, char **argv)
 {
 	if (scenario_load(&C, argv[1], argc - 2, argv + 2))
@@ -193,8 +210,11 @@ static int run_scenario(int argc, char **argv)
 				     (unsigned long long)sv->c.migrations, C.exp_migrations_max);
 		double err = pct - ent;
 		bool banded = C.exp_wall_bound && (lo < ent - 0.005 || hi > ent + 0.005);
-		if (C.exp_wall_bound) /* the band of the reachable bound (README.md) */
+		if (C.exp_wall_bound) { /* the band of the reachable bound (README.md) */
+			if (d->cap && hi >= d->cap - 0.005)
+				hi = d->cap + cap_burst_pct(d, span);
 			err = pct > hi ? pct - hi : pct < lo ? pct - lo : 0;
+		}
 		if (d->attack != ATK_NONE) {
 			if (C.exp_gain_max > 0 && err > C.exp_gain_max)
 				fail("share d%u (attacker) pct=%.2f entitled=%.2f%s gain > %.2f",
