@@ -61,6 +61,7 @@ void cr_heap_del(struct sched *s, struct sched_vcpu *v)
 		break;
 	case HEAP_PARK:
 		hn_remove(&cpc(pc)->parked, &cv(v)->hn);
+		cpc(pc)->w_park -= cv(v)->w_acct;
 		break;
 	}
 	cv(v)->heap = HEAP_NONE;
@@ -127,7 +128,7 @@ void cr_transfer(struct sched *s, struct sched_vcpu *v, unsigned to, uint64_t no
 	if (heap == HEAP_SLEEP || heap == HEAP_PARK)
 		cr_heap_del(s, v);
 	cv(v)->vtime = cv(v)->vtime - cpc(pf)->vclock + cpc(pt)->vclock;
-	cv(v)->bvt = cv(v)->bvt - cpc(pf)->vclock + cpc(pt)->vclock;
+	cv(v)->bvt = cv(v)->bvt - cpc(pf)->bclock + cpc(pt)->bclock;
 	cr_by_service_beside_pinned(s, v, to, now);
 	if (cv(v)->w_acct) {
 		cpc(pf)->w_active -= cv(v)->w_acct;
@@ -197,8 +198,10 @@ void cr_unboost(struct sched *s, struct sched_vcpu *v, uint64_t now)
 static void credit_init(struct sched *s)
 {
 	cr_apply_profile(&cs(s)->p, CREDIT_PROFILE_SLIVER);
-	for (unsigned p = 0; p < SCHED_MAX_PCPUS; p++)
+	for (unsigned p = 0; p < SCHED_MAX_PCPUS; p++) {
 		cpc(&s->pcpu[p])->vclock = VCLOCK_BASE;
+		cpc(&s->pcpu[p])->bclock = VCLOCK_BASE;
+	}
 	cs(s)->idle_mask = sched_all_pcpus(s);
 	cs(s)->move_mask = 0;
 	cs(s)->pin_mask = 0;
@@ -222,7 +225,7 @@ static int credit_vcpu_insert(struct sched *s, struct sched_vcpu *v, uint64_t no
 	cv(v)->vtime = cpc(&s->pcpu[p])->vclock + cr_start_offset(s, v);
 	cv(v)->gvt = cv(v)->vtime;
 	cv(v)->vrem = 0;
-	cv(v)->bvt = cv(v)->vtime;
+	cv(v)->bvt = cpc(&s->pcpu[p])->bclock;
 	cv(v)->bvrem = 0;
 	cv(v)->vt_since = now;
 	cv(v)->bal_hold = 0;

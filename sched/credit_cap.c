@@ -45,6 +45,7 @@ void cr_cap_refill(const struct sched *s, struct sched_dom *d, uint64_t now)
 void cr_park_insert(struct sched *s, struct sched_vcpu *v)
 {
 	cv(v)->heap = HEAP_PARK;
+	cpc(&s->pcpu[v->pcpu])->w_park += cv(v)->w_acct;
 	hn_insert(&cpc(&s->pcpu[v->pcpu])->parked, &cv(v)->hn);
 }
 

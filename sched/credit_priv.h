@@ -88,6 +88,9 @@ struct cr_pcpu {
 	uint64_t vclock_last;
 	uint64_t w_active;		   /* sum of w_acct of the vCPUs earning credit here */
 	uint64_t w_sleep;		   /* the part of w_active that is sleepers' */
+	uint64_t w_park;		   /* the part of w_active that is parked (capped) */
+	uint64_t bclock, bclock_rem;	   /* the boost budget's clock: as vclock, over
+					    * w_active - w_park (invariant 7) */
 	uint64_t bal_next;		   /* no balancing look from here before this time */
 	uint8_t bal_cursor;		   /* first pCPU of the next balancing look */
 	uint8_t wake_cursor;		   /* next pCPU cr_wake_beside_ahead compares */

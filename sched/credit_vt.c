@@ -148,6 +148,7 @@ void cr_vclock_advance(struct sched *s, unsigned p, uint64_t now)
 		uint64_t w = cpc(pc)->w_active;
 		if (!w) {
 			cpc(pc)->vclock_rem = 0;
+			cpc(pc)->bclock_rem = 0;
 			break;
 		}
 		uint64_t chunk = dt > VT_CHUNK ? VT_CHUNK : dt;
@@ -163,6 +164,9 @@ void cr_vclock_advance(struct sched *s, unsigned p, uint64_t now)
 				chunk = need_ns;
 		}
 		cpc(pc)->vclock = cr_vt_add(cpc(pc)->vclock, chunk, w, &cpc(pc)->vclock_rem);
+		/* Only parked vCPUs earn: as vclock (a retired vCPU's budget no worse). */
+		uint64_t wb = w > cpc(pc)->w_park ? w - cpc(pc)->w_park : w;
+		cpc(pc)->bclock = cr_vt_add(cpc(pc)->bclock, chunk, wb, &cpc(pc)->bclock_rem);
 		dt -= chunk;
 		if (sl && (int64_t)(cv(sl)->hn.key - cpc(pc)->vclock) <= 0) {
 			cr_heap_del(s, sl);
@@ -243,7 +247,7 @@ void cr_settle_vt(struct sched_vcpu *v, uint64_t now)
  * sleeper rescaled against its bank loses what it banked (57.5 for 60.1). */
 static void keep_budget_ns(struct sched *s, struct sched_vcpu *v, uint32_t from, uint32_t to)
 {
-	uint64_t V = cpc(&s->pcpu[v->pcpu])->vclock, lag = V - cv(v)->bvt;
+	uint64_t V = cpc(&s->pcpu[v->pcpu])->bclock, lag = V - cv(v)->bvt;
 	bool debt = (int64_t)lag < 0;
 	unsigned __int128 m = (unsigned __int128)(debt ? 0 - lag : lag) * from >> VT_SHIFT;
 	/* at most 2^40 ns: far beyond one period's budget, the most it is read as */
@@ -273,9 +277,10 @@ static void reweight(struct sched *s, struct sched_dom *d, uint64_t now)
 		struct sched_pcpu *pc = &s->pcpu[v->pcpu];
 		if (v->state == SCHED_VS_RUNNING)
 			cr_settle_vt(v, now);
-		/* Re-keyed: a sleeper's bank in vtime changes, a boosted vCPU's bvt. */
+		/* Re-keyed: a sleeper's bank in vtime changes, a boosted vCPU's bvt; a parked
+		 * one's part is counted apart (w_park). */
 		uint8_t heap = cv(v)->heap;
-		if (heap == HEAP_SLEEP || heap == HEAP_BOOST)
+		if (heap == HEAP_SLEEP || heap == HEAP_BOOST || heap == HEAP_PARK)
 			cr_heap_del(s, v);
 		if (!c1_mode(s))
 			keep_budget_ns(s, v, cv(v)->w_acct, (uint32_t)e);
@@ -285,6 +290,8 @@ static void reweight(struct sched *s, struct sched_dom *d, uint64_t now)
 			cr_sleeper_insert(s, v);
 		else if (heap == HEAP_BOOST)
 			cr_enqueue(s, v);
+		else if (heap == HEAP_PARK)
+			cr_park_insert(s, v); /* hn.key is still its park_until */
 	}
 }
 
@@ -314,26 +321,32 @@ uint64_t cr_start_offset(const struct sched *s, const struct sched_vcpu *v)
 	return cr_ns_to_vt(h % (cs(s)->p.tslice_ns / 64 + 1), ew_of(v));
 }
 
-/* The boost budget of v in ns (sliver engine): what its virtual clock has handed it since
- * `bvt`, which only its boosted ns advance, i.e. its entitlement minus its boosted time.
- * At most one period's entitlement: bvt is raised to V - period * 2^32 / W, W being the
+/* The boost budget of v in ns (sliver engine): what its pCPU's budget clock B has handed it
+ * since `bvt`, which only its boosted ns advance, i.e. its entitlement minus its boosted
+ * time. B advances as V over the earning weight that is not parked: a vCPU parked by its
+ * cap runs nothing and does not dilute the others' budgets (sched-fuzz seed 257). At most
+ * one period's entitlement: bvt is raised to B - period * 2^32 / W, W being the unparked
  * earning weight of its pCPU with v counted, so boosted time over any window T is at most
- * its entitled share of T + one period's entitlement + boost_debt + one latency slice.
- * Unlike the credit (V - vtime), it does not move with the vCPU's unboosted running: a vCPU
- * that is OVER because of its bulk demand keeps a budget for its events; and it does not
- * depend on the absolute level of V, which falls behind every runner's vtime when a sleeper
- * retires with its bank (the runners then all read OVER by bank / runners). */
+ * its share of T (among the unparked) + one period's entitlement + boost_debt + one
+ * latency slice. Unlike the credit (V - vtime), it does not move with the vCPU's unboosted
+ * running: a vCPU that is OVER because of its bulk demand keeps a budget for its events;
+ * and it does not depend on the absolute level of V, which falls behind every runner's
+ * vtime when a sleeper retires with its bank (the runners then all read OVER by bank /
+ * runners). */
 int64_t cr_boost_budget(struct sched *s, struct sched_vcpu *v)
 {
 	struct sched_pcpu *pc = &s->pcpu[v->pcpu];
-	uint64_t w = cpc(pc)->w_active + (cv(v)->w_acct ? 0 : ew_of(v));
+	uint64_t w = cpc(pc)->w_active - cpc(pc)->w_park +
+		     (!cv(v)->w_acct		 ? ew_of(v)
+		      : cv(v)->heap == HEAP_PARK ? cv(v)->w_acct
+						 : 0);
 	uint64_t rem = 0;
-	uint64_t floor = cpc(pc)->vclock - cr_vt_add(0, cs(s)->p.period_ns, w ? w : ew_of(v), &rem);
+	uint64_t floor = cpc(pc)->bclock - cr_vt_add(0, cs(s)->p.period_ns, w ? w : ew_of(v), &rem);
 	if ((int64_t)(cv(v)->bvt - floor) < 0) {
 		cv(v)->bvt = floor;
 		cv(v)->bvrem = 0;
 	}
-	int64_t lag = (int64_t)(cpc(pc)->vclock - cv(v)->bvt);
+	int64_t lag = (int64_t)(cpc(pc)->bclock - cv(v)->bvt);
 	uint64_t al = lag < 0 ? 0 - (uint64_t)lag : (uint64_t)lag;
 	unsigned __int128 m = (unsigned __int128)al * ew_of(v) >> VT_SHIFT;
 	int64_t c = m > ((uint64_t)1 << 62) ? (int64_t)1 << 62 : (int64_t)m;
