@@ -13,8 +13,10 @@ UNIT_SRCS_conring := test/unit/test_conring.c lib/conring.c
 CONSOLE_EMU = --emu bochs
 CONSOLE_RUN = -- $(CONSOLE_EMU) --cpus 2 --timeout 400
 CONSOLE_RUN3 = -- $(CONSOLE_EMU) --cpus 3 --timeout 400
-CONSOLE_OK := --expect '^sliver: run complete: PASS' --reject 'crashed|PANIC|refused' \
-	--expect '^\(d1\) lat d3v0 n=400 ' --expect '^sliver: console: asynchronous, drained by cpu[12]$$' \
+# Each of the 400 pings wakes the echo (Bochs: exactly 400 wake samples).
+CONSOLE_LAT_N = 400
+CONSOLE_OK = --expect '^sliver: run complete: PASS' --reject 'crashed|PANIC|refused' \
+	--expect '^\(d1\) lat d3v0 n=$(CONSOLE_LAT_N) ' --expect '^sliver: console: asynchronous, drained by cpu[12]$$' \
 	--expect '^sliver: console: wire_bytes=[1-9][0-9]* thre_irqs=[1-9][0-9]* '
 # The issue's bound: flooded p99 at most 1.2x the quiet one and under 100 us (measured:
 # docs/console.md). `make CONSOLE_LAT_RATIO=1.5 ...` loosens it for experiments.
@@ -74,6 +76,10 @@ $(CONSOLE_SVM): CONSOLE_LAT_MAX = 1000
 $(CONSOLE_SVM): CONSOLE_RING_FULL =
 $(CONSOLE_SVM): CONSOLE_BURST_KEEP = --may-keep-all
 e2e-console-burst-svm: CONSOLE_LAT_MAX = 3000
+# Under TCG a reply can take longer than the 4.6 ms ping interval when the host is loaded
+# (a clean-clone CI run beside other jobs: ping max 18 ms), and a ping that finds the echo
+# still awake is no wake: 396 samples for 400 pings, none lost. At least 350.
+$(CONSOLE_SVM): CONSOLE_LAT_N = (3[5-9][0-9]|400)
 SVM_TESTS += $(CONSOLE_SVM)
 .PHONY: $(CONSOLE_SVM)
 
