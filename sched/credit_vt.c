@@ -163,10 +163,19 @@ void cr_vclock_advance(struct sched *s, unsigned p, uint64_t now)
 			if (need_ns <= chunk)
 				chunk = need_ns;
 		}
-		cpc(pc)->vclock = cr_vt_add(cpc(pc)->vclock, chunk, w, &cpc(pc)->vclock_rem);
-		/* Only parked vCPUs earn: as vclock (a retired vCPU's budget no worse). */
-		uint64_t wb = w > cpc(pc)->w_park ? w - cpc(pc)->w_park : w;
-		cpc(pc)->bclock = cr_vt_add(cpc(pc)->bclock, chunk, wb, &cpc(pc)->bclock_rem);
+		uint64_t v0 = cpc(pc)->vclock, r0 = cpc(pc)->vclock_rem;
+		cpc(pc)->vclock = cr_vt_add(v0, chunk, w, &cpc(pc)->vclock_rem);
+		if (!cpc(pc)->w_park && cpc(pc)->bclock_rem == r0) {
+			/* The same division from the same remainder: the same step, exactly
+			 * (no second division where nothing is parked). */
+			cpc(pc)->bclock += cpc(pc)->vclock - v0;
+			cpc(pc)->bclock_rem = cpc(pc)->vclock_rem;
+		} else {
+			/* Only parked vCPUs earn: as vclock (a retired vCPU's budget no worse). */
+			uint64_t wb = w > cpc(pc)->w_park ? w - cpc(pc)->w_park : w;
+			cpc(pc)->bclock =
+				cr_vt_add(cpc(pc)->bclock, chunk, wb, &cpc(pc)->bclock_rem);
+		}
 		dt -= chunk;
 		if (sl && (int64_t)(cv(sl)->hn.key - cpc(pc)->vclock) <= 0) {
 			cr_heap_del(s, sl);
