@@ -174,12 +174,19 @@ static void timer_checks(const struct sliver_boot_info *bi, const char *tag)
 	uint32_t c1 = rd(R_TMCCT);
 	rt_spin_us(100);
 	uint32_t c2 = rd(R_TMCCT);
+	/* The count reads 0 only once the 1 ms has passed: under QEMU TCG the 100 us spin
+	 * took over 1 ms of guest clock in about 1 run of 5 (the other pCPU held the
+	 * emulator), both before and after the scheduler changes of 2026-12-01. */
+	uint64_t us2 = (rt_clock_ns() - t0) / 1000;
 	bool got = wait_hits(0x80, 1, 50000);
 	uint64_t us = (rt_clock_ns() - t0) / 1000;
 	rt_spin_us(3000);
 	fmt_snprintf(name, sizeof name, "%soneshot", tag);
-	check(name, got && hits[0x80] == 1 && us >= 1000 && us < 5000 && c1 > c2 && c2 > 0,
-	      "%u irq after %u us, tmcct %u then %u", hits[0x80], (unsigned)us, c1, c2);
+	check(name,
+	      got && hits[0x80] == 1 && us >= 1000 && us < 5000 && c1 > c2 &&
+		      (c2 > 0 || us2 >= 1000),
+	      "%u irq after %u us, tmcct %u then %u (at %u us)", hits[0x80], (unsigned)us, c1, c2,
+	      (unsigned)us2);
 	/* Periodic: 500 us at divide-by-2 for 20 ms: 40 interrupts. */
 	hits[0x80] = 0;
 	wr(R_TDCR, 0x0);
