@@ -117,7 +117,7 @@ static int run_scenario(int argc, char **argv)
 			fail("ping d%u p99_us=%.1f < %.1f", d->id, m.p99, C.exp_ping_p99_min_us);
 		if (C.exp_ping_avg_min_us > 0 && m.avg < C.exp_ping_avg_min_us)
 			fail("ping d%u avg_us=%.1f < %.1f", d->id, m.avg, C.exp_ping_avg_min_us);
-		if (!m.n && d->entitled >= d->demand - 0.005) /* held below its demand: may */
+		if (!m.n && sim_within_share(d)) /* held below its demand: may */
 			fail("ping d%u: no ping answered", d->id);
 	}
 	for (unsigned i = 0; i < sim_nvcpus(); i++) {
@@ -132,9 +132,12 @@ static int run_scenario(int argc, char **argv)
 		if (C.exp_lat_p99_us > 0 && m.p99 > C.exp_lat_p99_us)
 			fail("lat d%uv%u p99_us=%.1f > %.1f", v->d->id, v->idx, m.p99,
 			     C.exp_lat_p99_us);
-		/* An echo within its share (its ideal meets its demand, to 0.5 point) must be
-		 * served at once; one held below its demand may wait for its turn. */
-		bool within = v->d->entitled >= v->d->demand - 0.005;
+		/* An echo within its share (its ideal meets its demand, to 0.5 point, or 5% of a
+		 * demand below 10 points) must be served at once; one held below its demand may
+		 * wait for its turn. A flat 0.5 point counted an echo of weight 11 pinged for
+		 * 0.59% of a pCPU and entitled to 0.13% as within (sched-fuzz seed 231: pings
+		 * answered after 236 ms on average, as its weight allows). */
+		bool within = sim_within_share(v->d);
 		double lb = C.exp_echo_lat_slice_us > 0 ? sim_echo_lat_bound(&C, v->d)
 							: C.exp_echo_lat_p99_us;
 		if (lb > 0 && v->d->kind == G_ECHO && within && m.p99 > lb)

@@ -139,6 +139,7 @@ struct stat_summary {
 void samples_summary(struct samples *s, struct stat_summary *out);
 double sim_vcpu_demand(const struct sim_cfg *c, const struct sim_dom *d, unsigned idx);
 double sim_echo_lat_bound(const struct sim_cfg *c, const struct sim_dom *d);
+bool sim_within_share(const struct sim_dom *d);
 int entitlement(struct sim_cfg *c); /* fills demand, entitled, bound; -1 on failure */
 
 /* gen.c: the random-scenario property test (README.md); `run` is the single-scenario
