@@ -234,6 +234,27 @@ void cr_settle_vt(struct sched_vcpu *v, uint64_t now)
 	cv(v)->vt_since = now;
 }
 
+/* v's weight changes from `from` to `to`: its boost budget B - bvt, earned along its
+ * pCPU's budget clock B at the old weight, keeps its value in ns (rescaled by from / to,
+ * as Linux's reweight_eevdf keeps a lag). Kept in virtual time it would scale by to /
+ * from: the last awake vCPU of a 22-vCPU echo domain, whose part grew 22 times, owed 22
+ * times the budget debt its boosted runs had left, waited seconds for it and answered no
+ * ping (sched-fuzz seed 1008). The queue order (vtime) and the sleepers' bank keep their
+ * virtual time: V is not where the runners stand (a retired sleeper's bank offsets them,
+ * 7), so a lag rescaled against V would move runners among themselves (sim-smp-mix: 71.2 /
+ * 68.8 for 70 / 70), and a sleeper rescaled against its bank loses what it banked (57.5
+ * for 60.1). */
+static void keep_budget_ns(struct sched *s, struct sched_vcpu *v, uint32_t from, uint32_t to)
+{
+	uint64_t B = cpc(&s->pcpu[v->pcpu])->bclock, lag = B - cv(v)->bvt;
+	bool debt = (int64_t)lag < 0;
+	unsigned __int128 m = (unsigned __int128)(debt ? 0 - lag : lag) * from >> VT_SHIFT;
+	/* at most 2^40 ns: far beyond one period's budget, the most it is read as */
+	uint64_t vt = cr_ns_to_vt(m > ((uint64_t)1 << 40) ? (uint64_t)1 << 40 : (uint64_t)m, to);
+	cv(v)->bvt = debt ? B + vt : B - vt;
+	cv(v)->bvrem = 0;
+}
+
 /* ---- the domain split ------------------------------------------------------------------
  * A domain's weight is shared by its earning vCPUs (w_acct != 0: runnable, running, parked,
  * sleepers under the bank): each gets (weight << 16) / n, the remainder handed out one unit
@@ -242,29 +263,9 @@ void cr_settle_vt(struct sched_vcpu *v, uint64_t now)
  * virtual clock (and a running vCPU its vtime) under the old parts, so every ns is earned
  * and charged at the weight in force while it passed. Queue keys (vtime) do not move; only
  * sleepers' retirement keys (the bank in vtime) are re-keyed. The boost budget is kept in
- * ns (keep_budget_ns). Cost: O(vCPUs of the domain)
- * per change of n, which happens at wakes from beyond the bank, sleeper retirement and
- * remove, never per decision of a 1-vCPU domain. */
-/* v's weight changes from `from` to `to`: its boost budget V - bvt, earned along V at the
- * old weight, keeps its value in ns (rescaled by from / to, as Linux's reweight_eevdf keeps
- * a lag). Kept in virtual time it would scale by to / from: the last awake vCPU of a
- * 22-vCPU echo domain, whose part grew 22 times, owed 22 times the budget debt its boosted
- * runs had left, waited seconds for it and answered no ping (sched-fuzz seed 1008). The
- * queue order (vtime) and the sleepers' bank keep their virtual time: V is not where the
- * runners stand (a retired sleeper's bank offsets them, 7), so a lag rescaled against V
- * would move runners among themselves (sim-smp-mix: 71.2 / 68.8 for 70 / 70), and a
- * sleeper rescaled against its bank loses what it banked (57.5 for 60.1). */
-static void keep_budget_ns(struct sched *s, struct sched_vcpu *v, uint32_t from, uint32_t to)
-{
-	uint64_t V = cpc(&s->pcpu[v->pcpu])->bclock, lag = V - cv(v)->bvt;
-	bool debt = (int64_t)lag < 0;
-	unsigned __int128 m = (unsigned __int128)(debt ? 0 - lag : lag) * from >> VT_SHIFT;
-	/* at most 2^40 ns: far beyond one period's budget, the most it is read as */
-	uint64_t vt = cr_ns_to_vt(m > ((uint64_t)1 << 40) ? (uint64_t)1 << 40 : (uint64_t)m, to);
-	cv(v)->bvt = debt ? V + vt : V - vt;
-	cv(v)->bvrem = 0;
-}
-
+ * ns (keep_budget_ns). Cost: O(vCPUs of the domain) per change of n, which happens at
+ * wakes from beyond the bank, sleeper retirement and remove, never per decision of a
+ * 1-vCPU domain. */
 static void reweight(struct sched *s, struct sched_dom *d, uint64_t now)
 {
 	struct sched_vcpu *v;
