@@ -23,6 +23,7 @@ static struct sched_vcpu V[NV];
 static uint64_t T[SCHED_MAX_PCPUS]; /* next pick_next of each pCPU */
 static uint64_t Wt[NV];		    /* sleepers: wake time; runners: SCHED_NEVER */
 static uint64_t Rt[NV];		    /* duty vCPUs: when the current burst ends (run time) */
+static unsigned Slow[NV];	    /* duty vCPUs: sleeps this many times longer (0: 1) */
 static uint64_t rng_state;
 
 static uint64_t rnd(uint64_t n)
@@ -93,7 +94,7 @@ static void drive(uint64_t end, const unsigned *duty, unsigned n)
 				unsigned p = V[i].pcpu;
 				kick(sched_sleep(&S, &V[i], now), now);
 				T[p] = now;
-				Wt[i] = now + (1 + rnd(2 * duty[i])) * US;
+				Wt[i] = now + (1 + rnd(2 * duty[i])) * US * (Slow[i] ? Slow[i] : 1);
 			}
 		}
 		for (int round = 0; round < 8; round++) { /* kicks within the same instant */
@@ -501,6 +502,59 @@ static void test_balance_looks_at_the_allowed_pcpus(void **st)
 	assert_true(pk.kick & SCHED_CPU(15));
 }
 
+/* A movable vCPU that uses a sixteenth of its time or more sleeps off a pinned pCPU whose
+ * pinned queue is behind (cr_sleep_off_pinned): pCPU 0 carries the three spinners of a
+ * domain pinned to it (weight 1024), pCPU 1 two spinners of weight 128 allowed on 0-1,
+ * and E (weight 4096), allowed on 0-1 and started on 0, runs 20 us per wake and sleeps
+ * 1-40 us (half of its time). A wake places a vCPU on its own pCPU first and pCPU 1 always
+ * has one queued, so without the rule E came back to 0 at every wake and held 50% of it,
+ * the pinned domain's, which may run nowhere else (entitled to all of pCPU 0). Sleeping
+ * 100 times longer (1% of its time) E takes next to nothing from it and stays. */
+static void test_busy_sleeper_leaves_the_pinned_pcpu(void **st)
+{
+	(void)st;
+	for (unsigned slow = 1; slow <= 100; slow += 99) {
+		unsigned duty[NV] = {0};
+		assert_int_equal(sched_init(&S, 2), 0);
+		memset(D, 0, sizeof(D));
+		memset(V, 0, sizeof(V));
+		rng_state = 7;
+		/* V0-V2: the pinned domain; V3, V4: spinners H1, H2; V5: E. */
+		for (unsigned i = 0; i < 6; i++) {
+			unsigned d = i < 3 ? 0 : i - 2;
+			D[d].id = d + 1;
+			D[d].weight = d == 3 ? 4096 : d ? 128 : 1024;
+			V[i].dom = &D[d];
+			V[i].id = i < 3 ? i : 0;
+			V[i].affinity = SCHED_CPU(i < 3 || i == 5 ? 0 : 1);
+			assert_int_equal(sched_vcpu_insert(&S, &V[i], 0), 0);
+			Wt[i] = SCHED_NEVER;
+			kick(sched_wake(&S, &V[i], 0, WAKE_NEW), 0);
+		}
+		for (unsigned i = 3; i < 6; i++)
+			sched_set_affinity(&S, &V[i], SCHED_CPU(0) | SCHED_CPU(1), 0);
+		duty[5] = 20;
+		Rt[5] = duty[5] * US;
+		Slow[5] = slow;
+		T[0] = T[1] = 0;
+		drive(100 * MS, duty, 6);
+		uint64_t before = 0, after = 0;
+		for (unsigned i = 0; i < 3; i++)
+			before += sched_run_ns(&V[i], 100 * MS);
+		drive(300 * MS, duty, 6);
+		for (unsigned i = 0; i < 3; i++)
+			after += sched_run_ns(&V[i], 300 * MS);
+		double pinned = (double)(after - before) / (200 * MS);
+		printf("E asleep %ux: pinned domain %.1f%% of pCPU 0, E on pCPU %u, moved %llu "
+		       "times\n",
+		       slow, 100 * pinned, V[5].pcpu, (unsigned long long)V[5].c.migrations);
+		assert_true(pinned > (slow == 1 ? 0.97 : 0.95));
+		if (slow > 1) /* E stays beside the pinned queue */
+			assert_int_equal(V[5].c.migrations, 0);
+		Slow[5] = 0;
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -512,6 +566,7 @@ int main(void)
 		cmocka_unit_test(test_weights_held_across_pcpus),
 		cmocka_unit_test(test_trap_move_beside_pinned_by_service),
 		cmocka_unit_test(test_balance_looks_at_the_allowed_pcpus),
+		cmocka_unit_test(test_busy_sleeper_leaves_the_pinned_pcpu),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
