@@ -343,6 +343,10 @@ static enum exit_action run_vcpu(struct vmm_cpu *pc, struct vcpu *v)
 		act = exit_dispatch(v, &e);
 		if (act != ACT_CONTINUE)
 			return act;
+		/* A kick or timer that came in while the exit was handled (a hypercall, an
+		 * emulated access) runs now, not after one more entry and an exit for it: a
+		 * wake on this pCPU waits for the handler, not for the round trip too. */
+		irq_drain();
 		maybe_break(v);
 	}
 	return ACT_CONTINUE;
