@@ -23,7 +23,8 @@ enum {
 	F_C1_PARK = 8,
 	F_MSLEEP = 16,
 	F_PULL = 32,
-	F_IDLE_RET = 64 /* retired when its pCPU idled: idle_lag holds its lag (invariant 3) */
+	F_IDLE_RET = 64, /* retired when its pCPU idled: idle_lag holds its lag (invariant 3) */
+	F_BANK_CUT = 128 /* its credit was cut to one bank at its last wake (until it blocks) */
 };
 
 enum credit_profile { CREDIT_PROFILE_SLIVER = 0, CREDIT_PROFILE_XEN_CREDIT1 = 1 };
@@ -47,24 +48,24 @@ struct credit_params {
 
 /* credit's part of a vCPU (sched_vcpu.priv). */
 struct cr_vcpu {
-	struct sched_hnode hn; /* run queue, sleeper or park heap; hn.key, hn.seq its order */
-	uint8_t heap;	       /* which heap hn is in (HEAP_*), HEAP_NONE = none */
-	uint8_t flags;	       /* F_* */
-	uint64_t vtime;	       /* weighted service received (weighted ns) */
-	uint64_t vrem;	       /* remainder of the vtime division */
-	int64_t credit;	       /* credit1 engine: credit in ns */
-	uint64_t run_start;    /* when it was last picked after another vCPU */
-	uint64_t boost_left;   /* ns of latency slice left */
-	uint64_t park_until;   /* unpark time when PARKED */
-	uint64_t lease;	       /* cap budget leased for the current run */
-	uint32_t w_acct;       /* its share of the domain weight (1/2^16 units) counted in its
-				* pCPU's w_active, 0 = inactive (not earning) */
-	uint64_t vt_since;     /* start of the interval not yet added to vtime */
-	uint64_t gvt;	       /* vtime never rebased by migration: comparable across pCPUs */
-	uint64_t bal_hold;     /* not moved by balancing before this time */
-	uint64_t bvt;	       /* boost budget: a vtime charged only by boosted ns (sliver) */
-	uint64_t bvrem;	       /* remainder of its division */
-	uint64_t idle_lag;     /* F_IDLE_RET: vclock - vtime when it retired */
+	struct sched_hnode hn;	  /* run queue, sleeper or park heap; hn.key, hn.seq its order */
+	uint8_t heap;		  /* which heap hn is in (HEAP_*), HEAP_NONE = none */
+	uint8_t flags;		  /* F_* */
+	uint64_t vtime;		  /* weighted service received (weighted ns) */
+	uint64_t vrem;		  /* remainder of the vtime division */
+	int64_t credit;		  /* credit1 engine: credit in ns */
+	uint64_t run_start;	  /* when it was last picked after another vCPU */
+	uint64_t boost_left;	  /* ns of latency slice left */
+	uint64_t park_until;	  /* unpark time when PARKED */
+	uint64_t lease;		  /* cap budget leased for the current run */
+	uint32_t w_acct;	  /* its share of the domain weight (1/2^16 units) counted in its
+				   * pCPU's w_active, 0 = inactive (not earning) */
+	uint64_t vt_since;	  /* start of the interval not yet added to vtime */
+	uint64_t gvt;		  /* vtime never rebased by migration: comparable across pCPUs */
+	uint64_t bal_hold;	  /* not moved by balancing before this time */
+	uint64_t bvt;		  /* boost budget: a vtime charged only by boosted ns (sliver) */
+	uint64_t bvrem;		  /* remainder of its division */
+	uint64_t idle_lag;	  /* F_IDLE_RET: vclock - vtime when it retired */
 	uint64_t cyc_at, cyc_run; /* start of its use window (a block), c.run_ns then */
 };
 

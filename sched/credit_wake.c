@@ -116,7 +116,10 @@ static sched_cpumask_t wake_body(struct sched *s, struct sched_vcpu *v, uint64_t
 		 * earning weight here now, which may have grown since v went to sleep. */
 		cr_restore_idle_lag(s, v);
 		cr_activate(s, pc, v);
+		uint64_t vt = cv(v)->vtime;
 		cr_clamp_bank(s, v);
+		if (cv(v)->vtime != vt)
+			cv(v)->flags |= F_BANK_CUT;
 	}
 	sched_trace_ev(s, target, now, SCHED_EV_WAKE, v, flags);
 	bool b = may_boost(s, v, flags, now);
@@ -172,7 +175,7 @@ static sched_cpumask_t sleep_body(struct sched *s, struct sched_vcpu *v, uint64_
 		return kick;
 	}
 	v->state = SCHED_VS_BLOCKED;
-	cv(v)->flags &= (uint8_t)~F_YIELD;
+	cv(v)->flags &= (uint8_t) ~(F_YIELD | F_BANK_CUT);
 	if (!c1_mode(s))
 		cr_unboost(s, v, now); /* the latency slice ends when the vCPU blocks */
 	to_sleeper(s, v);
