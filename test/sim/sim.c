@@ -453,10 +453,11 @@ static bool own_shortfall(const struct sim_dom *d)
 /* The balancing invariant, seen from outside (README.md, "Invariants"). A migratable vCPU
  * that waits in a queue, or runs on a pCPU whose queue holds a waiter, counts one sample
  * when another pCPU of its affinity idles or runs a non-boosted vCPU of a domain more than
- * inv_margin further ahead of its ideal than the waiter's domain (the waiter: itself, or
- * the neediest vCPU queued where it runs, which it keeps out). "Ahead" is service minus
- * the ideal, each sample's difference decaying with time constant inv_tau, so the
- * comparison is about the recent past, not the whole run. */
+ * inv_margin further ahead of its ideal per vCPU than the waiter's domain (the waiter:
+ * itself, or the neediest vCPU queued where it runs, which it keeps out). "Ahead" is
+ * service minus the ideal, each sample's difference decaying with time constant
+ * inv_tau, so the comparison is about the recent past, not the whole run; it is divided
+ * by the domain's vCPUs because a domain's credit is (README.md). */
 static void inv_sample(uint64_t now)
 {
 	struct sim_cfg *c = G.c;
@@ -480,6 +481,7 @@ static void inv_sample(uint64_t now)
 		/* With the band on (README.md), a domain is ahead above its band, behind below
 		 * it, and neither inside it (the shares are checked the same way). */
 		G.ahead[i] = G.ahead_e[i] > 0 ? G.ahead_e[i] : G.ahead_b[i] < 0 ? G.ahead_b[i] : 0;
+		G.ahead[i] /= d->nvcpus; /* per vCPU, as priority is (README.md) */
 	}
 	sched_cpumask_t all = c->pcpus >= 64 ? ~0ull : (1ull << c->pcpus) - 1;
 	double margin = (double)c->inv_margin_ns, waiter[SCHED_MAX_PCPUS];
