@@ -51,36 +51,57 @@ unsigned cr_off_pinned(struct sched *s, struct sched_vcpu *v, unsigned p)
 	return best;
 }
 
-/* v, movable, has just blocked on a pCPU p where pinned vCPUs wait. A wake places a vCPU on
- * its own pCPU first, so an echo allowed on pCPUs 0-1 that once ran on 0 beside a pinned
- * queue comes back to 0 at every wake, and its bursts (35% of a pCPU in sim-beyond-64) come
- * out of the pinned domain's share, which has nowhere else to go (65-97% of 100 in 14 of
- * 20 seeds). So it sleeps instead on the least loaded allowed pCPU q without pinned
- * waiters (a sleeper's move: its lag and earning state go with it, cr_transfer), when:
+/* v, movable, has just blocked on a pCPU p where vCPUs with fewer choices wait: pinned to p,
+ * or allowed on a strict subset of v's pCPUs. A wake places a vCPU on its own pCPU first,
+ * so an echo allowed on pCPUs 0-1 that once ran on 0 beside a pinned queue comes back to 0
+ * at every wake, and its bursts (35% of a pCPU in sim-beyond-64) come out of the pinned
+ * domain's share, which has nowhere else to go (65-97% of 100 in 14 of 20 seeds); the
+ * same for echoes allowed on 4-7 beside a domain allowed on 6-7 (sim-beyond-narrow: 106.3
+ * for 132 on seed 2, the echoes taking 38 points of 6-7). So it sleeps instead on the
+ * least loaded pCPU q of its affinity outside the waiter's (for a pinned one, any other)
+ * and without pinned waiters (a sleeper's move: its lag and earning state go with it,
+ * cr_transfer), when:
  * - it used a sixteenth or more of its time over its last accounting period (measured
  *   from sleep to sleep, one look per period): one that runs microseconds per wake (an echo
- *   pinged every 5 ms) takes nothing measurable from the pinned queue, and moved it would
+ *   pinged every 5 ms) takes nothing measurable from the waiters, and moved it would
  *   preempt movable vCPUs at each wake instead, which then wait (sim-beyond-8x128b: 0.3%
  *   -> 5% needless waiting in all 20 seeds when every sleeper moved);
- * - p is under-served, as balancing judges it: q's runner ahead of the pinned head in
- *   service per weight (gvt) by more than balance_gap (where the pinned domain is entitled
- *   to less than all of p, others are meant to run there: 1079 random scenarios 228 -> 234
- *   without this test).
- * Sliver profile only; a scan of v's affinity, at most once per period and vCPU. */
-void cr_sleep_off_pinned(struct sched *s, struct sched_vcpu *v, uint64_t now)
+ * - the waiter is under-served, as balancing judges it: q's runner ahead of it in service
+ *   per weight (gvt) by more than balance_gap (where the pinned domain is entitled to less
+ *   than all of p, others are meant to run there: 1079 random scenarios 228 -> 234 without
+ *   this test).
+ * The waiter is the pinned queue's head, else the most behind (gvt) narrower one among the
+ * first BAL_CAND of p's movable queue. Sliver profile only; at most once per period and
+ * vCPU, a walk of BAL_CAND queued vCPUs and a scan of v's affinity. */
+void cr_sleep_off_narrow(struct sched *s, struct sched_vcpu *v, uint64_t now)
 {
 	const struct sched_pcpu *pc = &s->pcpu[v->pcpu];
-	struct sched_vcpu *ph = cr_min(cpc(pc)->rq_pin);
 	uint64_t ran = v->c.run_ns - cv(v)->cyc_run, span = now - cv(v)->cyc_at;
 	if (span < bank_ns(s))
 		return;
 	cv(v)->cyc_at = now;
 	cv(v)->cyc_run = v->c.run_ns;
-	if (c1_mode(s) || !ph || !cs(s)->p.balance_gap_ns || ran * 16 < span)
+	if (c1_mode(s) || !cs(s)->p.balance_gap_ns || ran * 16 < span)
 		return;
-	sched_cpumask_t m = sched_affinity(s, v) & ~SCHED_CPU(v->pcpu) & sched_all_pcpus(s);
+	sched_cpumask_t av = sched_affinity(s, v) & sched_all_pcpus(s), keep = SCHED_CPU(v->pcpu);
+	struct sched_vcpu *w = cr_min(cpc(pc)->rq_pin);
+	if (!w && cpc(pc)->rq_norm) {
+		struct sched_hnode *cand[BAL_CAND];
+		unsigned n = hn_first(cpc(pc)->rq_norm, cand, BAL_CAND);
+		for (unsigned i = 0; i < n; i++) {
+			struct sched_vcpu *u = cr_vcpu_of(cand[i]);
+			sched_cpumask_t au = sched_affinity(s, u) & sched_all_pcpus(s);
+			if (!(au & ~av) && au != av &&
+			    (!w || (int64_t)(cv(u)->gvt - cv(w)->gvt) < 0)) {
+				w = u;
+				keep = au;
+			}
+		}
+	}
+	if (!w)
+		return;
 	int q = -1;
-	for (; m; m &= m - 1) {
+	for (sched_cpumask_t m = av & ~keep; m; m &= m - 1) {
 		unsigned o = (unsigned)__builtin_ctzll(m);
 		if (!cpc(&s->pcpu[o])->rq_pin &&
 		    (q < 0 || load_of(&s->pcpu[o]) < load_of(&s->pcpu[q])))
@@ -90,8 +111,8 @@ void cr_sleep_off_pinned(struct sched *s, struct sched_vcpu *v, uint64_t now)
 	if (!t || t->state != SCHED_VS_RUNNING || t->prio == SCHED_PRI_BOOST)
 		return;
 	cr_settle_vt(t, now);
-	uint64_t gap = cr_ns_to_vt(cs(s)->p.balance_gap_ns, ew_of(ph));
-	if ((int64_t)(cv(t)->gvt - cv(ph)->gvt) > (int64_t)gap)
+	uint64_t gap = cr_ns_to_vt(cs(s)->p.balance_gap_ns, ew_of(w));
+	if ((int64_t)(cv(t)->gvt - cv(w)->gvt) > (int64_t)gap)
 		cr_transfer(s, v, (unsigned)q, now);
 }
 

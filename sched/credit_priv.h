@@ -296,7 +296,7 @@ void cr_dump(struct sched *s, sched_print_fn pr, void *arg);
 /* credit_balance.c: between pCPUs */
 sched_cpumask_t cr_tickle(struct sched *s, struct sched_vcpu *v);
 unsigned cr_off_pinned(struct sched *s, struct sched_vcpu *v, unsigned p);
-void cr_sleep_off_pinned(struct sched *s, struct sched_vcpu *v, uint64_t now);
+void cr_sleep_off_narrow(struct sched *s, struct sched_vcpu *v, uint64_t now);
 unsigned cr_wake_beside_ahead(struct sched *s, struct sched_vcpu *v, unsigned p, uint64_t now);
 void cr_by_service_beside_pinned(struct sched *s, struct sched_vcpu *v, unsigned to, uint64_t now);
 struct sched_vcpu *cr_steal(struct sched *s, unsigned p, uint64_t now);

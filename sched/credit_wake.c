@@ -180,7 +180,7 @@ static sched_cpumask_t sleep_body(struct sched *s, struct sched_vcpu *v, uint64_
 		cr_unboost(s, v, now); /* the latency slice ends when the vCPU blocks */
 	to_sleeper(s, v);
 	sched_trace_ev(s, v->pcpu, now, SCHED_EV_SLEEP, v, cr_vcredit(s, v));
-	cr_sleep_off_pinned(s, v, now);
+	cr_sleep_off_narrow(s, v, now);
 	return kick;
 }
 

@@ -503,7 +503,7 @@ static void test_balance_looks_at_the_allowed_pcpus(void **st)
 }
 
 /* A movable vCPU that uses a sixteenth of its time or more sleeps off a pinned pCPU whose
- * pinned queue is behind (cr_sleep_off_pinned): pCPU 0 carries the three spinners of a
+ * pinned queue is behind (cr_sleep_off_narrow): pCPU 0 carries the three spinners of a
  * domain pinned to it (weight 1024), pCPU 1 two spinners of weight 128 allowed on 0-1,
  * and E (weight 4096), allowed on 0-1 and started on 0, runs 20 us per wake and sleeps
  * 1-40 us (half of its time). A wake places a vCPU on its own pCPU first and pCPU 1 always
@@ -555,6 +555,51 @@ static void test_busy_sleeper_leaves_the_pinned_pcpu(void **st)
 	}
 }
 
+/* The same beside a narrow domain (cr_sleep_off_narrow): N, four spinners of a domain
+ * allowed on pCPUs 0-1 (weight 1024, entitled to both), two spinners of weight 128 on
+ * pCPU 2, then allowed on 0-2, and E (weight 4096), allowed on 0-2 and started on 0,
+ * running 20 us per wake and sleeping 1-40 us. Without the rule E came back to 0 at every
+ * wake (0 and 2 always have a vCPU queued) and took 50% of pCPU 0 from N; with it E
+ * sleeps on pCPU 2, the only one of its pCPUs that N may not use. */
+static void test_busy_sleeper_leaves_narrow_waiters(void **st)
+{
+	(void)st;
+	unsigned duty[NV] = {0};
+	assert_int_equal(sched_init(&S, 3), 0);
+	memset(D, 0, sizeof(D));
+	memset(V, 0, sizeof(V));
+	rng_state = 11;
+	/* V0-V3: N; V4, V5: spinners H1, H2; V6: E. */
+	for (unsigned i = 0; i < 7; i++) {
+		unsigned d = i < 4 ? 0 : i - 3;
+		D[d].id = d + 1;
+		D[d].weight = d == 3 ? 4096 : d ? 128 : 1024;
+		V[i].dom = &D[d];
+		V[i].id = i < 4 ? i : 0;
+		V[i].affinity = i < 4 ? SCHED_CPU(i % 2) : SCHED_CPU(i == 6 ? 0 : 2);
+		assert_int_equal(sched_vcpu_insert(&S, &V[i], 0), 0);
+		Wt[i] = SCHED_NEVER;
+		kick(sched_wake(&S, &V[i], 0, WAKE_NEW), 0);
+	}
+	for (unsigned i = 0; i < 7; i++)
+		sched_set_affinity(&S, &V[i], i < 4 ? SCHED_CPU(0) | SCHED_CPU(1) : 7, 0);
+	duty[6] = 20;
+	Rt[6] = duty[6] * US;
+	T[0] = T[1] = T[2] = 0;
+	drive(100 * MS, duty, 7);
+	uint64_t before = 0, after = 0;
+	for (unsigned i = 0; i < 4; i++)
+		before += sched_run_ns(&V[i], 100 * MS);
+	drive(300 * MS, duty, 7);
+	for (unsigned i = 0; i < 4; i++)
+		after += sched_run_ns(&V[i], 300 * MS);
+	double narrow = (double)(after - before) / (200 * MS);
+	printf("narrow domain %.1f%% of pCPUs 0-1 (of 200), E on pCPU %u, moved %llu times\n",
+	       100 * narrow, V[6].pcpu, (unsigned long long)V[6].c.migrations);
+	assert_true(narrow > 1.95);
+	assert_int_equal(V[6].pcpu, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -567,6 +612,7 @@ int main(void)
 		cmocka_unit_test(test_trap_move_beside_pinned_by_service),
 		cmocka_unit_test(test_balance_looks_at_the_allowed_pcpus),
 		cmocka_unit_test(test_busy_sleeper_leaves_the_pinned_pcpu),
+		cmocka_unit_test(test_busy_sleeper_leaves_narrow_waiters),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
