@@ -67,6 +67,8 @@ struct cr_vcpu {
 	uint64_t bvrem;		  /* remainder of its division */
 	uint64_t idle_lag;	  /* F_IDLE_RET: vclock - vtime when it retired */
 	uint64_t cyc_at, cyc_run; /* start of its use window (a block), c.run_ns then */
+	uint64_t woke_at;	  /* its last wake (balancing places movers by service only after
+				     balance_hold) */
 };
 
 /* credit's part of a domain (sched_dom.priv). */

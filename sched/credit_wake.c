@@ -121,6 +121,7 @@ static sched_cpumask_t wake_body(struct sched *s, struct sched_vcpu *v, uint64_t
 		if (cv(v)->vtime != vt)
 			cv(v)->flags |= F_BANK_CUT;
 	}
+	cv(v)->woke_at = now;
 	sched_trace_ev(s, target, now, SCHED_EV_WAKE, v, flags);
 	bool b = may_boost(s, v, flags, now);
 	if (!b && c1_mode(s) && (cv(v)->flags & F_C1_PARK)) {

@@ -600,6 +600,41 @@ static void test_busy_sleeper_leaves_narrow_waiters(void **st)
 	assert_int_equal(V[6].pcpu, 2);
 }
 
+/* One heavy movable vCPU between two pinned groups (sim-beyond-heavy, ahead_of_pinned):
+ * 7 spinners of a domain pinned to pCPU 0 and 3 of one pinned to pCPU 1 (weight 256
+ * each), and H, one spinner of weight 468 allowed on both. The weighted max-min ideal
+ * gives H 95.5% (2 * 468 / 980) and each group 52.2%; placed by its lag at each balancing
+ * move, H got its weight's part of whichever pCPU it was on, 64.6%. */
+static void test_heavy_vcpu_between_pinned_groups(void **st)
+{
+	(void)st;
+	unsigned duty[NV] = {0};
+	assert_int_equal(sched_init(&S, 2), 0);
+	memset(D, 0, sizeof(D));
+	memset(V, 0, sizeof(V));
+	rng_state = 3;
+	/* V0-V6: pinned to 0; V7: H; V8-V10: pinned to 1. */
+	for (unsigned i = 0; i < 11; i++) {
+		unsigned d = i < 7 ? 0 : i == 7 ? 1 : 2;
+		D[d].id = d + 1;
+		D[d].weight = d == 1 ? 468 : 256;
+		V[i].dom = &D[d];
+		V[i].id = i < 7 ? i : i == 7 ? 0 : i - 8;
+		V[i].affinity = d == 1 ? 3 : SCHED_CPU(d == 0 ? 0 : 1);
+		assert_int_equal(sched_vcpu_insert(&S, &V[i], 0), 0);
+		Wt[i] = SCHED_NEVER;
+		kick(sched_wake(&S, &V[i], 0, WAKE_NEW), 0);
+	}
+	T[0] = T[1] = 0;
+	drive(500 * MS, duty, 11);
+	uint64_t before = sched_run_ns(&V[7], 500 * MS);
+	drive(2500 * MS, duty, 11);
+	double h = (double)(sched_run_ns(&V[7], 2500 * MS) - before) / (2000 * MS);
+	printf("heavy vCPU %.1f%% (ideal 95.5), moved %llu times\n", 100 * h,
+	       (unsigned long long)V[7].c.migrations);
+	assert_true(h > 0.93);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -613,6 +648,7 @@ int main(void)
 		cmocka_unit_test(test_balance_looks_at_the_allowed_pcpus),
 		cmocka_unit_test(test_busy_sleeper_leaves_the_pinned_pcpu),
 		cmocka_unit_test(test_busy_sleeper_leaves_narrow_waiters),
+		cmocka_unit_test(test_heavy_vcpu_between_pinned_groups),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
