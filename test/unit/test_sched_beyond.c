@@ -60,6 +60,19 @@ static void kick(sched_cpumask_t m, uint64_t now)
 			T[p] = now;
 }
 
+/* Inserts V[i] as vCPU `id` of domain D[d] (weight w), allowed on `aff`, and wakes it. */
+static void start_vcpu(unsigned i, unsigned d, uint32_t w, unsigned id, sched_cpumask_t aff)
+{
+	D[d].id = d + 1;
+	D[d].weight = w;
+	V[i].dom = &D[d];
+	V[i].id = id;
+	V[i].affinity = aff;
+	assert_int_equal(sched_vcpu_insert(&S, &V[i], 0), 0);
+	Wt[i] = SCHED_NEVER;
+	kick(sched_wake(&S, &V[i], 0, WAKE_NEW), 0);
+}
+
 /* Drives pCPUs and duty vCPUs (those with duty[i] != 0: run duty[i] us of CPU, sleep a
  * random 1..2*duty[i] us) until `end`; after every instant, checks the rule above. */
 static void drive(uint64_t end, const unsigned *duty, unsigned n)
@@ -522,14 +535,11 @@ static void test_busy_sleeper_leaves_the_pinned_pcpu(void **st)
 		/* V0-V2: the pinned domain; V3, V4: spinners H1, H2; V5: E. */
 		for (unsigned i = 0; i < 6; i++) {
 			unsigned d = i < 3 ? 0 : i - 2;
-			D[d].id = d + 1;
-			D[d].weight = d == 3 ? 4096 : d ? 128 : 1024;
-			V[i].dom = &D[d];
-			V[i].id = i < 3 ? i : 0;
-			V[i].affinity = SCHED_CPU(i < 3 || i == 5 ? 0 : 1);
-			assert_int_equal(sched_vcpu_insert(&S, &V[i], 0), 0);
-			Wt[i] = SCHED_NEVER;
-			kick(sched_wake(&S, &V[i], 0, WAKE_NEW), 0);
+			start_vcpu(i, d,
+				   d == 3 ? 4096
+				   : d	  ? 128
+					  : 1024,
+				   i < 3 ? i : 0, SCHED_CPU(i < 3 || i == 5 ? 0 : 1));
 		}
 		for (unsigned i = 3; i < 6; i++)
 			sched_set_affinity(&S, &V[i], SCHED_CPU(0) | SCHED_CPU(1), 0);
@@ -572,14 +582,14 @@ static void test_busy_sleeper_leaves_narrow_waiters(void **st)
 	/* V0-V3: N; V4, V5: spinners H1, H2; V6: E. */
 	for (unsigned i = 0; i < 7; i++) {
 		unsigned d = i < 4 ? 0 : i - 3;
-		D[d].id = d + 1;
-		D[d].weight = d == 3 ? 4096 : d ? 128 : 1024;
-		V[i].dom = &D[d];
-		V[i].id = i < 4 ? i : 0;
-		V[i].affinity = i < 4 ? SCHED_CPU(i % 2) : SCHED_CPU(i == 6 ? 0 : 2);
-		assert_int_equal(sched_vcpu_insert(&S, &V[i], 0), 0);
-		Wt[i] = SCHED_NEVER;
-		kick(sched_wake(&S, &V[i], 0, WAKE_NEW), 0);
+		start_vcpu(i, d,
+			   d == 3 ? 4096
+			   : d	  ? 128
+				  : 1024,
+			   i < 4 ? i : 0,
+			   SCHED_CPU(i < 4    ? i % 2
+				     : i == 6 ? 0
+					      : 2));
 	}
 	for (unsigned i = 0; i < 7; i++)
 		sched_set_affinity(&S, &V[i], i < 4 ? SCHED_CPU(0) | SCHED_CPU(1) : 7, 0);
@@ -616,14 +626,11 @@ static void test_heavy_vcpu_between_pinned_groups(void **st)
 	/* V0-V6: pinned to 0; V7: H; V8-V10: pinned to 1. */
 	for (unsigned i = 0; i < 11; i++) {
 		unsigned d = i < 7 ? 0 : i == 7 ? 1 : 2;
-		D[d].id = d + 1;
-		D[d].weight = d == 1 ? 468 : 256;
-		V[i].dom = &D[d];
-		V[i].id = i < 7 ? i : i == 7 ? 0 : i - 8;
-		V[i].affinity = d == 1 ? 3 : SCHED_CPU(d == 0 ? 0 : 1);
-		assert_int_equal(sched_vcpu_insert(&S, &V[i], 0), 0);
-		Wt[i] = SCHED_NEVER;
-		kick(sched_wake(&S, &V[i], 0, WAKE_NEW), 0);
+		start_vcpu(i, d, d == 1 ? 468 : 256,
+			   i < 7    ? i
+			   : i == 7 ? 0
+				    : i - 8,
+			   d == 1 ? 3 : SCHED_CPU(d == 0 ? 0 : 1));
 	}
 	T[0] = T[1] = 0;
 	drive(500 * MS, duty, 11);
