@@ -535,11 +535,8 @@ static void test_busy_sleeper_leaves_the_pinned_pcpu(void **st)
 		/* V0-V2: the pinned domain; V3, V4: spinners H1, H2; V5: E. */
 		for (unsigned i = 0; i < 6; i++) {
 			unsigned d = i < 3 ? 0 : i - 2;
-			start_vcpu(i, d,
-				   d == 3 ? 4096
-				   : d	  ? 128
-					  : 1024,
-				   i < 3 ? i : 0, SCHED_CPU(i < 3 || i == 5 ? 0 : 1));
+			uint32_t w = d == 3 ? 4096 : d ? 128 : 1024; /* E : H : the pinned */
+			start_vcpu(i, d, w, i < 3 ? i : 0, SCHED_CPU(i < 3 || i == 5 ? 0 : 1));
 		}
 		for (unsigned i = 3; i < 6; i++)
 			sched_set_affinity(&S, &V[i], SCHED_CPU(0) | SCHED_CPU(1), 0);
@@ -582,14 +579,9 @@ static void test_busy_sleeper_leaves_narrow_waiters(void **st)
 	/* V0-V3: N; V4, V5: spinners H1, H2; V6: E. */
 	for (unsigned i = 0; i < 7; i++) {
 		unsigned d = i < 4 ? 0 : i - 3;
-		start_vcpu(i, d,
-			   d == 3 ? 4096
-			   : d	  ? 128
-				  : 1024,
-			   i < 4 ? i : 0,
-			   SCHED_CPU(i < 4    ? i % 2
-				     : i == 6 ? 0
-					      : 2));
+		uint32_t w = d == 3 ? 4096 : d ? 128 : 1024; /* E : H : N */
+		unsigned p = i < 4 ? i % 2 : i == 6 ? 0 : 2;
+		start_vcpu(i, d, w, i < 4 ? i : 0, SCHED_CPU(p));
 	}
 	for (unsigned i = 0; i < 7; i++)
 		sched_set_affinity(&S, &V[i], i < 4 ? SCHED_CPU(0) | SCHED_CPU(1) : 7, 0);
