@@ -1,14 +1,16 @@
-# The fuzzer guest (guests/fuzz/, issue 8): one op loop (fuzz.c) built as a 32-bit guest on
-# guests/lib (fuzz.elf) and as a 64-bit ELF64 guest on its own long-mode runtime
-# (fuzz64.elf). Scenarios: test/scenarios/fuzz*.cfg.
+# The fuzzer guest (guests/fuzz/, issue 8): one op loop (fuzz.c, with its ops in op_*.c and
+# insn.c: FUZZ_SRCS) built as a 32-bit guest on guests/lib (fuzz.elf) and as a 64-bit ELF64
+# guest on its own long-mode runtime (fuzz64.elf). Scenarios: test/scenarios/fuzz*.cfg.
+FUZZ_SRCS := guests/fuzz/fuzz.c guests/fuzz/insn.c guests/fuzz/op_hc.c guests/fuzz/op_io.c \
+             guests/fuzz/op_msr.c guests/fuzz/op_cr.c guests/fuzz/op_insn.c guests/fuzz/op_lm64.c
 FUZZ64_CFLAGS := -std=c11 -m64 -O2 -g $(WARN) -ffreestanding -nostdlib -nostdinc -fno-pic \
                  -fno-pie -static -fno-stack-protector -fno-builtin -mno-red-zone \
                  -mgeneral-regs-only -mcmodel=small -fno-asynchronous-unwind-tables \
                  -isystem $(shell $(CC) -print-file-name=include) -Iinclude -I. -MMD -MP
-FUZZ64_SRCS := guests/fuzz/entry64.S guests/fuzz/rt64.c guests/fuzz/fuzz.c lib/string.c \
-               lib/fmt.c lib/cmdline.c
+FUZZ64_SRCS := guests/fuzz/entry64.S guests/fuzz/rt64.c $(FUZZ_SRCS) lib/string.c lib/fmt.c \
+               lib/cmdline.c
 FUZZ64_OBJS := $(patsubst %,$(BUILD)/guests/obj64/%.o,$(basename $(FUZZ64_SRCS)))
-FUZZ32_OBJS := $(BUILD)/guests/obj/guests/fuzz/fuzz.o $(BUILD)/guests/obj/guests/fuzz/main32.o
+FUZZ32_OBJS := $(patsubst %.c,$(BUILD)/guests/obj/%.o,$(FUZZ_SRCS) guests/fuzz/main32.c)
 
 GUEST_ELFS += $(BUILD)/guests/fuzz.elf $(BUILD)/guests/fuzz64.elf
 
