@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# make lint: cppcheck over every C file, and a clang-format check (no file is changed;
-# `tools/lint.sh --fix` reformats in place).
+# make lint: cppcheck over every C file, a clang-format check (no file is changed;
+# `tools/lint.sh --fix` reformats in place), and the checks that keep docs and layering true,
+# each printing one line per thing that drifted (tools/README.md): the configuration keys
+# (docs/config.md against core/bootargs.c), the hypercall numbers (docs/hypercalls.md
+# against include/sliver/).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 files=$(git ls-files '*.c' '*.h')
@@ -18,5 +21,8 @@ else
 		rc=1
 	fi
 fi
+for check in config hypercalls; do
+	python3 tools/lint-$check.py || rc=1
+done
 [ $rc = 0 ] && echo "lint: clean"
 exit $rc
