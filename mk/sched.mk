@@ -30,8 +30,13 @@ UNIT_SRCS_sched_domain := test/unit/test_sched_domain.c $(SCHED_SRCS) $(SCHED_LI
 UNIT_TESTS += sched_boost
 UNIT_SRCS_sched_boost := test/unit/test_sched_boost.c $(SCHED_SRCS) $(SCHED_LIB)
 
-UNIT_TESTS += sched_beyond
-UNIT_SRCS_sched_beyond := test/unit/test_sched_beyond.c $(SCHED_SRCS) $(SCHED_LIB)
+# The issue-10 rules: pinned vCPUs (sched_beyond) and shares across pCPUs
+# (sched_beyond_share), on one driver (test/unit/sched_drive.c).
+UNIT_TESTS += sched_beyond sched_beyond_share
+UNIT_SRCS_sched_beyond := test/unit/test_sched_beyond.c test/unit/sched_drive.c $(SCHED_SRCS) \
+                          $(SCHED_LIB)
+UNIT_SRCS_sched_beyond_share := test/unit/test_sched_beyond_share.c test/unit/sched_drive.c \
+                                $(SCHED_SRCS) $(SCHED_LIB)
 
 $(BUILD)/sliver-bench-decision: test/sim/bench_decision.c $(SCHED_SRCS) $(SCHED_LIB) $(wildcard sched/*.h)
 	@mkdir -p $(dir $@)
