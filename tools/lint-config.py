@@ -9,7 +9,7 @@ headers' value. Prints one line per difference; exit 1 when any."""
 import re
 import sys
 
-from lintlib import c_int, defines, doc_constants, doc_number, header_defines, read
+from lintlib import c_int, defines, doc_constants, doc_number, header_defines, read, report
 
 TABLE = "core/bootargs.c"
 DOC = "docs/config.md"
@@ -68,9 +68,7 @@ def main():
     for name in sorted(set(rows) - set(keys)):
         bad.append(f"config: {DOC} documents {name}, which {TABLE} does not have")
     bad += doc_constants(DOC, defs, "config")
-    for line in bad:
-        print(line)
-    return 1 if bad else 0
+    return report(bad)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ import os
 import subprocess
 import sys
 
-from lintlib import ROOT, includes, sources
+from lintlib import ROOT, includes, report, sources
 
 ALLOW = "tools/include-cycles.allow"
 SCOPE = "core/"
@@ -147,9 +147,7 @@ def main():
     for c in strongly_connected(call_graph()):
         print(f"include-cycles: (information) {len(c)} core/ files call each other in a circle "
               "(build/hv objects): " + " ".join(m[len(SCOPE):] for m in c))
-    for line in bad:
-        print(line)
-    return 1 if bad else 0
+    return report(bad)
 
 
 if __name__ == "__main__":

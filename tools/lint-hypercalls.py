@@ -7,7 +7,7 @@ exit 1 when any."""
 import re
 import sys
 
-from lintlib import DEFINE_RE, c_int, doc_constants, header_defines, read, tracked
+from lintlib import DEFINE_RE, c_int, doc_constants, header_defines, read, report, tracked
 
 DOC = "docs/hypercalls.md"
 # HC_* names that are limits, not calls (the doc cites them as "`NAME` = value").
@@ -42,9 +42,7 @@ def main():
             bad.append(f"hypercalls: {DOC} gives {numbers[nr]} and {name} the same number {nr}")
         numbers[nr] = name
     bad += doc_constants(DOC, defs, "hypercalls")
-    for line in bad:
-        print(line)
-    return 1 if bad else 0
+    return report(bad)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ import os
 import re
 import sys
 
-from lintlib import ROOT, includes, sources, tracked
+from lintlib import ROOT, includes, report, sources, tracked
 
 FREESTANDING = {"stdint.h", "stddef.h", "stdbool.h", "stdarg.h", "stdnoreturn.h",
                 "stdalign.h", "limits.h", "float.h", "iso646.h"}
@@ -82,9 +82,7 @@ def main():
         for item in items:
             if "/" in item and not item.endswith(("/", "/*.h")) and (folder, item) not in used:
                 bad.append(f"includes: {readme} allows {item}, which none of its files includes")
-    for line in bad:
-        print(line)
-    return 1 if bad else 0
+    return report(bad)
 
 
 if __name__ == "__main__":

@@ -120,3 +120,10 @@ def doc_number(text):
     if m.group(2):
         v **= int(m.group(2))
     return v - int(m.group(3) or 0)
+
+
+def report(lines):
+    """Prints a check's lines, one per drift; its exit status: 1 when there are any."""
+    for line in lines:
+        print(line)
+    return 1 if lines else 0
