@@ -14,6 +14,7 @@ e2e-config-bad_EXPECT = $(E2E_END) --reject 'crashed|tail=cut' \
 	    --expect "^sliver: bad setting 'vmm.break_ms=99999999999999999999999': does not fit in 64 bits .*default 100$$" \
 	    --expect "^sliver: bad scheduler setting 'credit.tslice_us=0': ignored" \
 	    --expect "^sliver: bad scheduler setting 'sched=nosuch': ignored" \
+	    --expect "^sliver: unknown setting 'credit.profile=xen-credit1' \(a typo\?\): ignored$$" \
 	    --expect "^sliver: unknown setting 'pingg.dom=2' \(a typo\?\): ignored$$" \
 	    --expect "^sliver: bad setting 'ping.count=x1': not a number" \
 	    --expect "^sliver: bad setting 'vmm.nmi_test_us=10ms': not a number" \
@@ -35,7 +36,7 @@ e2e-config-bad_EXPECT = $(E2E_END) --reject 'crashed|tail=cut' \
 e2e-config-bad_VMX = --expect '^ping d2 n=[1-9][0-9]+ lost=0 '
 e2e-config-bad_SVM = --expect '^ping d2 n=[1-9][0-9]+ lost=[0-2] '
 e2e-config-bad_CHECK = @n=$$(grep -cE "^sliver: (bad setting|bad scheduler setting|unknown setting|module [0-9]+ .*refused|module [0-9]+: command line|the command line is longer|warning: .* module|d[0-9]+: evt.allow)" build/e2e/$@.log); \
-	  [ "$$n" = 19 ] || { echo "e2e $@: $$n configuration lines, expected exactly 19 (one per bad word)"; exit 1; }
+	  [ "$$n" = 20 ] || { echo "e2e $@: $$n configuration lines, expected exactly 20 (one per bad word)"; exit 1; }
 $(eval $(call e2e_twin,e2e-config-bad,$(BUILD)/badconfig-bios.iso,--cpus 2 --timeout 150))
 
 # vmm.create_loop=40: creations from module 1 with each frame allocation failed in turn,

@@ -1,5 +1,5 @@
 # Scheduler (sched/), its unit tests and the discrete-event simulator (test/sim/).
-SCHED_SRCS := sched/sched.c sched/credit.c sched/credit_vt.c sched/credit_cap.c sched/credit_c1.c \
+SCHED_SRCS := sched/sched.c sched/credit.c sched/credit_vt.c sched/credit_cap.c \
               sched/credit_balance.c sched/rr.c sched/yield_to.c
 SCHED_SRCS += sched/credit_config.c sched/credit_wake.c sched/credit_pick.c
 SCHED_SRCS += sched/eevdf.c sched/eevdf_ops.c sched/eevdf_bw.c
@@ -53,7 +53,7 @@ SIM_SEEDS ?= 20
 sim-seeds: $(BUILD)/sliver-sim
 	tools/sim-seeds.sh $(BUILD)/sliver-sim $(SIM_SEEDS)
 
-# Writes the scheduler section of docs/BENCHMARKS.md (both profiles, sweeps, decision cost).
+# Writes the scheduler section of docs/BENCHMARKS.md (every policy, sweeps, decision cost).
 bench-sim: $(BUILD)/sliver-sim $(BUILD)/sliver-bench-decision
 	tools/bench-sim.sh $(BUILD)/sliver-sim $(BUILD)/sliver-bench-decision
 

@@ -18,7 +18,8 @@ e2e-service-shell_EXPECT = --expect '^sliver: run complete: PASS' --reject 'cras
 	    --expect '^\(d1\) +[0-9]+-[0-9]+ +us \#+ +[1-9]' \
 	    --expect '^\(d1\) sched d2 weight=512 cap=30$$' \
 	    --expect '^\(d1\) sched: tslice_us=500 ok$$' \
-	    --expect '^\(d1\) sched=credit credit.profile=sliver credit.tslice_us=500 ' \
+	    --expect '^\(d1\) sched=credit credit.tslice_us=500 ' \
+	    --expect "^\(d1\) error: profile=xen-credit1: invalid argument \(-22\)$$" \
 	    --expect '^\(d1\) top t=1 d1=[0-9.]+% d2=(29|30|31)\.[0-9]% d3=' \
 	    --expect '^\(d1\) list d2 name=spin1 state=running role=guest vcpus=1 weight=512 cap=30 ' \
 	    --expect '^\(d1\) perf d5v0 pcpu=0 run_ms=[1-9][0-9]* wait_ms=[0-9]+ wakes=[1-9]' \

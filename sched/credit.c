@@ -1,37 +1,30 @@
-/* Credit policy, tickless and exact, with a bounded latency boost.
+/* Credit policy (sched=credit, sliver's own), tickless and exact, with a bounded latency
+ * boost. Xen credit1 as it was is a policy of its own, sched=credit1 (sched/credit1*.c).
  *
- * Two engines behind one ops table, chosen by credit.tick_us:
- *
- * tick_us = 0 (sliver, the default): every pCPU keeps a virtual clock `vclock` that advances
- *   at 2^16/W per ns, W being the summed weight of the vCPUs earning credit on it (runnable,
- *   running, parked, and sleepers whose credit is below the bank). A vCPU's `vtime` advances
- *   by run_ns*2^16/weight at every charge, so its credit in ns is
- *   (vclock - vtime) * weight / 2^16: earned in proportion to weight, burned per ns actually
- *   run, charged at every switch. Run queue order is BOOST (by `bvt`, below) then vtime, which is
- *   "most credit per weight first" and makes UNDER/OVER a reading, not a state.
- *   An EVENT or TIMER wake gets a latency slice (BOOST, credit.boost_us) even when OVER,
- *   as long as its boost budget allows: a second vtime `bvt` that only boosted ns advance,
- *   refilled by the same virtual clock (so at the vCPU's entitled rate), at most one
- *   period's entitlement deep, overdrawn by at most credit.boost_debt_us. The slice is
- *   charged like any run, so its debt is repaid by running later in the vtime order;
- *   the budget only bounds how much of its share a vCPU may take out of order (see
- *   docs/scheduler.md, invariants 6-7).
- *   Caps: a per-domain token bucket (rate cap%, depth cap% of credit.period_us); a run is
- *   leased from it, so the vCPU is parked at the exact ns its budget runs out and unparked
- *   at the exact ns the refill reaches one slice.
- *
- * tick_us > 0 (credit.profile=xen-credit1): Xen credit1 as measured in 2006: credit burned
- *   by sampling the running vCPU at each tick, distributed to active vCPUs every period,
- *   clipped to one slice either way; BOOST for an UNDER vCPU that wakes, until the next tick
- *   that finds it running; FIFO within a priority; caps by parking at accounting.
+ * Every pCPU keeps a virtual clock `vclock` that advances at 2^16/W per ns, W being the
+ * summed weight of the vCPUs earning credit on it (runnable, running, parked, and sleepers
+ * whose credit is below the bank). A vCPU's `vtime` advances by run_ns*2^16/weight at every
+ * charge, so its credit in ns is (vclock - vtime) * weight / 2^16: earned in proportion to
+ * weight, burned per ns actually run, charged at every switch. Run queue order is BOOST (by
+ * `bvt`, below) then vtime, which is "most credit per weight first" and makes UNDER/OVER a
+ * reading, not a state.
+ * An EVENT or TIMER wake gets a latency slice (BOOST, credit.boost_us) even when OVER, as
+ * long as its boost budget allows: a second vtime `bvt` that only boosted ns advance,
+ * refilled by the same virtual clock (so at the vCPU's entitled rate), at most one period's
+ * entitlement deep, overdrawn by at most credit.boost_debt_us. The slice is charged like any
+ * run, so its debt is repaid by running later in the vtime order; the budget only bounds
+ * how much of its share a vCPU may take out of order (see docs/scheduler.md, invariants
+ * 6-7).
+ * Caps: a per-domain token bucket (rate cap%, depth cap% of credit.period_us); a run is
+ * leased from it, so the vCPU is parked at the exact ns its budget runs out and unparked at
+ * the exact ns the refill reaches one slice.
  *
  * Files: this one has the run queues, charging, insert/remove, domain parameters, affinity
  * and the ops table; credit_wake.c wakes, sleeps and yields; credit_pick.c the decision
  * (pick_next); credit_vt.c the virtual time, sleepers, the domain split and the boost
- * budget; credit_cap.c caps; credit_c1.c the credit1 engine; credit_balance.c everything
- * between pCPUs (placement, stealing, hand-off, pull, balancing); credit_config.c its
- * parameters and `credit.*` keys; credit_priv.h its private state (SCHED_PRIV) and what
- * the files share.
+ * budget; credit_cap.c caps; credit_balance.c everything between pCPUs (placement,
+ * stealing, hand-off, pull, balancing); credit_config.c its parameters and `credit.*` keys;
+ * credit_priv.h its private state (SCHED_PRIV) and what the files share.
  */
 #include "sched/credit_priv.h"
 
@@ -74,20 +67,16 @@ void cr_enqueue(struct sched *s, struct sched_vcpu *v)
 	v->state = SCHED_VS_RUNNABLE;
 	cv(v)->hn.seq = s->seq++;
 	if (v->prio == SCHED_PRI_BOOST) {
-		/* credit1: FIFO. sliver: least boosted time per weight first (start-time fair
-		 * queueing on bvt, the virtual time only boosted ns advance): a vCPU that wakes
-		 * often and spends its boost budget cannot queue ahead of one that wakes
+		/* Least boosted time per weight first (start-time fair queueing on bvt, the
+		 * virtual time only boosted ns advance; credit1 queues boosts FIFO): a vCPU that
+		 * wakes often and spends its boost budget cannot queue ahead of one that wakes
 		 * rarely, however many wakes it makes (the fuzzer next to an echo domain). */
-		cv(v)->hn.key = c1_mode(s) ? cv(v)->hn.seq : cv(v)->bvt;
+		cv(v)->hn.key = cv(v)->bvt;
 		cv(v)->heap = HEAP_BOOST;
 		hn_insert(&cpc(pc)->rq_boost, &cv(v)->hn);
 	} else {
-		if (c1_mode(s)) {
-			cv(v)->hn.key = ((uint64_t)v->prio << KEY_PRIO_SHIFT) | cv(v)->hn.seq;
-		} else {
-			cv(v)->hn.key = cv(v)->vtime;
-			v->prio = cr_vcredit(s, v) > 0 ? SCHED_PRI_UNDER : SCHED_PRI_OVER;
-		}
+		cv(v)->hn.key = cv(v)->vtime;
+		v->prio = cr_vcredit(s, v) > 0 ? SCHED_PRI_UNDER : SCHED_PRI_OVER;
 		/* Pinned vCPUs (allowed only here) queue apart, so that the movable ones are
 		 * at a heap root where stealing and balancing see them at once, however many
 		 * pinned vCPUs are ahead of them in line. */
@@ -154,7 +143,7 @@ void cr_charge(struct sched *s, struct sched_vcpu *v, uint64_t now)
 	struct sched_dom *d = v->dom;
 	uint64_t dt = now > v->since ? now - v->since : 0;
 	v->since = now;
-	if (capped(s, v)) {
+	if (capped(v)) {
 		/* Refill first (the lease still counts, so a bucket that was full when the lease
 		 * began keeps the refill earned while it drained), then consume. */
 		cr_cap_refill(s, d, now);
@@ -175,15 +164,9 @@ void cr_charge(struct sched *s, struct sched_vcpu *v, uint64_t now)
 		 * slice the vCPU already held when an event boosted it while running. */
 		uint64_t used = cv(v)->boost_left < dt ? cv(v)->boost_left : dt;
 		cv(v)->boost_left -= used;
-		if (!c1_mode(s))
-			cv(v)->bvt = cr_vt_add(cv(v)->bvt, used, ew_of(v), &cv(v)->bvrem);
+		cv(v)->bvt = cr_vt_add(cv(v)->bvt, used, ew_of(v), &cv(v)->bvrem);
 	}
-	if (c1_mode(s) && !cs(s)->p.burn_sampled)
-		cv(v)->credit -= (int64_t)dt; /* Xen >= 4.0 burn_credits(): exact */
-	if (!c1_mode(s))
-		cr_settle_vt(v, now);
-	else
-		cv(v)->vt_since = now;
+	cr_settle_vt(v, now);
 }
 
 void cr_unboost(struct sched *s, struct sched_vcpu *v, uint64_t now)
@@ -197,7 +180,7 @@ void cr_unboost(struct sched *s, struct sched_vcpu *v, uint64_t now)
 
 static void credit_init(struct sched *s)
 {
-	cr_apply_profile(&cs(s)->p, CREDIT_PROFILE_SLIVER);
+	cr_set_defaults(&cs(s)->p);
 	for (unsigned p = 0; p < SCHED_MAX_PCPUS; p++) {
 		cpc(&s->pcpu[p])->vclock = VCLOCK_BASE;
 		cpc(&s->pcpu[p])->bclock = VCLOCK_BASE;
@@ -214,7 +197,6 @@ static int credit_vcpu_insert(struct sched *s, struct sched_vcpu *v, uint64_t no
 		return -SCHED_EINVAL;
 	if (!d->weight)
 		d->weight = SCHED_DEFAULT_WEIGHT;
-	cr_c1_catch_up(s, now);
 	unsigned p = sched_least_loaded(s, sched_affinity(s, v));
 	cr_vclock_advance(s, p, now);
 	v->pcpu = (uint16_t)p;
@@ -229,7 +211,6 @@ static int credit_vcpu_insert(struct sched *s, struct sched_vcpu *v, uint64_t no
 	cv(v)->bvrem = 0;
 	cv(v)->vt_since = now;
 	cv(v)->bal_hold = 0;
-	cv(v)->credit = 0;
 	cv(v)->w_acct = 0;
 	cv(v)->lease = 0;
 	cv(v)->boost_left = 0;
@@ -273,7 +254,6 @@ static int credit_set_params(struct sched *s, struct sched_dom *d, uint32_t weig
 {
 	if (weight > SCHED_MAX_WEIGHT || cap > 100 * SCHED_MAX_PCPUS)
 		return -SCHED_EINVAL;
-	cr_c1_catch_up(s, now);
 	if (weight && weight != d->weight) {
 		d->weight = weight; /* its vCPUs' parts change at `now` (rw_flush below) */
 		cr_rw_mark(s, d);
@@ -297,9 +277,6 @@ static int credit_set_params(struct sched *s, struct sched_dom *d, uint32_t weig
 			cr_park_insert(s, v);
 			s->kick_pending |= SCHED_CPU(v->pcpu);
 		}
-		if (!cap)
-			for (struct sched_vcpu *v = d->vcpus; v; v = v->next_in_dom)
-				cv(v)->flags &= (uint8_t)~F_C1_PARK;
 	}
 	return 0;
 }
@@ -347,12 +324,12 @@ static sched_cpumask_t credit_set_affinity(struct sched *s, struct sched_vcpu *v
 	return k;
 }
 
-/* sliver's engine charges exact ns to vtime: a yielder keeps its place by service. Not
- * the credit1 engine (credit burnt by a sampling tick: a vCPU that yields a lot loses
- * share, 33% -> 41% for the hogs in test_sched_ple). */
+/* Exact ns are charged to vtime: a yielder keeps its place by service. (Not so under
+ * sched=credit1, whose credit is burnt by a sampling tick.) */
 static bool credit_yield_keeps_claim(const struct sched *s)
 {
-	return !c1_mode(s);
+	(void)s;
+	return true;
 }
 
 const struct sched_ops sched_credit_ops = {

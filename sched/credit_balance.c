@@ -26,11 +26,11 @@ sched_cpumask_t cr_tickle(struct sched *s, struct sched_vcpu *v)
  * waiters, running a non-boosted vCPU, that v would not make heavier than p is now
  * (W_q + w_v <= W_p, v counted on p if it earns there) takes it instead, the lightest
  * such q. The waiters behind p's pinned queue are then only those that must be there.
- * Sliver profile only; a scan of v's affinity, only in that case. */
+ * A scan of v's affinity, only in that case. */
 unsigned cr_off_pinned(struct sched *s, struct sched_vcpu *v, unsigned p)
 {
 	const struct sched_pcpu *pc = &s->pcpu[p];
-	if (c1_mode(s) || !cpc(pc)->rq_pin)
+	if (!cpc(pc)->rq_pin)
 		return p;
 	uint64_t wv = ew_of(v),
 		 wp = load_of(pc) + (cv(v)->heap == HEAP_SLEEP || !cv(v)->w_acct ? wv : 0);
@@ -71,7 +71,7 @@ unsigned cr_off_pinned(struct sched *s, struct sched_vcpu *v, unsigned p)
  *   than all of p, others are meant to run there: 1079 random scenarios 228 -> 234 without
  *   this test).
  * The waiter is the pinned queue's head, else the most behind (gvt) narrower one among the
- * first BAL_CAND of p's movable queue. Sliver profile only; at most once per period and
+ * first BAL_CAND of p's movable queue. At most once per period and
  * vCPU, a walk of BAL_CAND queued vCPUs and a scan of v's affinity. */
 void cr_sleep_off_narrow(struct sched *s, struct sched_vcpu *v, uint64_t now)
 {
@@ -81,7 +81,7 @@ void cr_sleep_off_narrow(struct sched *s, struct sched_vcpu *v, uint64_t now)
 		return;
 	cv(v)->cyc_at = now;
 	cv(v)->cyc_run = v->c.run_ns;
-	if (c1_mode(s) || !cs(s)->p.balance_gap_ns || ran * 16 < span)
+	if (!cs(s)->p.balance_gap_ns || ran * 16 < span)
 		return;
 	sched_cpumask_t av = sched_affinity(s, v) & sched_all_pcpus(s), keep = SCHED_CPU(v->pcpu);
 	struct sched_vcpu *w = cr_min(cpc(pc)->rq_pin);
@@ -130,7 +130,7 @@ unsigned cr_wake_beside_ahead(struct sched *s, struct sched_vcpu *v, unsigned p,
 	struct sched_pcpu *pc = &s->pcpu[p];
 	struct sched_vcpu *a = pc->curr;
 	sched_cpumask_t aff = sched_affinity(s, v) & ~SCHED_CPU(p);
-	if (c1_mode(s) || !cs(s)->p.balance_gap_ns || !aff || !a || a->prio == SCHED_PRI_BOOST)
+	if (!cs(s)->p.balance_gap_ns || !aff || !a || a->prio == SCHED_PRI_BOOST)
 		return p;
 	/* The first allowed pCPU from the cursor on, wrapping. */
 	unsigned from = cpc(pc)->wake_cursor % s->nr_pcpus;
@@ -153,8 +153,8 @@ void cr_by_service_beside_pinned(struct sched *s, struct sched_vcpu *v, unsigned
 {
 	struct sched_pcpu *pt = &s->pcpu[to];
 	struct sched_vcpu *t = pt->curr;
-	if (!c1_mode(s) && v->state == SCHED_VS_RUNNABLE && cpc(pt)->rq_pin && t &&
-	    t->state == SCHED_VS_RUNNING && t->prio != SCHED_PRI_BOOST) {
+	if (v->state == SCHED_VS_RUNNABLE && cpc(pt)->rq_pin && t && t->state == SCHED_VS_RUNNING &&
+	    t->prio != SCHED_PRI_BOOST) {
 		/* A waiting vCPU moved beside a runner: placed by service per weight relative to
 		 * it (gvt, comparable across pCPUs), not by the lag it had on a pCPU it left
 		 * (a debt owed to that pCPU's vCPUs, not to these). It only forgives such debt,
@@ -275,7 +275,7 @@ sched_cpumask_t cr_balance_push(struct sched *s, unsigned p, struct sched_vcpu *
 				struct sched_vcpu *prev, uint64_t now)
 {
 	struct sched_pcpu *pc = &s->pcpu[p];
-	if (c1_mode(s) || !cs(s)->p.balance_gap_ns || s->nr_pcpus < 2 || !cpc(pc)->rq_norm)
+	if (!cs(s)->p.balance_gap_ns || s->nr_pcpus < 2 || !cpc(pc)->rq_norm)
 		return 0;
 	struct sched_vcpu *c = cr_min(cpc(pc)->rq_norm);
 	if (prev && cv(prev)->heap == HEAP_NORM && prev->pcpu == p &&
@@ -417,11 +417,9 @@ sched_cpumask_t cr_kick_idle_for_work(struct sched *s)
 /* p found nothing to run or steal: a movable vCPU running on a pCPU where pinned vCPUs
  * wait (they can run nowhere else) and allowed on p is asked to come (F_PULL, its pCPU
  * kicked; it moves at that pCPU's next decision if p still idles). Without this, p idles
- * until that vCPU's slice ends while the pinned ones wait. Sliver profile only. */
+ * until that vCPU's slice ends while the pinned ones wait. */
 sched_cpumask_t cr_pull_running(struct sched *s, unsigned p)
 {
-	if (c1_mode(s))
-		return 0;
 	sched_cpumask_t m = cs(s)->pin_mask & ~SCHED_CPU(p) & sched_all_pcpus(s);
 	while (m) {
 		unsigned q = (unsigned)__builtin_ctzll(m);
@@ -440,11 +438,11 @@ sched_cpumask_t cr_pull_running(struct sched *s, unsigned p)
 /* `next`, just taken off p's queue, is movable and p has other work queued: if an idle pCPU
  * of its affinity exists, send it there (queued, that pCPU kicked) instead of running it
  * here, so that nothing runnable waits behind p's (pinned) queue while an allowed pCPU
- * idles. Not a boost (10): it keeps its lag and priority. Sliver profile only. */
+ * idles. Not a boost (10): it keeps its lag and priority. */
 bool cr_hand_to_idle(struct sched *s, unsigned p, struct sched_vcpu *next, uint64_t now,
 		     sched_cpumask_t *kick)
 {
-	if (c1_mode(s) || !s->pcpu[p].nr_queued || next->prio == SCHED_PRI_BOOST ||
+	if (!s->pcpu[p].nr_queued || next->prio == SCHED_PRI_BOOST ||
 	    !(cs(s)->idle_mask & ~SCHED_CPU(p)))
 		return false;
 	int idle = cr_find_idle(s, sched_affinity(s, next) & ~SCHED_CPU(p));

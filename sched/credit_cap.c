@@ -52,13 +52,9 @@ void cr_park_insert(struct sched *s, struct sched_vcpu *v)
 void cr_park(struct sched *s, struct sched_vcpu *v, uint64_t now)
 {
 	struct sched_dom *d = v->dom;
-	if (c1_mode(s)) {
-		cv(v)->park_until = SCHED_NEVER; /* credit1 unparks at accounting */
-	} else {
-		int64_t need = cap_unpark_thr(s, d) - cap_avail(d);
-		uint64_t wait = need > 0 ? ((uint64_t)need * 100 + d->cap - 1) / d->cap : 0;
-		cv(v)->park_until = now + (wait ? wait : 1);
-	}
+	int64_t need = cap_unpark_thr(s, d) - cap_avail(d);
+	uint64_t wait = need > 0 ? ((uint64_t)need * 100 + d->cap - 1) / d->cap : 0;
+	cv(v)->park_until = now + (wait ? wait : 1);
 	if (v->prio == SCHED_PRI_BOOST) {
 		v->prio = SCHED_PRI_OVER;
 		cv(v)->boost_left = 0;
@@ -75,8 +71,7 @@ void cr_park(struct sched *s, struct sched_vcpu *v, uint64_t now)
 void cr_unpark(struct sched *s, struct sched_vcpu *v, uint64_t now)
 {
 	cr_heap_del(s, v);
-	if (!c1_mode(s))
-		cr_clamp_bank(s, v); /* it earned while parked; the bank still bounds it */
+	cr_clamp_bank(s, v); /* it earned while parked; the bank still bounds it */
 	v->c.unparks++;
 	v->dom->c.unparks++;
 	sched_trace_ev(s, v->pcpu, now, SCHED_EV_UNPARK, v, cd(v->dom)->cap_tokens);
@@ -106,7 +101,7 @@ void cr_unpark_due(struct sched *s, unsigned p, uint64_t now)
 /* Leases cap budget for a run of v; false when there is none (v must park). */
 bool cr_take_lease(struct sched *s, struct sched_vcpu *v, uint64_t now)
 {
-	if (!capped(s, v))
+	if (!capped(v))
 		return true;
 	struct sched_dom *d = v->dom;
 	cr_cap_refill(s, d, now);

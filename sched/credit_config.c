@@ -6,36 +6,17 @@
 #include "lib/cmdline.h"
 #include "sched/credit_priv.h"
 
-void cr_apply_profile(struct credit_params *p, unsigned profile)
+/* The defaults, chosen from the simulator sweeps in docs/BENCHMARKS.md. */
+void cr_set_defaults(struct credit_params *p)
 {
-	if (profile == CREDIT_PROFILE_XEN_CREDIT1) {
-		/* Xen credit1 as of 3.0.4 plus the 4.2 ratelimit: 30 ms slices, a 10 ms
-		 * sampling tick that burns credit and ends boosts, 30 ms accounting. */
-		p->tslice_ns = 30000000;
-		p->ratelimit_ns = 1000000;
-		p->period_ns = 30000000;
-		p->tick_ns = 10000000;
-		p->boost_ns = 0;
-		p->boost_debt_ns = 0;
-		p->cap_debt_ns = 0;
-		p->burn_sampled = 1;
-		p->balance_gap_ns = 0; /* idle stealing only, as measured */
-		p->balance_hold_ns = 0;
-	} else {
-		/* sliver defaults, chosen from the simulator sweeps in docs/BENCHMARKS.md. */
-		p->tslice_ns = 1000000;
-		p->ratelimit_ns = 0;
-		p->period_ns = 50000000;
-		p->tick_ns = 0;
-		p->boost_ns = 100000;
-		p->boost_debt_ns = 2000000;
-		p->cap_debt_ns = 500000;
-		p->burn_sampled = 0;
-		p->balance_gap_ns = 2000000;
-		p->balance_hold_ns = 10000000;
-		profile = CREDIT_PROFILE_SLIVER;
-	}
-	p->profile = profile;
+	p->tslice_ns = 1000000;
+	p->ratelimit_ns = 0;
+	p->period_ns = 50000000;
+	p->boost_ns = 100000;
+	p->boost_debt_ns = 2000000;
+	p->cap_debt_ns = 500000;
+	p->balance_gap_ns = 2000000;
+	p->balance_hold_ns = 10000000;
 }
 
 /* The keys in microseconds: name, field, range. */
@@ -50,7 +31,6 @@ static const struct us_key us_keys[] = {
 	{"tslice_us", P_OFF(tslice_ns), 10, 1000000},
 	{"ratelimit_us", P_OFF(ratelimit_ns), 0, 1000000},
 	{"period_us", P_OFF(period_ns), 100, 10000000},
-	{"tick_us", P_OFF(tick_ns), 0, 1000000},
 	{"boost_us", P_OFF(boost_ns), 0, 1000000},
 	{"boost_debt_us", P_OFF(boost_debt_ns), 0, 10000000},
 	{"cap_debt_us", P_OFF(cap_debt_ns), 0, 10000000},
@@ -64,21 +44,9 @@ static uint64_t *us_field(struct credit_params *p, const struct us_key *k)
 	return (uint64_t *)(void *)((char *)p + k->off);
 }
 
-static const char *profile_name(const struct credit_params *p)
-{
-	return p->profile == CREDIT_PROFILE_XEN_CREDIT1 ? "xen-credit1" : "sliver";
-}
-
-static const char *burn_name(const struct credit_params *p)
-{
-	return p->burn_sampled ? "sample" : "exact";
-}
-
-/* Engine switch or new period: restart credit1 ticks, re-key the queues. */
+/* A new value: caps to their (new) depth, the queues re-keyed, every pCPU to decide again. */
 static void params_changed(struct sched *s, uint64_t now)
 {
-	cs(s)->next_tick = 0;
-	cr_c1_catch_up(s, now);
 	for (struct sched_dom *d = s->doms; d; d = d->next_dom) {
 		cr_cap_refill(s, d, now);
 		if (cd(d)->cap_tokens > cr_cap_depth(s, d))
@@ -97,34 +65,12 @@ static void params_changed(struct sched *s, uint64_t now)
 int cr_config(struct sched *s, const char *k, size_t klen, const char *v, size_t vlen, uint64_t now)
 {
 	struct credit_params *p = &cs(s)->p;
-	if (sched_str_eq(k, klen, "profile")) {
-		if (sched_str_eq(v, vlen, "xen-credit1"))
-			cr_apply_profile(p, CREDIT_PROFILE_XEN_CREDIT1);
-		else if (sched_str_eq(v, vlen, "sliver") || sched_str_eq(v, vlen, "default"))
-			cr_apply_profile(p, CREDIT_PROFILE_SLIVER);
-		else
-			return -SCHED_EINVAL;
-		params_changed(s, now);
-		return 0;
-	}
-	if (sched_str_eq(k, klen, "burn")) {
-		if (sched_str_eq(v, vlen, "sample"))
-			p->burn_sampled = 1;
-		else if (sched_str_eq(v, vlen, "exact"))
-			p->burn_sampled = 0;
-		else
-			return -SCHED_EINVAL;
-		params_changed(s, now);
-		return 0;
-	}
 	for (size_t i = 0; i < NR_US_KEYS; i++) {
 		const struct us_key *uk = &us_keys[i];
 		uint64_t us;
 		if (!sched_str_eq(k, klen, uk->name))
 			continue;
 		if (!parse_u64_n(v, vlen, &us) || us < uk->min_us || us > uk->max_us)
-			return -SCHED_EINVAL;
-		if (uk->off == P_OFF(tick_ns) && us != 0 && us < 100)
 			return -SCHED_EINVAL;
 		*us_field(p, uk) = us * 1000;
 		params_changed(s, now);
@@ -136,14 +82,6 @@ int cr_config(struct sched *s, const char *k, size_t klen, const char *v, size_t
 int cr_config_get(const struct sched *s, const char *k, size_t klen, char *buf, size_t n)
 {
 	struct credit_params *p = &cs(s)->p;
-	if (sched_str_eq(k, klen, "profile")) {
-		sched_copy_str(buf, n, profile_name(p));
-		return 0;
-	}
-	if (sched_str_eq(k, klen, "burn")) {
-		sched_copy_str(buf, n, burn_name(p));
-		return 0;
-	}
 	for (size_t i = 0; i < NR_US_KEYS; i++) {
 		if (!sched_str_eq(k, klen, us_keys[i].name))
 			continue;
@@ -163,11 +101,9 @@ int cr_config_get(const struct sched *s, const char *k, size_t klen, char *buf, 
 void cr_config_show(const struct sched *s, sched_print_fn pr, void *arg)
 {
 	struct credit_params *p = &cs(s)->p;
-	pr(arg, " credit.profile=%s", profile_name(p));
 	for (size_t i = 0; i < NR_US_KEYS; i++)
 		pr(arg, " credit.%s=%llu", us_keys[i].name,
 		   (unsigned long long)(*us_field(p, &us_keys[i]) / 1000));
-	pr(arg, " credit.burn=%s", burn_name(p));
 }
 
 uint64_t cr_slice_ns(const struct sched *s)
@@ -182,11 +118,10 @@ void cr_dump(struct sched *s, sched_print_fn pr, void *arg)
 {
 	const struct credit_params *p = &cs(s)->p;
 	pr(arg,
-	   "sched policy=credit profile=%s pcpus=%u tslice_ns=%llu ratelimit_ns=%llu"
-	   " period_ns=%llu tick_ns=%llu boost_ns=%llu boost_debt_ns=%llu cap_debt_ns=%llu\n",
-	   profile_name(p), s->nr_pcpus, (unsigned long long)p->tslice_ns,
-	   (unsigned long long)p->ratelimit_ns, (unsigned long long)p->period_ns,
-	   (unsigned long long)p->tick_ns, (unsigned long long)p->boost_ns,
+	   "sched policy=credit pcpus=%u tslice_ns=%llu ratelimit_ns=%llu"
+	   " period_ns=%llu boost_ns=%llu boost_debt_ns=%llu cap_debt_ns=%llu\n",
+	   s->nr_pcpus, (unsigned long long)p->tslice_ns, (unsigned long long)p->ratelimit_ns,
+	   (unsigned long long)p->period_ns, (unsigned long long)p->boost_ns,
 	   (unsigned long long)p->boost_debt_ns, (unsigned long long)p->cap_debt_ns);
 	for (unsigned i = 0; i < s->nr_pcpus; i++) {
 		struct sched_pcpu *pc = &s->pcpu[i];

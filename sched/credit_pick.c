@@ -3,10 +3,10 @@
  * (run_until folds every timed event of the policy). */
 #include "sched/credit_priv.h"
 
-/* The slice length of v: its latency slice when boosted (sliver), else the time slice. */
+/* The slice length of v: its latency slice when boosted, else the time slice. */
 static uint64_t slice_of(const struct sched *s, const struct sched_vcpu *v)
 {
-	return v->prio == SCHED_PRI_BOOST && !c1_mode(s) ? cs(s)->p.boost_ns : cs(s)->p.tslice_ns;
+	return v->prio == SCHED_PRI_BOOST ? cs(s)->p.boost_ns : cs(s)->p.tslice_ns;
 }
 
 /* Charges the current vCPU and decides whether it keeps the pCPU. Returns it when it does;
@@ -37,25 +37,20 @@ static struct sched_vcpu *decide_current(struct sched *s, unsigned p, uint64_t n
 			return NULL;
 		}
 	}
-	bool park_now = false, was_boosted = false;
-	if (c1_mode(s)) {
-		park_now = cv(cur)->flags & F_C1_PARK;
-	} else {
-		if (cur->prio == SCHED_PRI_BOOST && cv(cur)->boost_left == 0) {
-			cr_unboost(s, cur, now);
-			was_boosted = true;
-		}
-		park_now = capped(s, cur) && cap_avail(cur->dom) <= 0 &&
-			   (cur->prio != SCHED_PRI_BOOST ||
-			    cap_avail(cur->dom) <= -(int64_t)cs(s)->p.cap_debt_ns);
+	bool was_boosted = false;
+	if (cur->prio == SCHED_PRI_BOOST && cv(cur)->boost_left == 0) {
+		cr_unboost(s, cur, now);
+		was_boosted = true;
 	}
-	if (park_now) {
+	if (capped(cur) && cap_avail(cur->dom) <= 0 &&
+	    (cur->prio != SCHED_PRI_BOOST ||
+	     cap_avail(cur->dom) <= -(int64_t)cs(s)->p.cap_debt_ns)) {
 		cur->state = SCHED_VS_BLOCKED;
 		cr_park(s, cur, now);
 		return NULL;
 	}
 	bool yielded = cv(cur)->flags & F_YIELD;
-	bool boosted = cur->prio == SCHED_PRI_BOOST && !c1_mode(s);
+	bool boosted = cur->prio == SCHED_PRI_BOOST;
 	/* A latency slice that just ended sends the vCPU back in line (vtime order). */
 	bool expired = boosted ? cv(cur)->boost_left == 0
 			       : was_boosted || now >= pc->curr_since + slice_of(s, cur);
@@ -78,14 +73,14 @@ static struct sched_vcpu *decide_current(struct sched *s, unsigned p, uint64_t n
 }
 
 /* A yield hands p to the next queued vCPU only if that one is not more than a slice of its
- * own service ahead of the yielder (sliver: vtime on the same pCPU; a boosted one always
- * gets it), as Linux CFS takes its skip buddy's successor only within a wakeup granularity.
+ * own service ahead of the yielder (vtime on the same pCPU; a boosted one always gets it),
+ * as Linux CFS takes its skip buddy's successor only within a wakeup granularity.
  * Otherwise the yielder goes on: two yield95 attackers on one pCPU, weights 7748 and 14,
  * handed each other every slice, 50% each (sched-fuzz seed 647: 0.6% for the light one). */
 static bool yield_too_far(const struct sched *s, const struct sched_vcpu *o,
 			  const struct sched_vcpu *y)
 {
-	if (c1_mode(s) || o->prio == SCHED_PRI_BOOST)
+	if (o->prio == SCHED_PRI_BOOST)
 		return false;
 	int64_t ahead = (int64_t)(cv(o)->vtime - cv(y)->vtime);
 	return ahead > (int64_t)cr_ns_to_vt(cs(s)->p.tslice_ns, ew_of(o));
@@ -96,7 +91,6 @@ struct sched_pick cr_pick_next(struct sched *s, unsigned p, uint64_t now)
 	struct sched_pcpu *pc = &s->pcpu[p];
 	struct sched_pick r = {NULL, SCHED_NEVER, 0};
 	r.kick = sched_take_kicks(s);
-	cr_c1_catch_up(s, now);
 	cr_vclock_advance(s, p, now);
 	cr_unpark_due(s, p, now);
 	pc->picks++;
@@ -145,8 +139,7 @@ struct sched_pick cr_pick_next(struct sched *s, unsigned p, uint64_t now)
 		r.kick |= cr_balance_push(s, p, next, requeued ? cur : NULL, now);
 	if (!next) {
 		r.kick |= cr_pull_running(s, p);
-		if (!c1_mode(s))
-			cr_retire_at_idle(s, p);
+		cr_retire_at_idle(s, p);
 	}
 
 	pc->curr = next;
@@ -171,22 +164,20 @@ struct sched_pick cr_pick_next(struct sched *s, unsigned p, uint64_t now)
 		next->since = now;
 		cv(next)->vt_since = now;
 		r.vcpu = next;
-		if (!c1_mode(s) && next->prio == SCHED_PRI_BOOST)
+		if (next->prio == SCHED_PRI_BOOST)
 			r.run_until = now + cv(next)->boost_left;
-		else if (cr_queue_head(pc) || c1_mode(s))
+		else if (cr_queue_head(pc))
 			r.run_until = pc->curr_since + cs(s)->p.tslice_ns;
 		if (ratelimit_until)
 			r.run_until = ratelimit_until;
-		if (capped(s, next))
+		if (capped(next))
 			r.run_until = min_u64(r.run_until, now + cv(next)->lease);
 	}
 	struct sched_vcpu *pk = cr_min(cpc(pc)->parked);
 	if (pk)
 		r.run_until = min_u64(r.run_until, cv(pk)->park_until);
-	if (c1_mode(s))
-		r.run_until = min_u64(r.run_until, cs(s)->next_tick);
 	cr_rw_flush(s, now);
-	if (cpc(pc)->nr_msleep && cpc(pc)->w_active && !c1_mode(s)) {
+	if (cpc(pc)->nr_msleep && cpc(pc)->w_active) {
 		/* A sleeper whose retirement changes its domain's split elsewhere: be there. */
 		uint64_t ns = cr_retire_ns(pc, cr_min(cpc(pc)->sleepers));
 		if (ns != UINT64_MAX)

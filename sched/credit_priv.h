@@ -6,41 +6,33 @@
 #include "sched/sched.h"
 #include "sched/sched_priv.h"
 
-#define VT_SHIFT       32 /* vtime per ns of service is 2^32 / effective weight */
-#define EW_SHIFT       16 /* effective weights: the domain weight << 16, split among vCPUs */
-#define EW_MIN	       (1u << 10)
-#define VT_CHUNK       ((uint64_t)1 << 36) /* ns per step of the exact divisions */
-#define VCLOCK_BASE    ((uint64_t)1 << 62) /* keeps vtime - lag from wrapping below 0 */
-#define KEY_PRIO_SHIFT 60
-#define BAL_WINDOW     8  /* pCPUs one balancing look examines */
-#define BAL_CAND       16 /* queued vCPUs one balancing look considers */
+#define VT_SHIFT    32 /* vtime per ns of service is 2^32 / effective weight */
+#define EW_SHIFT    16 /* effective weights: the domain weight << 16, split among vCPUs */
+#define EW_MIN	    (1u << 10)
+#define VT_CHUNK    ((uint64_t)1 << 36) /* ns per step of the exact divisions */
+#define VCLOCK_BASE ((uint64_t)1 << 62) /* keeps vtime - lag from wrapping below 0 */
+#define BAL_WINDOW  8			/* pCPUs one balancing look examines */
+#define BAL_CAND    16			/* queued vCPUs one balancing look considers */
 
 enum { HEAP_NONE = 0, HEAP_BOOST, HEAP_NORM, HEAP_SLEEP, HEAP_PARK, HEAP_PIN };
 enum {
 	F_YIELD = 1,
-	F_C1_ACTIVE = 2,
 	F_MOVE = 4,
-	F_C1_PARK = 8,
 	F_MSLEEP = 16,
 	F_PULL = 32,
 	F_IDLE_RET = 64, /* retired when its pCPU idled: idle_lag holds its lag (invariant 3) */
 	F_BANK_CUT = 128 /* its credit was cut to one bank at its last wake (until it blocks) */
 };
 
-enum credit_profile { CREDIT_PROFILE_SLIVER = 0, CREDIT_PROFILE_XEN_CREDIT1 = 1 };
-
 /* credit's parameters: its `credit.<key>=` keys (credit_config.c), at boot and at run time. */
 struct credit_params {
-	uint64_t tslice_ns;	/* credit.tslice_us: normal slice */
-	uint64_t ratelimit_ns;	/* credit.ratelimit_us: min run before a preemption */
-	uint64_t period_ns;	/* credit.period_us: accounting window (bank, cap bucket) */
-	uint64_t tick_ns;	/* credit.tick_us: credit1 sampling tick, 0 = exact */
-	uint64_t boost_ns;	/* credit.boost_us: latency slice of an event wake */
-	uint64_t boost_debt_ns; /* credit.boost_debt_us: deepest boost-budget debt still boosted
-				 * (sliver: boosted ns taken ahead of the budget) */
-	uint64_t cap_debt_ns;	/* credit.cap_debt_us: cap budget debt a latency slice may take */
-	uint32_t profile;	/* credit.profile: CREDIT_PROFILE_* */
-	uint32_t burn_sampled; /* credit.burn=sample|exact: credit1 engine burns by tick sampling */
+	uint64_t tslice_ns;	  /* credit.tslice_us: normal slice */
+	uint64_t ratelimit_ns;	  /* credit.ratelimit_us: min run before a preemption */
+	uint64_t period_ns;	  /* credit.period_us: accounting window (bank, cap bucket) */
+	uint64_t boost_ns;	  /* credit.boost_us: latency slice of an event wake */
+	uint64_t boost_debt_ns;	  /* credit.boost_debt_us: deepest boost-budget debt still boosted
+				   * (boosted ns taken ahead of the budget) */
+	uint64_t cap_debt_ns;	  /* credit.cap_debt_us: cap budget debt a latency slice may take */
 	uint64_t balance_gap_ns;  /* credit.balance_gap_us: service lag that moves a vCPU to a
 				   * less loaded busy pCPU, 0 = no balancing between busy pCPUs */
 	uint64_t balance_hold_ns; /* credit.balance_hold_us: min stay after such a move */
@@ -53,7 +45,6 @@ struct cr_vcpu {
 	uint8_t flags;		  /* F_* */
 	uint64_t vtime;		  /* weighted service received (weighted ns) */
 	uint64_t vrem;		  /* remainder of the vtime division */
-	int64_t credit;		  /* credit1 engine: credit in ns */
 	uint64_t run_start;	  /* when it was last picked after another vCPU */
 	uint64_t boost_left;	  /* ns of latency slice left */
 	uint64_t park_until;	  /* unpark time when PARKED */
@@ -63,7 +54,7 @@ struct cr_vcpu {
 	uint64_t vt_since;	  /* start of the interval not yet added to vtime */
 	uint64_t gvt;		  /* vtime never rebased by migration: comparable across pCPUs */
 	uint64_t bal_hold;	  /* not moved by balancing before this time */
-	uint64_t bvt;		  /* boost budget: a vtime charged only by boosted ns (sliver) */
+	uint64_t bvt;		  /* boost budget: a vtime charged only by boosted ns */
 	uint64_t bvrem;		  /* remainder of its division */
 	uint64_t idle_lag;	  /* F_IDLE_RET: vclock - vtime when it retired */
 	uint64_t cyc_at, cyc_run; /* start of its use window (a block), c.run_ns then */
@@ -104,8 +95,6 @@ struct cr_pcpu {
 /* credit's part of the instance (sched.priv). */
 struct cr_sched {
 	struct credit_params p;
-	uint64_t next_tick;	   /* credit1 engine: next sampling tick */
-	uint64_t next_acct;	   /* credit1 engine: next accounting */
 	sched_cpumask_t idle_mask; /* pCPUs with no current vCPU and nothing queued */
 	sched_cpumask_t move_mask; /* pCPUs with movable queued vCPUs (steal sources) */
 	sched_cpumask_t pin_mask;  /* pCPUs with pinned vCPUs queued */
@@ -147,20 +136,9 @@ static inline struct sched_vcpu *cr_min(struct sched_hnode *root)
 	return cr_vcpu_of(root);
 }
 
-static inline bool c1_mode(const struct sched *s)
-{
-	return cs(s)->p.tick_ns != 0;
-}
-
 static inline uint32_t dweight(const struct sched_dom *d)
 {
 	return d->weight ? d->weight : SCHED_DEFAULT_WEIGHT;
-}
-
-/* The domain weight (credit1 engine: every vCPU competes with it). */
-static inline uint32_t vweight(const struct sched_vcpu *v)
-{
-	return dweight(v->dom);
 }
 
 /* One of n equal parts of weight w, in 1/2^16 units (EW_MIN at least). */
@@ -194,9 +172,9 @@ static inline int64_t cap_avail(const struct sched_dom *d)
 	return cd(d)->cap_tokens - cd(d)->cap_reserved;
 }
 
-static inline bool capped(const struct sched *s, const struct sched_vcpu *v)
+static inline bool capped(const struct sched_vcpu *v)
 {
-	return v->dom->cap && !c1_mode(s);
+	return v->dom->cap != 0;
 }
 
 static inline uint64_t min_u64(uint64_t a, uint64_t b)
@@ -283,11 +261,8 @@ void cr_unpark(struct sched *s, struct sched_vcpu *v, uint64_t now);
 void cr_unpark_due(struct sched *s, unsigned p, uint64_t now);
 bool cr_take_lease(struct sched *s, struct sched_vcpu *v, uint64_t now);
 
-/* credit_c1.c: the credit1 engine */
-void cr_c1_catch_up(struct sched *s, uint64_t now);
-
 /* credit_config.c: parameters, keys, dump */
-void cr_apply_profile(struct credit_params *p, unsigned profile);
+void cr_set_defaults(struct credit_params *p);
 int cr_config(struct sched *s, const char *k, size_t klen, const char *v, size_t vlen,
 	      uint64_t now);
 int cr_config_get(const struct sched *s, const char *k, size_t klen, char *buf, size_t n);

@@ -63,8 +63,6 @@ uint64_t cr_bank_vt(struct sched *s, const struct sched_vcpu *v)
 /* Credit in ns: positive is UNDER (owed CPU), negative is OVER (in debt). */
 int64_t cr_vcredit(const struct sched *s, const struct sched_vcpu *v)
 {
-	if (c1_mode(s))
-		return cv(v)->credit;
 	int64_t lag = (int64_t)(cpc(&s->pcpu[v->pcpu])->vclock - cv(v)->vtime);
 	/* lag * ew / 2^32 rounded toward zero; 128-bit product, shifts only. */
 	uint64_t al = lag < 0 ? 0 - (uint64_t)lag : (uint64_t)lag;
@@ -138,7 +136,7 @@ uint64_t cr_retire_ns(const struct sched_pcpu *pc, const struct sched_vcpu *sl)
 void cr_vclock_advance(struct sched *s, unsigned p, uint64_t now)
 {
 	struct sched_pcpu *pc = &s->pcpu[p];
-	if (c1_mode(s) || now <= cpc(pc)->vclock_last) {
+	if (now <= cpc(pc)->vclock_last) {
 		if (now > cpc(pc)->vclock_last)
 			cpc(pc)->vclock_last = now;
 		return;
@@ -292,8 +290,7 @@ static void reweight(struct sched *s, struct sched_dom *d, uint64_t now)
 		uint8_t heap = cv(v)->heap;
 		if (heap == HEAP_SLEEP || heap == HEAP_BOOST || heap == HEAP_PARK)
 			cr_heap_del(s, v);
-		if (!c1_mode(s))
-			keep_budget_ns(s, v, cv(v)->w_acct, (uint32_t)e);
+		keep_budget_ns(s, v, cv(v)->w_acct, (uint32_t)e);
 		cpc(pc)->w_active = cpc(pc)->w_active - cv(v)->w_acct + e;
 		cv(v)->w_acct = (uint32_t)e;
 		if (heap == HEAP_SLEEP)
@@ -319,11 +316,9 @@ void cr_rw_flush(struct sched *s, uint64_t now)
 /* A start-up debt below 1/64 of a slice, from a hash of (domain, vCPU): vCPUs inserted together
  * would otherwise tie in vtime and run in insertion order on every pCPU, so that all the
  * pCPUs run the same domain at the same time (lockstep round robins: a 15-vCPU domain on
- * 7 pCPUs then gets its service in one burst per round, not spread). Sliver only. */
+ * 7 pCPUs then gets its service in one burst per round, not spread). */
 uint64_t cr_start_offset(const struct sched *s, const struct sched_vcpu *v)
 {
-	if (c1_mode(s))
-		return 0;
 	uint32_t h = (v->dom->id * 0x9e3779b1u) ^ (v->id * 0x85ebca6bu);
 	h ^= h >> 15;
 	h *= 0x2c1b3c6du;
@@ -331,7 +326,7 @@ uint64_t cr_start_offset(const struct sched *s, const struct sched_vcpu *v)
 	return cr_ns_to_vt(h % (cs(s)->p.tslice_ns / 64 + 1), ew_of(v));
 }
 
-/* The boost budget of v in ns (sliver engine): what its pCPU's budget clock B has handed it
+/* The boost budget of v in ns: what its pCPU's budget clock B has handed it
  * since `bvt`, which only its boosted ns advance, i.e. its entitlement minus its boosted
  * time. B advances as V over the earning weight that is not parked: a vCPU parked by its
  * cap runs nothing and does not dilute the others' budgets (sched-fuzz seed 257). At most

@@ -1,23 +1,17 @@
 /* Credit policy: wakes (placement, boost or park), sleeps, yields and the directed yield.
- * The engines and the rules: credit.c's header and docs/scheduler.md. */
+ * The engine and the rules: credit.c's header and docs/scheduler.md. */
 #include "sched/credit_priv.h"
 
 /* May an event wake of v be boosted? Counts a denial when not. */
 static bool may_boost(struct sched *s, struct sched_vcpu *v, unsigned flags, uint64_t now)
 {
-	bool ok;
 	if (!(flags & (WAKE_EVENT | WAKE_TIMER)) ||
 	    (flags & (WAKE_MIGRATE | WAKE_YIELD | WAKE_NEW)))
 		return false;
-	if (c1_mode(s)) {
-		/* credit1: only an UNDER (or still BOOST) vCPU that is not parked. */
-		ok = v->prio <= SCHED_PRI_UNDER && !(cv(v)->flags & F_C1_PARK);
-	} else {
-		ok = cs(s)->p.boost_ns && cr_boost_budget(s, v) > -(int64_t)cs(s)->p.boost_debt_ns;
-		if (ok && capped(s, v)) {
-			cr_cap_refill(s, v->dom, now);
-			ok = cap_avail(v->dom) > -(int64_t)cs(s)->p.cap_debt_ns;
-		}
+	bool ok = cs(s)->p.boost_ns && cr_boost_budget(s, v) > -(int64_t)cs(s)->p.boost_debt_ns;
+	if (ok && capped(v)) {
+		cr_cap_refill(s, v->dom, now);
+		ok = cap_avail(v->dom) > -(int64_t)cs(s)->p.cap_debt_ns;
 	}
 	if (!ok) {
 		v->c.boost_deny++;
@@ -41,7 +35,6 @@ static sched_cpumask_t wake_body(struct sched *s, struct sched_vcpu *v, uint64_t
 				 unsigned flags)
 {
 	sched_cpumask_t kick = sched_take_kicks(s);
-	cr_c1_catch_up(s, now);
 	if (flags & (WAKE_EVENT | WAKE_TIMER)) {
 		v->c.events++;
 		v->dom->c.events++;
@@ -50,8 +43,6 @@ static sched_cpumask_t wake_body(struct sched *s, struct sched_vcpu *v, uint64_t
 	case SCHED_VS_RUNNING:
 		/* An event for the running vCPU: guarantee it a latency slice from now, so a
 		 * slice end or a cap lease does not deschedule it mid-handler. */
-		if (c1_mode(s))
-			return kick;
 		cr_vclock_advance(s, v->pcpu, now);
 		if (!may_boost(s, v, flags, now))
 			return kick;
@@ -67,7 +58,7 @@ static sched_cpumask_t wake_body(struct sched *s, struct sched_vcpu *v, uint64_t
 		return kick;
 	case SCHED_VS_RUNNABLE:
 		/* An event for a vCPU that waits in the queue: it is as urgent as a wake. */
-		if (c1_mode(s) || v->prio == SCHED_PRI_BOOST)
+		if (v->prio == SCHED_PRI_BOOST)
 			return kick;
 		cr_vclock_advance(s, v->pcpu, now);
 		if (!may_boost(s, v, flags, now))
@@ -77,8 +68,6 @@ static sched_cpumask_t wake_body(struct sched *s, struct sched_vcpu *v, uint64_t
 		cr_enqueue(s, v);
 		return kick | cr_tickle(s, v);
 	case SCHED_VS_PARKED:
-		if (c1_mode(s))
-			return kick;
 		cr_vclock_advance(s, v->pcpu, now);
 		if (!may_boost(s, v, flags, now))
 			return kick;
@@ -109,26 +98,20 @@ static sched_cpumask_t wake_body(struct sched *s, struct sched_vcpu *v, uint64_t
 	cr_transfer(s, v, target, now);
 	struct sched_pcpu *pc = &s->pcpu[target];
 	cr_vclock_advance(s, target, now);
-	if (!c1_mode(s)) {
-		if (cv(v)->heap == HEAP_SLEEP)
-			cr_heap_del(s, v); /* still earning: keeps what it earned */
-		/* At most one bank of credit, debt kept. The bank in virtual time follows the
-		 * earning weight here now, which may have grown since v went to sleep. */
-		cr_restore_idle_lag(s, v);
-		cr_activate(s, pc, v);
-		uint64_t vt = cv(v)->vtime;
-		cr_clamp_bank(s, v);
-		if (cv(v)->vtime != vt)
-			cv(v)->flags |= F_BANK_CUT;
-	}
+	if (cv(v)->heap == HEAP_SLEEP)
+		cr_heap_del(s, v); /* still earning: keeps what it earned */
+	/* At most one bank of credit, debt kept. The bank in virtual time follows the earning
+	 * weight here now, which may have grown since v went to sleep. */
+	cr_restore_idle_lag(s, v);
+	cr_activate(s, pc, v);
+	uint64_t vt = cv(v)->vtime;
+	cr_clamp_bank(s, v);
+	if (cv(v)->vtime != vt)
+		cv(v)->flags |= F_BANK_CUT;
 	cv(v)->woke_at = now;
 	sched_trace_ev(s, target, now, SCHED_EV_WAKE, v, flags);
 	bool b = may_boost(s, v, flags, now);
-	if (!b && c1_mode(s) && (cv(v)->flags & F_C1_PARK)) {
-		cr_park(s, v, now);
-		return kick;
-	}
-	if (!b && capped(s, v)) {
+	if (!b && capped(v)) {
 		cr_cap_refill(s, v->dom, now);
 		if (cap_avail(v->dom) <= 0) {
 			cr_park(s, v, now);
@@ -137,7 +120,7 @@ static sched_cpumask_t wake_body(struct sched *s, struct sched_vcpu *v, uint64_t
 	}
 	if (b)
 		boost(s, v, now);
-	else if (!c1_mode(s))
+	else
 		v->prio = SCHED_PRI_UNDER; /* cr_enqueue() sets UNDER/OVER from credit */
 	cr_enqueue(s, v);
 	return kick | cr_tickle(s, v);
@@ -147,8 +130,6 @@ static sched_cpumask_t wake_body(struct sched *s, struct sched_vcpu *v, uint64_t
 static void to_sleeper(struct sched *s, struct sched_vcpu *v)
 {
 	struct sched_pcpu *pc = &s->pcpu[v->pcpu];
-	if (c1_mode(s))
-		return;
 	if (cv(v)->w_acct &&
 	    (int64_t)(cpc(pc)->vclock - cv(v)->vtime) < (int64_t)cr_bank_vt(s, v)) {
 		cv(v)->hn.seq = s->seq++;
@@ -161,7 +142,6 @@ static void to_sleeper(struct sched *s, struct sched_vcpu *v)
 static sched_cpumask_t sleep_body(struct sched *s, struct sched_vcpu *v, uint64_t now)
 {
 	sched_cpumask_t kick = sched_take_kicks(s);
-	cr_c1_catch_up(s, now);
 	cr_vclock_advance(s, v->pcpu, now);
 	switch (v->state) {
 	case SCHED_VS_RUNNING:
@@ -177,8 +157,7 @@ static sched_cpumask_t sleep_body(struct sched *s, struct sched_vcpu *v, uint64_
 	}
 	v->state = SCHED_VS_BLOCKED;
 	cv(v)->flags &= (uint8_t) ~(F_YIELD | F_BANK_CUT);
-	if (!c1_mode(s))
-		cr_unboost(s, v, now); /* the latency slice ends when the vCPU blocks */
+	cr_unboost(s, v, now); /* the latency slice ends when the vCPU blocks */
 	to_sleeper(s, v);
 	sched_trace_ev(s, v->pcpu, now, SCHED_EV_SLEEP, v, cr_vcredit(s, v));
 	cr_sleep_off_narrow(s, v, now);
@@ -207,8 +186,8 @@ sched_cpumask_t cr_yield_to(struct sched *s, struct sched_vcpu *v, struct sched_
 	if (t->state != SCHED_VS_RUNNABLE ||
 	    (cv(t)->heap != HEAP_NORM && cv(t)->heap != HEAP_PIN && cv(t)->heap != HEAP_BOOST))
 		return 0;
-	/* Fairness: no jump for a target ahead by more than one slice of service (credit1:
-	 * one without credit) of the vCPU it passes: its queue's head, or the vCPU it would
+	/* Fairness: no jump for a target ahead by more than one slice of service of the vCPU
+	 * it passes: its queue's head, or the vCPU it would
 	 * preempt on another pCPU (vtimes of one pCPU compare), like CFS's next buddy. */
 	struct sched_pcpu *tp = &s->pcpu[t->pcpu];
 	struct sched_vcpu *h = cr_queue_head(tp), *c = tp->curr;
@@ -219,10 +198,9 @@ sched_cpumask_t cr_yield_to(struct sched *s, struct sched_vcpu *v, struct sched_
 		if (!h || (int64_t)(cv(c)->vtime - cv(h)->vtime) < 0)
 			h = c;
 	}
-	if (c1_mode(s) ? t->prio == SCHED_PRI_OVER
-		       : cv(t)->heap != HEAP_BOOST && h &&
-				 (int64_t)(cv(t)->vtime - cv(h)->vtime) >
-					 (int64_t)cr_ns_to_vt(cs(s)->p.tslice_ns, ew_of(t)))
+	if (cv(t)->heap != HEAP_BOOST && h &&
+	    (int64_t)(cv(t)->vtime - cv(h)->vtime) >
+		    (int64_t)cr_ns_to_vt(cs(s)->p.tslice_ns, ew_of(t)))
 		return 0;
 	tp->yield_next = t;
 	if (t->pcpu == v->pcpu) {

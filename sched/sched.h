@@ -263,9 +263,10 @@ extern const struct sched_ops sched_credit1_ops; /* sched/credit1*.c: Xen 3.0.4'
 /* Resets *s, selects the credit policy with sliver defaults, nr_pcpus <= SCHED_MAX_PCPUS. */
 int sched_init(struct sched *s, unsigned nr_pcpus);
 const struct sched_ops *sched_ops_by_name(const char *name, size_t len);
-/* Applies one command-line word `key=value` (e.g. `sched=credit`, `credit.tslice_us=500`,
- * `credit.profile=xen-credit1`). Returns 0 when applied, 1 when the word is not a
- * scheduler key (ignore it), -22 (EINVAL) on a malformed value or a bad combination
+/* Applies one command-line word `key=value` (e.g. `sched=credit1`, `credit.tslice_us=500`,
+ * `tslice_us=500`). Returns 0 when applied, 1 when the word is not a key of the generic
+ * layer or of the selected policy (the caller's to judge: the boot calls it unknown unless
+ * it is one of its own keys), -22 (EINVAL) on a malformed value or a bad combination
  * (e.g. `sched=` after vCPUs were inserted). At run time pass the current `now`. */
 int sched_config_word(struct sched *s, const char *word, size_t len, uint64_t now);
 /* Same, key and value as separate NUL-terminated strings. */

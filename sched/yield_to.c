@@ -36,9 +36,10 @@
  *   slice.
  *   Both plain yields only where the policy's yield keeps the yielder's claim
  *   (yield_keeps_claim: credit's engine counts service in vtime, so what it gives up now
- *   it gets back). Elsewhere (credit1's sampled credit, EEVDF's deadline push) a domain
- *   that yields often loses share: the hogs of test_sched_ple went from 33% to 41%
- *   under the xen-credit1 profile; there the directed yield is made (or v goes on).
+ *   it gets back). Elsewhere (sched=credit1's sampled credit, EEVDF's deadline push) a
+ *   domain that yields often loses share (the hogs of test_sched_ple went from 33% to 41%
+ *   under the credit1 engine sched=credit had until issue 29 retired it); there the
+ *   directed yield is made (or v goes on).
  * - no candidate: the spinner goes on (KVM's kvm_vcpu_on_spin returns to the guest). A
  *   plain yield there (sched.ple=yield does it on every exit) hands the rest of the slice
  *   to whatever is queued, another domain's vCPU included, which then runs a whole slice:

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every simulator scenario (test/scenarios/sim-*.cfg, row-*.cfg) with sliver's defaults
-# and checks the bounds written in each file (expect.*), then checks that the xen-credit1
-# profile still reproduces the 2006 problem. Exits non-zero when anything fails.
+# and checks the bounds written in each file (expect.*), then checks that sched=credit1
+# (Xen 3.0.4's credit) still reproduces the 2006 problem. Exits non-zero when anything fails.
 # Scenarios named in test/scenarios/beyond.list (issue 10, not met yet) are skipped unless
 # BEYOND=1.
 # Usage: [BEYOND=1] tools/sim-test.sh [path/to/sliver-sim]
@@ -32,13 +32,6 @@ export SIM LOG
 			continue
 		fi
 		echo "$n $f"
-	done
-	# credit1 must still show the old problem at 0.35-0.4: averages near or above a
-	# millisecond and a p99 of tens of milliseconds (waits behind 30 ms slices).
-	for r in 035-10 035-50 040-05; do
-		echo "c1-row-$r test/scenarios/row-$r.cfg credit.profile=xen-credit1" \
-			"expect.ping_p99_us=0 expect.ping_max_us=0 expect.share_tol=0 expect.cap_tol=0" \
-			"expect.ping_avg_min_us=500 expect.ping_p99_min_us=10000"
 	done
 	# sched=credit1 under the 2006 protocol, guest and Xen timer (docs/scheduler.md, "The
 	# 2006 table under credit1"), 10 s in (the tick locked onto the echo's wakes): the rows

@@ -18,11 +18,9 @@ static struct sched S;
 static struct sched_dom D[8];
 static struct sched_vcpu V[8];
 
-static void setup(unsigned pcpus, unsigned n, const char *profile)
+static void setup(unsigned pcpus, unsigned n)
 {
 	assert_int_equal(sched_init(&S, pcpus), 0);
-	if (profile)
-		assert_int_equal(sched_config(&S, "credit.profile", profile, 0), 0);
 	memset(D, 0, sizeof(D));
 	memset(V, 0, sizeof(V));
 	for (unsigned i = 0; i < n; i++) {
@@ -53,7 +51,7 @@ static int64_t credit_of(const struct sched_vcpu *v)
 static void test_exact_charge_and_tickless_single(void **st)
 {
 	(void)st;
-	setup(1, 1, NULL);
+	setup(1, 1);
 	sched_wake(&S, &V[0], 0, WAKE_NEW);
 	struct sched_pick pk = sched_pick_next(&S, 0, 0);
 	assert_ptr_equal(pk.vcpu, &V[0]);
@@ -70,7 +68,7 @@ static void test_exact_charge_and_tickless_single(void **st)
 static void test_weights_proportional(void **st)
 {
 	(void)st;
-	setup(1, 4, NULL);
+	setup(1, 4);
 	for (int i = 0; i < 4; i++) {
 		D[i].weight = 256u << i;
 		sched_wake(&S, &V[i], 0, WAKE_NEW);
@@ -90,7 +88,7 @@ static void test_weights_proportional(void **st)
 static void test_slice_round_robin_equal_weights(void **st)
 {
 	(void)st;
-	setup(1, 2, NULL);
+	setup(1, 2);
 	sched_wake(&S, &V[0], 0, WAKE_NEW);
 	sched_wake(&S, &V[1], 0, WAKE_NEW);
 	struct sched_pick pk = sched_pick_next(&S, 0, 0);
@@ -104,7 +102,7 @@ static void test_slice_round_robin_equal_weights(void **st)
 /* Builds: V0 and V1 spin on pCPU 0; V2, an I/O vCPU, is asleep and 2 ms in debt (OVER). */
 static uint64_t setup_over_waker(void)
 {
-	setup(1, 3, NULL);
+	setup(1, 3);
 	sched_wake(&S, &V[0], 0, WAKE_NEW);
 	sched_wake(&S, &V[1], 0, WAKE_NEW);
 	uint64_t t = run(0, 0, 5 * MS);
@@ -153,26 +151,10 @@ static void test_no_boost_on_migrate_yield_new(void **st)
 	}
 }
 
-static void test_migration_wake_never_boosted_credit1(void **st)
-{
-	(void)st;
-	/* The 2016 Xen fix, in the credit1 profile: an UNDER vCPU that is only moved. */
-	setup(2, 2, "xen-credit1");
-	V[0].affinity = 0;
-	sched_wake(&S, &V[0], 0, WAKE_NEW);
-	assert_int_equal(V[0].prio, SCHED_PRI_UNDER);
-	sched_sleep(&S, &V[0], 10);
-	sched_wake(&S, &V[0], 20, WAKE_MIGRATE);
-	assert_int_equal(V[0].prio, SCHED_PRI_UNDER);
-	sched_sleep(&S, &V[0], 30);
-	sched_wake(&S, &V[0], 40, WAKE_EVENT);
-	assert_int_equal(V[0].prio, SCHED_PRI_BOOST);
-}
-
 static void test_event_to_queued_vcpu_boosts(void **st)
 {
 	(void)st;
-	setup(1, 2, NULL);
+	setup(1, 2);
 	sched_wake(&S, &V[0], 0, WAKE_NEW);
 	sched_wake(&S, &V[1], 0, WAKE_NEW);
 	struct sched_pick pk = sched_pick_next(&S, 0, 0);
@@ -187,7 +169,7 @@ static void test_event_to_queued_vcpu_boosts(void **st)
 static void test_event_to_running_vcpu_extends_to_latency_slice(void **st)
 {
 	(void)st;
-	setup(1, 2, NULL);
+	setup(1, 2);
 	sched_wake(&S, &V[0], 0, WAKE_NEW);
 	sched_wake(&S, &V[1], 0, WAKE_NEW);
 	struct sched_pick pk = sched_pick_next(&S, 0, 0);
@@ -205,7 +187,7 @@ static void test_event_to_running_vcpu_extends_to_latency_slice(void **st)
 static void test_event_to_running_vcpu_rearms_its_pcpu(void **st)
 {
 	(void)st;
-	setup(2, 2, NULL);
+	setup(2, 2);
 	V[0].affinity = V[1].affinity = SCHED_CPU(1);
 	sched_wake(&S, &V[0], 0, WAKE_NEW);
 	struct sched_pick pk = sched_pick_next(&S, 1, 0);
@@ -227,7 +209,7 @@ static void test_event_to_running_vcpu_rearms_its_pcpu(void **st)
 static void test_sleeper_bank_bounded(void **st)
 {
 	(void)st;
-	setup(1, 2, NULL);
+	setup(1, 2);
 	sched_wake(&S, &V[0], 0, WAKE_NEW);
 	sched_wake(&S, &V[1], 0, WAKE_NEW);
 	sched_pick_next(&S, 0, 0);
@@ -259,7 +241,7 @@ static void test_debt_survives_sleep(void **st)
 static void test_cap_parks_at_exact_ns_and_unparks_at_refill(void **st)
 {
 	(void)st;
-	setup(1, 1, NULL);
+	setup(1, 1);
 	assert_int_equal(sched_set_params(&S, &D[0], 0, 25, 0), 0);
 	sched_wake(&S, &V[0], 0, WAKE_NEW);
 	uint64_t t = 0;
@@ -296,7 +278,7 @@ static void test_cap_parks_at_exact_ns_and_unparks_at_refill(void **st)
 static void test_cap_latency_slice_bounded_debt(void **st)
 {
 	(void)st;
-	setup(1, 1, NULL);
+	setup(1, 1);
 	assert_int_equal(sched_set_params(&S, &D[0], 0, 10, 0), 0);
 	sched_wake(&S, &V[0], 0, WAKE_NEW);
 	uint64_t t = 0;
@@ -321,7 +303,7 @@ static void test_cap_latency_slice_bounded_debt(void **st)
 static void test_uncap_unparks(void **st)
 {
 	(void)st;
-	setup(1, 1, NULL);
+	setup(1, 1);
 	sched_set_params(&S, &D[0], 0, 10, 0);
 	sched_wake(&S, &V[0], 0, WAKE_NEW);
 	uint64_t t = 0;
@@ -340,7 +322,7 @@ static void test_uncap_unparks(void **st)
 static void test_ratelimit_delays_preemption(void **st)
 {
 	(void)st;
-	setup(1, 2, NULL);
+	setup(1, 2);
 	assert_int_equal(sched_config(&S, "credit.ratelimit_us", "200", 0), 0);
 	sched_wake(&S, &V[0], 0, WAKE_NEW);
 	struct sched_pick pk = sched_pick_next(&S, 0, 0);
@@ -355,7 +337,7 @@ static void test_ratelimit_delays_preemption(void **st)
 static void test_yield_gives_way_and_is_charged(void **st)
 {
 	(void)st;
-	setup(1, 2, NULL);
+	setup(1, 2);
 	sched_wake(&S, &V[0], 0, WAKE_NEW);
 	sched_wake(&S, &V[1], 0, WAKE_NEW);
 	struct sched_pick pk = sched_pick_next(&S, 0, 0);
@@ -381,7 +363,7 @@ static void test_yield_gives_way_and_is_charged(void **st)
 static void test_yield_gives_no_slice_to_a_far_ahead_vcpu(void **st)
 {
 	(void)st;
-	setup(1, 2, NULL);
+	setup(1, 2);
 	D[0].weight = 7748;
 	D[1].weight = 14;
 	sched_wake(&S, &V[0], 0, WAKE_NEW);
@@ -405,7 +387,7 @@ static void test_yield_gives_no_slice_to_a_far_ahead_vcpu(void **st)
 static void test_idle_steals_respecting_affinity(void **st)
 {
 	(void)st;
-	setup(2, 3, NULL);
+	setup(2, 3);
 	for (int i = 0; i < 3; i++)
 		sched_set_affinity(&S, &V[i], SCHED_CPU(0), 0);
 	for (int i = 0; i < 3; i++)
@@ -426,7 +408,7 @@ static void test_idle_steals_respecting_affinity(void **st)
 static void test_wake_goes_to_idle_pcpu(void **st)
 {
 	(void)st;
-	setup(2, 2, NULL);
+	setup(2, 2);
 	V[0].affinity = V[1].affinity = 0;
 	sched_wake(&S, &V[0], 0, WAKE_NEW);
 	sched_cpumask_t k = sched_wake(&S, &V[1], 0, WAKE_NEW);
@@ -437,7 +419,7 @@ static void test_wake_goes_to_idle_pcpu(void **st)
 static void test_affinity_change_moves_running_vcpu(void **st)
 {
 	(void)st;
-	setup(2, 1, NULL);
+	setup(2, 1);
 	sched_wake(&S, &V[0], 0, WAKE_NEW);
 	struct sched_pick pk = sched_pick_next(&S, 0, 0);
 	assert_ptr_equal(pk.vcpu, &V[0]);
@@ -452,66 +434,21 @@ static void test_affinity_change_moves_running_vcpu(void **st)
 	assert_int_equal(V[0].c.run_ns, 100);
 }
 
-static void test_credit1_boost_rules(void **st)
+/* A key changed at run time applies at once: every pCPU is kicked to decide again, the next
+ * slice has the new length, and no ns is lost or counted twice across the change. */
+static void test_runtime_key_change(void **st)
 {
 	(void)st;
-	setup(1, 3, "xen-credit1");
-	sched_wake(&S, &V[0], 0, WAKE_NEW);
-	sched_wake(&S, &V[1], 0, WAKE_NEW);
-	struct sched_pick pk = sched_pick_next(&S, 0, 0);
-	assert_int_equal(pk.run_until, 10 * MS); /* the credit1 tick */
-	/* An UNDER waker is boosted and preempts (ratelimit permitting). */
-	sched_wake(&S, &V[2], 5 * MS, WAKE_EVENT);
-	assert_int_equal(V[2].prio, SCHED_PRI_BOOST);
-	pk = sched_pick_next(&S, 0, 5 * MS);
-	assert_ptr_equal(pk.vcpu, &V[2]);
-	/* The tick that finds it running ends the boost. */
-	pk = sched_pick_next(&S, 0, 10 * MS);
-	assert_int_equal(V[2].prio, SCHED_PRI_UNDER);
-	/* Run long enough for accounting to find V2 OVER: then no boost. */
-	cv(&V[2])->credit = -5 * (int64_t)MS;
-	V[2].prio = SCHED_PRI_OVER;
-	sched_sleep(&S, &V[2], 11 * MS);
-	sched_pick_next(&S, 0, 11 * MS);
-	sched_wake(&S, &V[2], 12 * MS, WAKE_EVENT);
-	assert_int_equal(V[2].prio, SCHED_PRI_OVER);
-	assert_int_equal(V[2].c.boost_deny, 1);
-}
-
-static void test_credit1_sampled_burn_and_accounting(void **st)
-{
-	(void)st;
-	setup(1, 2, "xen-credit1");
-	sched_wake(&S, &V[0], 0, WAKE_NEW);
-	sched_wake(&S, &V[1], 0, WAKE_NEW);
-	run(0, 0, 10 * MS);
-	/* First tick: only the vCPU running at it pays, a whole tick. */
-	assert_int_equal(cv(&V[0])->credit + cv(&V[1])->credit, -10 * (int64_t)MS);
-	run(0, 10 * MS, 300 * MS);
-	/* Credits stay within one slice either way. */
-	for (int i = 0; i < 2; i++) {
-		assert_true(cv(&V[i])->credit >= -30 * (int64_t)MS);
-		assert_true(cv(&V[i])->credit <= 30 * (int64_t)MS);
-	}
-	/* Exact burning (Xen >= 4.0) is available too. */
-	assert_int_equal(sched_config(&S, "credit.burn", "exact", 300 * MS), 0);
-	assert_int_equal(sched_config(&S, "credit.burn", "sometimes", 300 * MS), -22);
-}
-
-static void test_runtime_profile_switch(void **st)
-{
-	(void)st;
-	setup(1, 2, NULL);
+	setup(1, 2);
 	sched_wake(&S, &V[0], 0, WAKE_NEW);
 	sched_wake(&S, &V[1], 0, WAKE_NEW);
 	run(0, 0, 50 * MS);
-	assert_int_equal(sched_config(&S, "credit.profile", "xen-credit1", 50 * MS), 0);
+	assert_int_equal(sched_config(&S, "credit.tslice_us", "5000", 50 * MS), 0);
 	assert_true(sched_take_kicks(&S) & SCHED_CPU(0));
 	struct sched_pick pk = sched_pick_next(&S, 0, 50 * MS);
-	assert_true(pk.run_until <= 60 * MS);
-	run(0, 50 * MS, 200 * MS);
-	assert_int_equal(sched_config(&S, "credit.profile", "sliver", 200 * MS), 0);
-	run(0, 200 * MS, 400 * MS);
+	pk = sched_pick_next(&S, 0, pk.run_until);
+	assert_int_equal(pk.run_until - S.pcpu[0].curr_since, 5 * MS);
+	run(0, pk.run_until - 1, 400 * MS);
 	assert_int_equal(V[0].c.run_ns + V[1].c.run_ns, 400 * MS);
 }
 
@@ -553,12 +490,12 @@ static void dump_cb(void *arg, const char *fmt, ...)
 static void test_dump(void **st)
 {
 	(void)st;
-	setup(1, 2, NULL);
+	setup(1, 2);
 	sched_wake(&S, &V[0], 0, WAKE_NEW);
 	sched_pick_next(&S, 0, 0);
 	dump_len = 0;
 	sched_dump(&S, dump_cb, NULL);
-	assert_non_null(strstr(dump_buf, "sched policy=credit profile=sliver"));
+	assert_non_null(strstr(dump_buf, "sched policy=credit pcpus=1 tslice_ns=1000000 "));
 	assert_non_null(strstr(dump_buf, "sched vcpu d1v0 pcpu=0 state=running"));
 	assert_non_null(strstr(dump_buf, "sched dom d2 run_ns=0"));
 }
@@ -566,7 +503,7 @@ static void test_dump(void **st)
 static void test_remove_vcpu(void **st)
 {
 	(void)st;
-	setup(1, 3, NULL);
+	setup(1, 3);
 	for (int i = 0; i < 3; i++)
 		sched_wake(&S, &V[i], 0, WAKE_NEW);
 	sched_pick_next(&S, 0, 0);
@@ -589,7 +526,6 @@ int main(void)
 		cmocka_unit_test(test_slice_round_robin_equal_weights),
 		cmocka_unit_test(test_event_wake_boosted_even_when_over),
 		cmocka_unit_test(test_no_boost_on_migrate_yield_new),
-		cmocka_unit_test(test_migration_wake_never_boosted_credit1),
 		cmocka_unit_test(test_event_to_queued_vcpu_boosts),
 		cmocka_unit_test(test_event_to_running_vcpu_extends_to_latency_slice),
 		cmocka_unit_test(test_event_to_running_vcpu_rearms_its_pcpu),
@@ -604,9 +540,7 @@ int main(void)
 		cmocka_unit_test(test_idle_steals_respecting_affinity),
 		cmocka_unit_test(test_wake_goes_to_idle_pcpu),
 		cmocka_unit_test(test_affinity_change_moves_running_vcpu),
-		cmocka_unit_test(test_credit1_boost_rules),
-		cmocka_unit_test(test_credit1_sampled_burn_and_accounting),
-		cmocka_unit_test(test_runtime_profile_switch),
+		cmocka_unit_test(test_runtime_key_change),
 		cmocka_unit_test(test_trace_events),
 		cmocka_unit_test(test_dump),
 		cmocka_unit_test(test_remove_vcpu),

@@ -178,6 +178,27 @@ static void test_boost_only_when_under(void **st)
 	assert_int_equal(V[a].c.boosts, 1);
 }
 
+/* A wake only because the vCPU moved pCPU (WAKE_MIGRATE) is no event: an UNDER vCPU is
+ * not boosted by it (3.0.4 boosted every wake; Xen's 2015-2016 credit1 fix, the rule of the
+ * interface), while the same vCPU woken by an event is. */
+static void test_migration_wake_not_boosted(void **st)
+{
+	(void)st;
+	setup(2, 2, NULL, NULL);
+	start_all(1);
+	assert_int_equal(pri(0), C1_PRI_UNDER);
+	kick(sched_sleep(&S, &V[0], T + 10));
+	T += 20;
+	kick(sched_wake(&S, &V[0], T, WAKE_MIGRATE));
+	assert_int_equal(pri(0), C1_PRI_UNDER);
+	assert_int_equal(V[0].c.boosts, 0);
+	kick(sched_sleep(&S, &V[0], T + 10));
+	T += 20;
+	kick(sched_wake(&S, &V[0], T, WAKE_EVENT));
+	assert_int_equal(pri(0), C1_PRI_BOOST);
+	assert_int_equal(V[0].c.boosts, 1);
+}
+
 /* 3.0.4:542: a boosted vCPU found running at a tick goes back to UNDER; the tick itself
  * does not preempt it (3.0.4:1016 csched_tick raises no softirq). 3.0.4:298: the boosted
  * wake preempted an UNDER spinner at once (no ratelimit: 1 us after its pick). */
@@ -505,6 +526,7 @@ int main(void)
 		cmocka_unit_test(test_tick_burns_100_of_the_running_vcpu),
 		cmocka_unit_test(test_sampling_misses_a_vcpu_between_ticks),
 		cmocka_unit_test(test_boost_only_when_under),
+		cmocka_unit_test(test_migration_wake_not_boosted),
 		cmocka_unit_test(test_boost_ends_at_the_tick_no_ratelimit),
 		cmocka_unit_test(test_slice_is_30ms),
 		cmocka_unit_test(test_weights_give_shares),

@@ -309,12 +309,10 @@ static void test_target_on_other_pcpu_kicked(void **st)
  * each: then a spinning vCPU has less weight than a hog on its pCPU, where an unlimited
  * queue jump took the spinning domain from 33% to 47% under Bochs). The hogs' share stays
  * within 1 pt of the run without PLE. */
-static void run_mix(const char *ple, unsigned nlock, unsigned nhog, bool hog_doms, bool c1,
+static void run_mix(const char *ple, unsigned nlock, unsigned nhog, bool hog_doms,
 		    double *share_hog, unsigned *yields)
 {
 	assert_int_equal(sched_init(&S, 2), 0);
-	if (c1)
-		assert_int_equal(sched_config(&S, "credit.profile", "xen-credit1", 0), 0);
 	assert_int_equal(sched_config(&S, "sched.ple", ple, 0), 0);
 	memset(D, 0, sizeof(D));
 	memset(V, 0, sizeof(V));
@@ -374,27 +372,20 @@ static void test_shares_unchanged(void **st)
 	(void)st;
 	static const struct {
 		unsigned nlock, nhog;
-		bool hog_doms, c1; /* c1: the credit1 profile, same hook */
-		double want;	   /* the hogs' entitled share, % */
-	} mix[] = {{4, 2, false, false, 50.0},
-		   {2, 2, true, false, 66.67},
-		   {4, 2, false, true, 50.0},
-		   {2, 2, true, true, 66.67}};
-	for (unsigned k = 0; k < 4; k++) {
+		bool hog_doms;
+		double want; /* the hogs' entitled share, % */
+	} mix[] = {{4, 2, false, 50.0}, {2, 2, true, 66.67}};
+	for (unsigned k = 0; k < 2; k++) {
 		double off, dir;
 		unsigned n_off, n_dir;
-		run_mix("off", mix[k].nlock, mix[k].nhog, mix[k].hog_doms, mix[k].c1, &off, &n_off);
-		run_mix("directed", mix[k].nlock, mix[k].nhog, mix[k].hog_doms, mix[k].c1, &dir,
-			&n_dir);
-		print_message("hog share%s: off %.2f directed %.2f (directed yields %u)\n",
-			      mix[k].c1 ? " (credit1)" : "", off, dir, n_dir);
+		run_mix("off", mix[k].nlock, mix[k].nhog, mix[k].hog_doms, &off, &n_off);
+		run_mix("directed", mix[k].nlock, mix[k].nhog, mix[k].hog_doms, &dir, &n_dir);
+		print_message("hog share: off %.2f directed %.2f (directed yields %u)\n", off, dir,
+			      n_dir);
 		assert_int_equal(n_off, 0);
-		assert_true(n_dir > (mix[k].c1 ? 4u : 100u)); /* the directed path ran */
+		assert_true(n_dir > 100u); /* the directed path ran */
 		assert_true(dir - off < 1.0 && off - dir < 1.0);
-		/* credit1 (30 ms slices, 10 ms sampling tick) is not even fair in the first
-		 * mix without PLE (33.1% for 50%): only the sliver profile is held to it. */
-		if (!mix[k].c1)
-			assert_true(off > mix[k].want - 1.0 && off < mix[k].want + 1.0);
+		assert_true(off > mix[k].want - 1.0 && off < mix[k].want + 1.0);
 	}
 }
 
