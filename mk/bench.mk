@@ -1,9 +1,9 @@
 # The 2006 table inside the hypervisor under Bochs (tools/bench-hv.sh): every row-*.cfg,
-# profiles sliver, xen-credit1, and the reference policies credit1 and eevdf, the guests on
+# sliver (sched=credit) and the reference policies credit1 and eevdf, the guests on
 # pCPU 0 and the ping source on pCPU 1 (ping.cpu=1), ips=1000000000. Writes the hv-bench
 # section of docs/BENCHMARKS.md, docs/bench/bench-hv.dat and docs/bench/ping-p99.png. Slow
-# (about 15 minutes per two profiles), so not in `make test`; e2e-bench-row-smoke keeps its
-# path tested.
+# (55 minutes for the three, one run at a time: docs/BENCHMARKS.md), so not in `make test`;
+# e2e-bench-row-smoke keeps its path tested.
 # Knobs: BENCH_RUN_MS, BENCH_ROWS, BENCH_JOBS, BENCH_IPS, BENCH_PROFILES, BENCH_KEEP (see
 # tools/bench-hv.sh);
 # BENCH_EMU=qemu: the same rows under QEMU TCG+SVM (-icount at the same ns per instruction),
@@ -13,7 +13,7 @@ BENCH_EMU ?= bochs
 bench: all $(BUILD)/sliver-sim
 	BENCH_EMU=$(BENCH_EMU) tools/bench-hv.sh
 
-# One row (0.35 of 10 ms), sliver profile, 300 emulated ms at ips=50000000 (a few seconds),
+# One row (0.35 of 10 ms), sliver (sched=credit), 300 emulated ms at ips=50000000 (a few seconds),
 # 2 pCPUs as the bench: the generated scenario boots, pCPU 1 pings, the ping line has n > 0,
 # p99 under 10 ms (a generous bound: it checks the path, not the target) and the late count,
 # shares are printed for every domain.

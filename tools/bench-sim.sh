@@ -67,7 +67,7 @@ ROWS="idle:-:-:idle 020-05:0.2:5 020-10:0.2:10 020-50:0.2:50 030-05:0.3:5 035-05
 035-10:0.35:10 035-50:0.35:50 040-05:0.4:5 090-02:0.9:2
 cap-020-05:0.2:5:cap cap-020-50:0.2:50:cap cap-030-05:0.3:5:cap"
 
-table_2006() { # profile overrides...
+table_2006() { # overrides...
 	echo "| row | spin | period ms | ping avg us | p50 | p99 | max | mdev | echo share % (entitled) | spinners % |"
 	echo "|---|---|---|---|---|---|---|---|---|---|"
 	for r in $ROWS; do
@@ -100,7 +100,7 @@ shares() { # scenario overrides... -> "d1 x/y, d2 ..."
 	echo
 	echo "Reproduce everything in this section with \`make bench-sim\` (it runs"
 	echo "\`tools/bench-sim.sh build/sliver-sim build/sliver-bench-decision\`). The simulator is"
-	echo "deterministic: \`build/sliver-sim test/scenarios/row-035-10.cfg [sched=credit1|credit.profile=xen-credit1]\`"
+	echo "deterministic: \`build/sliver-sim test/scenarios/row-035-10.cfg [sched=credit1|sched=eevdf]\`"
 	echo "reprints any row. Every row: one pCPU, 10 s simulated, VM switch cost 2 us, pings to the"
 	echo "echo domain every 5 ms +- 0.5 ms (seeded jitter), ping service 5 us; d1, d2 spin, d3 is"
 	echo "idle (started, runs 50 us, then blocks for good, as the idle guest does), d4 spins the"
@@ -233,20 +233,6 @@ shares() { # scenario overrides... -> "d1 x/y, d2 ..."
 			"| $(kv "$pw" p99_us) / $(kv "$pw" max_us) | $(kv "$ew" pct) ($(kv "$ew" entitled_pct)) | $(kv "$uw" runnable_pct) | $(kv "$uw" boost_deny) |"
 	done
 	echo
-	echo "### 2006 table, \`credit.profile=xen-credit1\` (30 ms slice, 10 ms sampling tick, 30 ms accounting, boost until the tick, 1 ms ratelimit)"
-	echo
-	table_2006 credit.profile=xen-credit1
-	echo
-	echo "Same table with credit1's exact burning (\`credit.burn=exact\`, Xen >= 4.0), 0.35-0.4 rows:"
-	echo
-	echo "| row | ping avg us | p99 | max | echo share % (entitled) |"
-	echo "|---|---|---|---|---|"
-	for r in 035-055 035-10 035-50 040-05; do
-		o=$(sim "test/scenarios/row-$r.cfg" credit.profile=xen-credit1 credit.burn=exact)
-		p=$(line "$o" "ping d4"); e=$(line "$o" "share d4")
-		echo "| $r | $(kv "$p" avg_us) | $(kv "$p" p99_us) | $(kv "$p" max_us) | $(kv "$e" pct) ($(kv "$e" entitled_pct)) |"
-	done
-	echo
 	echo "Why the core must pass *every* event to \`sched_wake\` (also for a vCPU that is queued"
 	echo "or running), sliver defaults with \`sim.event_wake=blocked\` (events reach the scheduler"
 	echo "only when they wake a blocked vCPU):"
@@ -262,8 +248,8 @@ shares() { # scenario overrides... -> "d1 x/y, d2 ..."
 	echo
 	echo "### Fairness, caps and attacks (share % of one pCPU, entitled in parentheses)"
 	echo
-	hdr="| scenario | xen-credit1 profile |"
-	sep="|---|---|"
+	hdr="| scenario |"
+	sep="|---|"
 	for pl in $HAVE; do
 		hdr="$hdr ${pl#*:} |"
 		sep="$sep---|"
@@ -271,7 +257,7 @@ shares() { # scenario overrides... -> "d1 x/y, d2 ..."
 	echo "$hdr"
 	echo "$sep"
 	for s in sim-weights sim-caps sim-caps-alone sim-adv-sleep sim-adv-yield sim-adv-selfwake; do
-		row="| $s |$(shares "test/scenarios/$s.cfg" credit.profile=xen-credit1) |"
+		row="| $s |"
 		for pl in $HAVE; do
 			row="$row$(shares "test/scenarios/$s.cfg" "sched=${pl%%:*}") |"
 		done
@@ -322,7 +308,7 @@ shares() { # scenario overrides... -> "d1 x/y, d2 ..."
 		echo "$row"
 	done
 	echo
-	echo "### Quantum sweep (row 0.35 / 10 ms, sliver profile)"
+	echo "### Quantum sweep (row 0.35 / 10 ms, sliver defaults)"
 	echo
 	echo "Spinner throughput loss = 1 - useful work / entitled share (the switch cost paid per slice)."
 	echo "Latency with the latency boost (default) and without it (\`credit.boost_us=0\`: the quantum"
@@ -342,7 +328,7 @@ shares() { # scenario overrides... -> "d1 x/y, d2 ..."
 		echo "| $label | $loss | $(kv "$(line "$o" sim)" switches) | $(kv "$p" p99_us) | $(kv "$p" max_us) | $(kv "$pn" p99_us) | $(kv "$pn" max_us) | $werr |"
 	done
 	echo
-	echo "### Sweeps behind the other defaults (sliver profile)"
+	echo "### Sweeps behind the other defaults (sliver)"
 	echo
 	echo "Latency slice \`credit.boost_us\` (rows 0.9 / 2 ms and capped 0.3 / 5 ms):"
 	echo
