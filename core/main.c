@@ -169,6 +169,10 @@ void kmain(uint32_t magic, uint32_t mbi_pa)
 	}
 	printk("cpu: %u CPU(s) in the MADT, %s\n", acpi.nr_cpus,
 	       lapic_is_x2apic() ? "x2APIC" : "xAPIC");
+	if (acpi.cpus_beyond)
+		printk("cpu: warning: %u more enabled CPU(s) in the MADT beyond the limit of %u: "
+		       "not started\n",
+		       acpi.cpus_beyond, ACPI_MAX_CPUS);
 	tsc_calibrate();
 	timer_hw_calibrate();
 	timer_init_this_cpu();

@@ -99,12 +99,26 @@ static unsigned madt_entry_min(uint8_t type)
 static void add_cpu(struct acpi_info *ai, uint32_t id, uint32_t flags)
 {
 	/* flags bit 0: enabled; bit 1: online-capable (may be enabled later: skip). */
-	if (!(flags & 1) || ai->nr_cpus >= ACPI_MAX_CPUS)
+	if (!(flags & 1))
 		return;
 	for (unsigned i = 0; i < ai->nr_cpus; i++)
 		if (ai->apic_ids[i] == id)
 			return;
-	ai->apic_ids[ai->nr_cpus++] = id;
+	if (ai->nr_cpus < ACPI_MAX_CPUS)
+		ai->apic_ids[ai->nr_cpus++] = id;
+	else
+		ai->cpus_beyond++; /* counted, not dropped silently (main.c prints it) */
+}
+
+static void add_ioapic(struct acpi_info *ai, const uint8_t *e)
+{
+	struct acpi_ioapic io = {e[2], le32(e + 8), le32(e + 4)};
+	if (io.gsi_base == 0 && !ai->ioapic_base)
+		ai->ioapic_base = io.base;
+	if (ai->nr_ioapics < ACPI_MAX_IOAPICS)
+		ai->ioapics[ai->nr_ioapics++] = io;
+	else
+		ai->ioapics_beyond++;
 }
 
 bool acpi_parse_madt(struct acpi_info *ai, const uint8_t *p, size_t len)
@@ -129,71 +143,14 @@ bool acpi_parse_madt(struct acpi_info *ai, const uint8_t *p, size_t len)
 			add_cpu(ai, le32(e + 4), le32(e + 8));
 		else if (type == MADT_LAPIC_OVERRIDE)
 			ai->lapic_base = le64(e + 4);
-		else if (type == MADT_IOAPIC && le32(e + 8) == 0) /* the IOAPIC with GSI base 0 */
-			ai->ioapic_base = le32(e + 4);
+		else if (type == MADT_IOAPIC)
+			add_ioapic(ai, e);
 		else if (type == MADT_ISO && e[2] == 0 && e[3] < 16) { /* bus 0 is ISA */
 			ai->isa_gsi[e[3]] = le32(e + 4);
 			ai->isa_flags[e[3]] = le16(e + 8);
 		}
 	}
 	return true;
-}
-
-bool acpi_parse_fadt(struct acpi_power *pw, const uint8_t *p, size_t len)
-{
-	uint32_t n = acpi_table_length(p, len);
-	if (n < ACPI_FADT_MIN_LEN || n > len)
-		return false;
-	pw->smi_cmd = le32(p + 48);
-	pw->acpi_enable = p[52];
-	pw->pm1a_cnt = (uint16_t)le32(p + 64);
-	pw->pm1b_cnt = (uint16_t)le32(p + 68);
-	pw->dsdt = le32(p + 40);
-	if (n >= 148 && le64(p + 140)) /* X_DSDT (ACPI 2.0+) */
-		pw->dsdt = le64(p + 140);
-	return true;
-}
-
-/* One integer of the package: a Zero/One opcode (0x00/0x01) or BytePrefix (0x0A) with a
- * byte (ACPI 6.5, 20.2.3). Returns the bytes used, 0 when the AML ends first. */
-static size_t aml_small_int(const uint8_t *q, size_t left, uint16_t *v)
-{
-	if (left >= 1 && q[0] != 0x0a) {
-		*v = q[0];
-		return 1;
-	}
-	if (left >= 2) {
-		*v = q[1];
-		return 2;
-	}
-	return 0;
-}
-
-/* \_S5 is `_S5_ 12 <PkgLength> <NumElements> <SLP_TYPa> <SLP_TYPb> ...` in the AML. */
-bool acpi_find_s5(struct acpi_power *pw, const uint8_t *p, size_t len)
-{
-	uint32_t n = acpi_table_length(p, len);
-	if (!n || n > len)
-		return false;
-	for (size_t off = ACPI_HEADER_LEN; n - off >= 6; off++) {
-		const uint8_t *q = p + off;
-		if (memcmp(q, "_S5_", 4) || q[4] != 0x12)
-			continue;
-		size_t i = 5, left = n - off;
-		i += (size_t)((q[i] >> 6) & 3) + 1; /* PkgLength: lead byte plus 0-3 more */
-		i++;				    /* NumElements */
-		uint16_t v[2];
-		for (int k = 0; k < 2; k++) {
-			size_t used = i < left ? aml_small_int(q + i, left - i, &v[k]) : 0;
-			if (!used)
-				return false;
-			i += used;
-		}
-		pw->slp_typ_a = v[0] & 7; /* SLP_TYPx is 3 bits of PM1_CNT (4.8.3.2.1) */
-		pw->slp_typ_b = v[1] & 7;
-		return true;
-	}
-	return false;
 }
 
 /* Maps a whole table: its header first, to learn the length, then all of it. */
@@ -221,7 +178,8 @@ const char *acpi_walk(struct acpi_info *ai, struct acpi_power *pw, const uint8_t
 	const uint8_t *root = map_table(map, ctx, root_pa, &rlen);
 	if (!root || memcmp(root, xsdt ? "XSDT" : "RSDT", 4))
 		return xsdt ? "bad XSDT" : "bad RSDT";
-	bool have_madt = false;
+	bool have_madt = false, ssdt_s5 = false, method = false;
+	struct acpi_power s5 = {0}; /* \_S5 from the first SSDT that has it */
 	unsigned count = acpi_root_count(root, rlen, xsdt);
 	for (unsigned i = 0; i < count; i++) {
 		size_t tlen;
@@ -230,15 +188,27 @@ const char *acpi_walk(struct acpi_info *ai, struct acpi_power *pw, const uint8_t
 			continue;
 		if (!memcmp(t, "APIC", 4))
 			have_madt |= acpi_parse_madt(ai, t, tlen);
-		else if (!memcmp(t, "FACP", 4) && acpi_parse_fadt(pw, t, tlen)) {
+		else if (!memcmp(t, "SSDT", 4) && !ssdt_s5)
+			ssdt_s5 = acpi_find_s5_ex(&s5, t, tlen, &method);
+		else if (!memcmp(t, "FACP", 4) && !pw->have_fadt && acpi_parse_fadt(pw, t, tlen)) {
 			/* The DSDT is not checksum-checked: firmware gets it wrong and S5 is
 			 * found by pattern; its length is still checked against the map. */
 			const uint8_t *h = pw->dsdt ? map(pw->dsdt, ACPI_HEADER_LEN, ctx) : NULL;
 			uint32_t n = h ? acpi_table_length(h, ACPI_HEADER_LEN) : 0;
 			const uint8_t *d = n ? map(pw->dsdt, n, ctx) : NULL;
-			if (d && !memcmp(d, "DSDT", 4))
-				ai->have_s5 = acpi_find_s5(pw, d, n);
+			if (d && !memcmp(d, "DSDT", 4) && acpi_find_s5_ex(pw, d, n, &method)) {
+				ai->have_s5 = true;
+				pw->s5_from = ACPI_S5_DSDT;
+			}
 		}
+	}
+	if (!ai->have_s5 && ssdt_s5) {
+		ai->have_s5 = true;
+		pw->slp_typ_a = s5.slp_typ_a;
+		pw->slp_typ_b = s5.slp_typ_b;
+		pw->s5_from = ACPI_S5_SSDT;
+	} else if (!ai->have_s5 && method) {
+		pw->s5_from = ACPI_S5_METHOD;
 	}
 	if (!have_madt)
 		return "no MADT";

@@ -11,18 +11,6 @@
 #define PCI_CMD_IO	   0x1
 #define PCI_CMD_MEM	   0x2
 
-static inline void outl(uint16_t port, uint32_t v)
-{
-	__asm__ volatile("outl %0, %1" : : "a"(v), "Nd"(port));
-}
-
-static inline uint32_t inl(uint16_t port)
-{
-	uint32_t v;
-	__asm__ volatile("inl %1, %0" : "=a"(v) : "Nd"(port));
-	return v;
-}
-
 static uint32_t cfg_address(struct pci_addr a, unsigned off)
 {
 	return 1u << 31 | (uint32_t)a.bus << 16 | (uint32_t)(a.dev & 31) << 11 |

@@ -18,7 +18,7 @@ FUZZ_RUN_FLAGS := -timeout=10 -rss_limit_mb=1024 -print_final_stats=1
 FUZZ_TARGETS := bootinfo memmap acpi elf cmdline
 FUZZ_SRCS_bootinfo := core/bootinfo.c core/memmap.c
 FUZZ_SRCS_memmap := core/memmap.c
-FUZZ_SRCS_acpi := drivers/acpi_tables.c
+FUZZ_SRCS_acpi := drivers/acpi_tables.c drivers/acpi_fadt.c
 FUZZ_SRCS_elf := core/loader.c lib/fmt.c
 FUZZ_SRCS_cmdline := lib/cmdline.c
 
@@ -48,7 +48,7 @@ fuzz-host-regress: $(addprefix $(BUILD)/fuzz/fuzz_,$(FUZZ_TARGETS))
 # Overrun tests for the parsers, shrunk from what the fuzzers found (cmocka, like mk/*.mk).
 UNIT_TESTS += bootinfo acpi
 UNIT_SRCS_bootinfo := test/unit/test_bootinfo.c core/bootinfo.c core/memmap.c
-UNIT_SRCS_acpi := test/unit/test_acpi.c drivers/acpi_tables.c
+UNIT_SRCS_acpi := test/unit/test_acpi.c drivers/acpi_tables.c drivers/acpi_fadt.c
 
 TEST_TARGETS += fuzz-host-regress $(addprefix fuzz-host-,$(FUZZ_TARGETS))
 .PHONY: fuzz-host fuzz-host-regress $(addprefix fuzz-host-,$(FUZZ_TARGETS))

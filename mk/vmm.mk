@@ -153,5 +153,5 @@ TEST_TARGETS += e2e-novirt-qemu
 
 # The minimal PC's pure part (boot=mb1/real, ACPI tables, PM timer; issue 13).
 UNIT_TESTS += pcboot
-UNIT_SRCS_pcboot := test/unit/test_pcboot.c core/pcboot.c core/loader.c drivers/acpi_tables.c \
+UNIT_SRCS_pcboot := test/unit/test_pcboot.c core/pcboot.c core/loader.c drivers/acpi_tables.c drivers/acpi_fadt.c \
                     lib/cmdline.c lib/clockconv.c lib/fmt.c

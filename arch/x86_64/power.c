@@ -27,6 +27,17 @@ static void bochs_port_write(const char *s)
 		outb(BOCHS_DEBUGGER_PORT, (uint8_t)*s++);
 }
 
+/* Power-off or reset did not happen: one line says why, and the machine stops where it is
+ * (on a box, the last lines on the serial console or the screen say what to do). */
+static noreturn void halt_saying(const char *what, const char *why)
+{
+	printk("sliver: %s: %s\n", what, why);
+	printk("sliver: halted: switch the machine off by hand\n");
+	console_drain(rdtsc() + (tsc_hz ? tsc_hz : 1ull << 32));
+	for (;;)
+		__asm__ volatile("cli; hlt");
+}
+
 noreturn void hv_exit(int status)
 {
 	irq_disable();
@@ -40,7 +51,15 @@ noreturn void hv_exit(int status)
 		outb(QEMU_DEBUG_EXIT_PORT, (uint8_t)status);
 	if (console_is_bochs())
 		bochs_port_write(status == EXIT_PASS ? "D" : "Shutdown");
-	acpi_poweroff();
-	for (;;)
-		__asm__ volatile("cli; hlt");
+	halt_saying("power-off", acpi_poweroff());
+}
+
+noreturn void hv_reboot(void)
+{
+	irq_disable();
+	uint64_t deadline = rdtsc() + (tsc_hz ? tsc_hz * 6 : 1ull << 34);
+	console_drain(deadline);
+	printk("sliver: reset\n");
+	console_drain(deadline);
+	halt_saying("reset", acpi_reset());
 }

@@ -111,7 +111,7 @@ static void test_fadt_and_s5_fixtures(void **state)
 		struct blob d = load(name);
 		struct acpi_power pw = {0};
 		assert_true(acpi_parse_fadt(&pw, f.p, f.len));
-		assert_int_equal(pw.pm1a_cnt, cases[i].pm1a);
+		assert_int_equal(pw.pm1a_cnt.addr, cases[i].pm1a);
 		assert_int_equal(pw.smi_cmd, 0xb2);
 		assert_int_equal(pw.acpi_enable, 0xf1);
 		pw.slp_typ_a = pw.slp_typ_b = 7;
@@ -244,7 +244,7 @@ static void test_madt_entry_lengths(void **state)
 static void test_s5_at_end(void **state)
 {
 	(void)state;
-	static const uint8_t aml[] = {'_', 'S', '5', '_',  0x12, 0xc0, 0,
+	static const uint8_t aml[] = {'_', 'S', '5', '_',  0x12, 0xc9, 0,
 				      0,   0,	4,   0x0a, 0x05, 0x0a, 0x0e};
 	for (size_t cut = 0; cut <= sizeof(aml); cut++) {
 		uint8_t buf[ACPI_HEADER_LEN + sizeof(aml)];
@@ -377,7 +377,7 @@ static void test_walk(void **state)
 		assert_null(acpi_walk(&ai, &pw, m.p, 36, map, &m));
 		assert_int_equal(ai.nr_cpus, 4);
 		assert_true(ai.have_s5);
-		assert_int_equal(pw.pm1a_cnt, 0x604);
+		assert_int_equal(pw.pm1a_cnt.addr, 0x604);
 		assert_int_equal(pw.dsdt, 768);
 	}
 	/* A root table of length 0 used to give (0 - 36) / 4 entries. */

@@ -53,7 +53,7 @@ static void test_acpi_every_cpu_count(void **state)
 		for (unsigned i = 0; i < n; i++)
 			assert_int_equal(ai.apic_ids[i], i);
 		assert_int_equal(ai.lapic_base, 0xfee00000u);
-		assert_int_equal(pw.pm1a_cnt, PC_PORT_PM1A_CNT);
+		assert_int_equal(pw.pm1a_cnt.addr, PC_PORT_PM1A_CNT);
 		assert_int_equal(pw.smi_cmd, 0);
 		size_t len;
 		const uint8_t *f = acpi_lookup(tables, 20, "FACP", map, NULL, &len);
