@@ -100,7 +100,17 @@ static void print_memory(void)
 		       (m->r[i].end - m->r[i].start) >> 10);
 	if (m->truncated)
 		printk("mem: warning: more than %u ranges, some memory is not used\n", MEMMAP_MAX);
-	printk("mem: %lu frames free below 4 GiB\n", mm_free_frames());
+	printk("mem: %lu frames free, %lu of them above 4 GiB (top 0x%lx)\n", mm_free_frames(),
+	       mm_high_total_frames(), mm_top());
+	if (mm_warning())
+		printk("mem: warning: %s\n", mm_warning());
+}
+
+/* After the domains are built: how much memory they took, and from where. */
+static void print_memory_use(void)
+{
+	size_t used = mm_total_frames() - mm_free_frames();
+	printk("mem: %lu frames in use, %lu of them above 4 GiB\n", used, mm_high_used_frames());
 }
 
 static unsigned prepare_aps(void)
@@ -188,6 +198,7 @@ void kmain(uint32_t magic, uint32_t mbi_pa)
 	}
 	conin_init();
 	vmm_boot();
+	print_memory_use();
 	aps_released = true;
 	vmm_cpu_loop();
 	panic("vmm_cpu_loop returned");

@@ -49,3 +49,18 @@ TEST_TARGETS += e2e-selftest-bochs-1cpu e2e-selftest-bochs-2cpu e2e-selftest-qem
 	e2e-selftest-qemu-uefi e2e-panic-dump
 .PHONY: e2e-selftest-bochs-1cpu e2e-selftest-bochs-2cpu e2e-selftest-qemu-4cpu \
 	e2e-selftest-qemu-uefi e2e-panic-dump
+
+# All of memory (issue 26): the guest mix on an 8 GiB QEMU machine (3 GiB below 4 GiB, 5
+# above): the frame allocator takes the memory above 4 GiB first, so the domains' memory
+# and the hypervisor's structures come from there.
+MEM_8G_OK := --expect '^mem: [0-9]+ frames free, 1310720 of them above 4 GiB \(top 0x240000000\)$$' \
+	--expect '^mem: [0-9]+ frames in use, [1-9][0-9]* of them above 4 GiB$$'
+e2e-mem-8g: $(BUILD)/vmx-mix-bios.iso
+	tools/e2e.sh $@ $(e2e-vmx-mix_EXPECT) $(e2e-vmx-mix_SVM) $(MEM_8G_OK) \
+	    -- --emu qemu --icount --cpus 2 --mem 8192 --timeout 150 $<
+e2e-selftest-qemu-8g: $(BUILD)/selftest.iso
+	tools/e2e.sh $@ $(SELFTEST_OK) --expect 'cpus online=2 madt=2' \
+	    --expect '^mem: [0-9]+ frames free, 1310720 of them above 4 GiB' \
+	    -- --emu qemu-uefi --icount --cpus 2 --mem 8192 --timeout 240 $<
+TEST_TARGETS += e2e-mem-8g e2e-selftest-qemu-8g
+.PHONY: e2e-mem-8g e2e-selftest-qemu-8g

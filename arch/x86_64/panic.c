@@ -2,6 +2,7 @@
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/idt.h"
 #include "arch/x86_64/lapic.h"
+#include "arch/x86_64/memory.h"
 #include "arch/x86_64/power.h"
 #include "arch/x86_64/tsc.h"
 #include "drivers/console.h"
@@ -77,7 +78,7 @@ static void dump_frame(const struct irq_frame *f)
 static void backtrace(uint64_t rbp)
 {
 	printk("backtrace:");
-	for (int depth = 0; depth < 16 && rbp && !(rbp & 7) && rbp < (1ul << 32); depth++) {
+	for (int depth = 0; depth < 16 && rbp && !(rbp & 7) && rbp < ident_map_top(); depth++) {
 		uint64_t *frame = (uint64_t *)rbp;
 		if (!frame[1])
 			break;
