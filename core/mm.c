@@ -137,7 +137,8 @@ void mm_init(const struct memmap *m)
 	/* The bitmap goes at the end of the largest usable range below 4 GiB that holds it;
 	 * with none large enough, only memory below 4 GiB is managed. */
 	for (int pass = 0; pass < 2 && !bitmap; pass++) {
-		uint64_t want = ((top / PAGE_SIZE + 63) / 64 * 8 + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
+		uint64_t want =
+			((top / PAGE_SIZE + 63) / 64 * 8 + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
 		const struct mem_range *best = NULL;
 		for (unsigned i = 0; i < m->n; i++) {
 			const struct mem_range *r = &m->r[i];

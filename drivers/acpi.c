@@ -43,7 +43,7 @@ static uint64_t gas_read(const struct acpi_gas *g)
 	volatile void *p = mmio_map(g->addr, w, true);
 	if (!p)
 		return 0;
-	return w == 1 ? *(volatile uint8_t *)p
+	return w == 1	? *(volatile uint8_t *)p
 	       : w == 2 ? *(volatile uint16_t *)p
 	       : w == 4 ? *(volatile uint32_t *)p
 			: *(volatile uint64_t *)p;

@@ -194,9 +194,8 @@ int acpi_poweroff_plan(const struct acpi_power *pw, bool have_s5, const char **w
 		return ACPI_OFF_NONE;
 	}
 	if (!have_s5) {
-		*why = pw->s5_from == ACPI_S5_METHOD
-			       ? "\\_S5 is a method (sliver runs no AML)"
-			       : "no \\_S5 in DSDT or SSDTs";
+		*why = pw->s5_from == ACPI_S5_METHOD ? "\\_S5 is a method (sliver runs no AML)"
+						     : "no \\_S5 in DSDT or SSDTs";
 		return ACPI_OFF_NONE;
 	}
 	if (pw->flags & ACPI_FADT_HW_REDUCED) {
@@ -215,13 +214,17 @@ int acpi_poweroff_plan(const struct acpi_power *pw, bool have_s5, const char **w
 int acpi_reset_plan(const struct acpi_power *pw, const char **why)
 {
 	const struct acpi_gas *r = &pw->reset;
-	if ((pw->flags & ACPI_FADT_RESET_REG_SUP) && r->addr && !r->bit_offset &&
-	    r->space <= ACPI_GAS_PCI)
+	bool usable = r->addr && !r->bit_offset && r->space <= ACPI_GAS_PCI;
+	if ((pw->flags & ACPI_FADT_RESET_REG_SUP) && usable)
 		return ACPI_RESET_FADT;
 	if (!(pw->flags & ACPI_FADT_HW_REDUCED))
 		return ACPI_RESET_CF9; /* the PC's reset control register, then the 8042 */
 	if (pw->boot_arch & ACPI_BOOT_ARCH_8042)
 		return ACPI_RESET_KBC;
+	/* Hardware-reduced, nothing else left: a reset register the firmware filled in
+	 * without setting RESET_REG_SUP (Bay Trail tablets: 0xCF9, value 6) is tried. */
+	if (usable)
+		return ACPI_RESET_FADT;
 	*why = "hardware-reduced ACPI with no usable reset register and no 8042";
 	return ACPI_RESET_NONE;
 }

@@ -96,9 +96,27 @@ static unsigned madt_entry_min(uint8_t type)
 	}
 }
 
-static void add_cpu(struct acpi_info *ai, uint32_t id, uint32_t flags)
+/* The enabled CPU with APIC ID `id` of a LAPIC or x2APIC entry in [ACPI_MADT_ENTRIES, end). */
+static bool listed_before(const uint8_t *p, size_t end, uint32_t id)
 {
-	/* flags bit 0: enabled; bit 1: online-capable (may be enabled later: skip). */
+	for (size_t off = ACPI_MADT_ENTRIES; end - off >= 2;) {
+		const uint8_t *e = p + off;
+		if (e[1] < 2 || e[1] > end - off)
+			break;
+		off += e[1];
+		if (e[0] == MADT_LAPIC && e[1] >= 8 && (le32(e + 4) & 1) && e[3] == id)
+			return true;
+		if (e[0] == MADT_X2APIC && e[1] >= 16 && (le32(e + 8) & 1) && le32(e + 4) == id)
+			return true;
+	}
+	return false;
+}
+
+/* flags bit 0: enabled; bit 1: online-capable (may be enabled later: skip). Firmware may
+ * list a CPU twice (a LAPIC and an x2APIC entry): each APIC ID counts once, also past
+ * ACPI_MAX_CPUS, where the table itself is searched (p, up to the entry at `at`). */
+static void add_cpu(struct acpi_info *ai, uint32_t id, uint32_t flags, const uint8_t *p, size_t at)
+{
 	if (!(flags & 1))
 		return;
 	for (unsigned i = 0; i < ai->nr_cpus; i++)
@@ -106,7 +124,7 @@ static void add_cpu(struct acpi_info *ai, uint32_t id, uint32_t flags)
 			return;
 	if (ai->nr_cpus < ACPI_MAX_CPUS)
 		ai->apic_ids[ai->nr_cpus++] = id;
-	else
+	else if (!listed_before(p, at, id))
 		ai->cpus_beyond++; /* counted, not dropped silently (main.c prints it) */
 }
 
@@ -138,9 +156,9 @@ bool acpi_parse_madt(struct acpi_info *ai, const uint8_t *p, size_t len)
 		if (elen < madt_entry_min(type))
 			continue;
 		if (type == MADT_LAPIC)
-			add_cpu(ai, e[3], le32(e + 4));
+			add_cpu(ai, e[3], le32(e + 4), p, off - elen);
 		else if (type == MADT_X2APIC)
-			add_cpu(ai, le32(e + 4), le32(e + 8));
+			add_cpu(ai, le32(e + 4), le32(e + 8), p, off - elen);
 		else if (type == MADT_LAPIC_OVERRIDE)
 			ai->lapic_base = le64(e + 4);
 		else if (type == MADT_IOAPIC)
@@ -186,8 +204,8 @@ const char *acpi_walk(struct acpi_info *ai, struct acpi_power *pw, const uint8_t
 		const uint8_t *t = map_table(map, ctx, acpi_root_entry(root, rlen, xsdt, i), &tlen);
 		if (!t)
 			continue;
-		if (!memcmp(t, "APIC", 4))
-			have_madt |= acpi_parse_madt(ai, t, tlen);
+		if (!memcmp(t, "APIC", 4) && !have_madt) /* the first one (some list two) */
+			have_madt = acpi_parse_madt(ai, t, tlen);
 		else if (!memcmp(t, "SSDT", 4) && !ssdt_s5)
 			ssdt_s5 = acpi_find_s5_ex(&s5, t, tlen, &method);
 		else if (!memcmp(t, "FACP", 4) && !pw->have_fadt && acpi_parse_fadt(pw, t, tlen)) {

@@ -27,12 +27,12 @@ struct acpi_gas {
 };
 
 /* FADT flags (5.2.9, table 5.10) and IAPC_BOOT_ARCH (5.2.9.3). */
-#define ACPI_FADT_TMR_VAL_EXT	  (1u << 8)
-#define ACPI_FADT_RESET_REG_SUP	  (1u << 10)
-#define ACPI_FADT_HW_REDUCED	  (1u << 20)
-#define ACPI_BOOT_ARCH_8042	  (1u << 1)
-#define ACPI_FADT_HW_REDUCED_MIN  268 /* through SLEEP_STATUS_REG (ACPI 5.0+) */
-#define ACPI_PM_TIMER_HZ	  3579545u
+#define ACPI_FADT_TMR_VAL_EXT	 (1u << 8)
+#define ACPI_FADT_RESET_REG_SUP	 (1u << 10)
+#define ACPI_FADT_HW_REDUCED	 (1u << 20)
+#define ACPI_BOOT_ARCH_8042	 (1u << 1)
+#define ACPI_FADT_HW_REDUCED_MIN 268 /* through SLEEP_STATUS_REG (ACPI 5.0+) */
+#define ACPI_PM_TIMER_HZ	 3579545u
 
 /* Where \_S5 was found (acpi_power.s5_from). */
 enum { ACPI_S5_NONE, ACPI_S5_DSDT, ACPI_S5_SSDT, ACPI_S5_METHOD };
@@ -70,11 +70,11 @@ bool acpi_table_ok(const uint8_t *p, size_t len);
 /* RSDT (4-byte) or XSDT (8-byte) entries: whole entries inside the table's length only. */
 unsigned acpi_root_count(const uint8_t *p, size_t len, bool xsdt);
 uint64_t acpi_root_entry(const uint8_t *p, size_t len, bool xsdt, unsigned i);
-/* MADT (5.2.12): CPUs (LAPIC and x2APIC entries, enabled ones, each APIC ID once; those
- * past ACPI_MAX_CPUS counted in cpus_beyond), the LAPIC address, every IOAPIC with its GSI
- * base, ISA overrides into ai. Entries shorter
- * than their type's layout are skipped; an entry of length < 2 or past the end stops the
- * walk. Returns false when the table is too short for its fixed fields. */
+/* MADT (5.2.12; the walk takes the first one listed): CPUs (LAPIC and x2APIC entries, enabled ones,
+ * each APIC ID once; those past ACPI_MAX_CPUS counted in cpus_beyond), the LAPIC address, every
+ * IOAPIC with its GSI base, ISA overrides into ai. Entries shorter than their type's layout are
+ * skipped; an entry of length < 2 or past the end stops the walk. Returns false when the table is
+ * too short for its fixed fields. */
 bool acpi_parse_madt(struct acpi_info *ai, const uint8_t *p, size_t len);
 /* FADT (5.2.9): registers and the DSDT address into pw. False when too short. */
 bool acpi_parse_fadt(struct acpi_power *pw, const uint8_t *p, size_t len);
@@ -88,7 +88,8 @@ bool acpi_find_s5_ex(struct acpi_power *pw, const uint8_t *p, size_t len, bool *
 int acpi_poweroff_plan(const struct acpi_power *pw, bool have_s5, const char **why);
 /* Which reset comes first: the FADT reset register (flag RESET_REG_SUP, an address, bit
  * offset 0), else port 0xCF9 on a machine with legacy hardware, else the 8042 when
- * IAPC_BOOT_ARCH says there is one; ACPI_RESET_NONE with *why. */
+ * IAPC_BOOT_ARCH says there is one, else (hardware-reduced) a reset register filled in
+ * without the flag; ACPI_RESET_NONE with *why. */
 int acpi_reset_plan(const struct acpi_power *pw, const char **why);
 
 /* Returns a pointer to len readable bytes at physical address pa, or NULL. */

@@ -52,3 +52,12 @@ UNIT_SRCS_acpi := test/unit/test_acpi.c drivers/acpi_tables.c drivers/acpi_fadt.
 
 TEST_TARGETS += fuzz-host-regress $(addprefix fuzz-host-,$(FUZZ_TARGETS))
 .PHONY: fuzz-host fuzz-host-regress $(addprefix fuzz-host-,$(FUZZ_TARGETS))
+
+# Generated machines in the shapes real firmware ships (issue 26; test/unit/acpi_gen.c).
+UNIT_TESTS += acpi_corpus
+UNIT_SRCS_acpi_corpus := test/unit/test_acpi_corpus.c test/unit/acpi_gen.c \
+	drivers/acpi_tables.c drivers/acpi_fadt.c drivers/spcr.c
+# acpi-scan: the same parsers over a real machine's `acpidump` output (docs/metal.md).
+$(BUILD)/acpi-scan: tools/acpi-scan.c drivers/acpi_tables.c drivers/acpi_fadt.c drivers/spcr.c
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(HOSTCFLAGS) -o $@ $^
