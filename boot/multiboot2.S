@@ -94,16 +94,50 @@ _start:
 	lgdt	boot_gdt_ptr
 	ljmp	$BOOT_CS64, $long_entry
 
+/* No long mode: say so on COM1 (and Bochs' port 0xE9), end like hv_exit(EXIT_NO_HV) does:
+ * `sliver: exit 3`, then QEMU's isa-debug-exit (only under a hypervisor: CPUID.1:ECX[31])
+ * and Bochs' debugger port (only when port 0xE9 reads back 0xE9), then halt. */
 no_long_mode:
 	mov	$no_lm_msg, %esi
 1:	lodsb
 	test	%al, %al
-	jz	2f
+	jz	3f
+	mov	%al, %bl
+	mov	$0x3fd, %dx			/* LSR: wait for THRE */
+2:	in	%dx, %al
+	test	$0x20, %al
+	jz	2b
+	mov	%bl, %al
 	mov	$0x3f8, %dx
 	out	%al, %dx
+	in	$0xe9, %al
+	cmp	$0xe9, %al
+	jne	1b
+	mov	%bl, %al
+	out	%al, $0xe9
 	jmp	1b
-2:	hlt
-	jmp	2b
+3:	mov	$0x3fd, %dx			/* let the UART shift the last byte out */
+	in	%dx, %al
+	test	$0x40, %al
+	jz	3b
+	mov	$1, %eax
+	cpuid
+	bt	$31, %ecx
+	jnc	4f
+	mov	$3, %al
+	out	%al, $0xf4
+4:	in	$0xe9, %al
+	cmp	$0xe9, %al
+	jne	6f
+	mov	$shutdown_msg, %esi
+	mov	$0x8900, %dx
+5:	lodsb
+	test	%al, %al
+	jz	6f
+	out	%al, %dx
+	jmp	5b
+6:	hlt
+	jmp	6b
 
 	.code64
 long_entry:
@@ -125,7 +159,9 @@ long_entry:
 
 	.section .rodata
 no_lm_msg:
-	.asciz "sliver: this CPU has no long mode\r\n"
+	.asciz "\r\nsliver: this CPU has no long mode (x86-64): it cannot run sliver\r\nsliver: exit 3\r\n"
+shutdown_msg:
+	.asciz "Shutdown"
 
 	.align 16
 boot_gdt:

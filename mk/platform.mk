@@ -2,7 +2,7 @@
 HV_SRCS += boot/multiboot2.S boot/ap_trampoline.S \
 	arch/x86_64/isr.S arch/x86_64/idt.c arch/x86_64/gdt.c arch/x86_64/lapic.c \
 	arch/x86_64/tsc.c arch/x86_64/timer_hw.c arch/x86_64/smp.c arch/x86_64/panic.c \
-	arch/x86_64/power.c arch/x86_64/paging.c \
+	arch/x86_64/power.c arch/x86_64/paging.c arch/x86_64/msr_safe.S \
 	drivers/uart16550.c drivers/console.c drivers/pit.c drivers/pic.c drivers/acpi.c \
 	drivers/acpi_tables.c drivers/acpi_fadt.c drivers/ioapic.c \
 	core/main.c core/bootinfo.c core/memmap.c core/mm.c core/timerq.c core/timer.c \

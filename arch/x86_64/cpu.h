@@ -34,6 +34,11 @@ static inline void wrmsr(uint32_t msr, uint64_t v)
 	__asm__ volatile("wrmsr" ::"c"(msr), "a"((uint32_t)v), "d"((uint32_t)(v >> 32)) : "memory");
 }
 
+/* RDMSR/WRMSR that return false instead of faulting when the MSR does not exist
+ * (msr_safe.S; the #GP handler resumes them through msr_safe_fixup). For probing only. */
+bool rdmsr_safe(uint32_t msr, uint64_t *value);
+bool wrmsr_safe(uint32_t msr, uint64_t value);
+
 static inline uint64_t rdtsc(void)
 {
 	uint32_t lo, hi;

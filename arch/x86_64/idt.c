@@ -46,8 +46,21 @@ void irq_register(uint8_t vector, irq_handler_t fn)
 	handlers[vector] = fn;
 }
 
+extern const uint8_t msr_safe_rdmsr[], msr_safe_wrmsr[], msr_safe_fault[];
+
+/* A #GP on the RDMSR/WRMSR of rdmsr_safe/wrmsr_safe: resume at their fault path. */
+static bool msr_safe_fixup(struct irq_frame *f)
+{
+	if (f->rip != (uint64_t)msr_safe_rdmsr && f->rip != (uint64_t)msr_safe_wrmsr)
+		return false;
+	f->rip = (uint64_t)msr_safe_fault;
+	return true;
+}
+
 void irq_dispatch(struct irq_frame *f)
 {
+	if (f->vector == 13 && msr_safe_fixup(f))
+		return;
 	if (f->vector == 2) {
 		if (panic_in_progress())
 			panic_park_this_cpu();

@@ -51,8 +51,24 @@ static bool svm_detect(const char **why)
 		*why = "CPUID 0x80000001:ECX.SVM[bit 2] is clear";
 		return false;
 	}
-	if (rdmsr(MSR_VM_CR) & VM_CR_SVMDIS) {
+	/* Probed without trusting CPUID: the MSRs may be missing (Bochs' ryzen model). */
+	uint64_t vm_cr, efer;
+	if (!rdmsr_safe(MSR_VM_CR, &vm_cr)) {
+		*why = "CPUID shows SVM but VM_CR (MSR 0xc0010114) faults";
+		return false;
+	}
+	if (vm_cr & VM_CR_SVMDIS) {
 		*why = "VM_CR.SVMDIS is set (SVM disabled by firmware)";
+		return false;
+	}
+	if (!rdmsr_safe(MSR_IA32_EFER, &efer) || !wrmsr_safe(MSR_IA32_EFER, efer | EFER_SVME) ||
+	    !wrmsr_safe(MSR_IA32_EFER, efer)) {
+		*why = "CPUID shows SVM but EFER.SVME cannot be set";
+		return false;
+	}
+	uint64_t hsave;
+	if (!rdmsr_safe(MSR_VM_HSAVE_PA, &hsave)) {
+		*why = "CPUID shows SVM but VM_HSAVE_PA (MSR 0xc0010117) faults";
 		return false;
 	}
 	struct cpuid_regs a = cpuid(0x8000000au, 0);

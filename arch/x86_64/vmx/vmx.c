@@ -43,6 +43,20 @@ static bool vmx_detect(const char **why)
 		*why = "CPUID.1:ECX.VMX[bit 5] is clear";
 		return false;
 	}
+	/* Every capability MSR read below is probed first without trusting CPUID: a CPU (or
+	 * an emulator, or a hypervisor under us) may show VMX without them. */
+	static const uint32_t caps[] = {
+		MSR_IA32_FEATURE_CONTROL,    MSR_IA32_VMX_BASIC,      MSR_IA32_VMX_PINBASED_CTLS,
+		MSR_IA32_VMX_PROCBASED_CTLS, MSR_IA32_VMX_EXIT_CTLS,  MSR_IA32_VMX_ENTRY_CTLS,
+		MSR_IA32_VMX_MISC,	     MSR_IA32_VMX_CR0_FIXED0, MSR_IA32_VMX_CR0_FIXED1,
+		MSR_IA32_VMX_CR4_FIXED0,     MSR_IA32_VMX_CR4_FIXED1};
+	uint64_t probe;
+	for (unsigned i = 0; i < sizeof caps / sizeof caps[0]; i++) {
+		if (!rdmsr_safe(caps[i], &probe)) {
+			*why = "CPUID shows VMX but a VMX capability MSR faults on RDMSR";
+			return false;
+		}
+	}
 	uint64_t fc = rdmsr(MSR_IA32_FEATURE_CONTROL);
 	if ((fc & FEATURE_CONTROL_LOCKED) && !(fc & FEATURE_CONTROL_VMX_OUTSIDE_SMX)) {
 		*why = "IA32_FEATURE_CONTROL is locked with VMX disabled (firmware setting)";
@@ -55,6 +69,15 @@ static bool vmx_detect(const char **why)
 		return false;
 	}
 	bool tru = basic & VMX_BASIC_TRUE_CTLS;
+	static const uint32_t more[] = {MSR_IA32_VMX_TRUE_PINBASED_CTLS,
+					MSR_IA32_VMX_TRUE_PROCBASED_CTLS,
+					MSR_IA32_VMX_TRUE_EXIT_CTLS, MSR_IA32_VMX_TRUE_ENTRY_CTLS};
+	for (unsigned i = 0; tru && i < sizeof more / sizeof more[0]; i++) {
+		if (!rdmsr_safe(more[i], &probe)) {
+			*why = "VMX_BASIC names TRUE controls but their MSRs fault";
+			return false;
+		}
+	}
 	if (!adjust(tru ? MSR_IA32_VMX_TRUE_PINBASED_CTLS : MSR_IA32_VMX_PINBASED_CTLS,
 		    PIN_EXTERNAL_INTERRUPT_EXITING | PIN_NMI_EXITING | PIN_VMX_PREEMPTION_TIMER,
 		    PIN_VIRTUAL_NMIS, &c->pin)) {
@@ -89,6 +112,11 @@ static bool vmx_detect(const char **why)
 	if (c->cpu & (CPU_CR3_LOAD_EXITING | CPU_CR3_STORE_EXITING | CPU_RDTSC_EXITING)) {
 		/* Only possible without TRUE controls on old CPUs; EPT makes CR3 exits useless. */
 		*why = "CR3-load/store or RDTSC exiting cannot be turned off";
+		return false;
+	}
+	if (!rdmsr_safe(MSR_IA32_VMX_PROCBASED_CTLS2, &probe) ||
+	    !rdmsr_safe(MSR_IA32_VMX_EPT_VPID_CAP, &probe)) {
+		*why = "no secondary controls or EPT/VPID capability MSR (RDMSR faults)";
 		return false;
 	}
 	if (!adjust(MSR_IA32_VMX_PROCBASED_CTLS2,
