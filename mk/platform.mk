@@ -64,3 +64,13 @@ e2e-selftest-qemu-8g: $(BUILD)/selftest.iso
 	    -- --emu qemu-uefi --icount --cpus 2 --mem 8192 --timeout 240 $<
 TEST_TARGETS += e2e-mem-8g e2e-selftest-qemu-8g
 .PHONY: e2e-mem-8g e2e-selftest-qemu-8g
+
+# mkiso.sh refuses a scenario without a multiboot2 line, in one line (GRUB would wait).
+mkiso-refuses: $(BUILD)/sliver.elf
+	@printf 'module2 /guests/echo.elf name=echo\n' >$(BUILD)/no-multiboot2.cfg
+	@if tools/mkiso.sh no-multiboot2 $(BUILD)/no-multiboot2.cfg $(BUILD) 2>$(BUILD)/mkiso-refuses.err; \
+	then echo "mkiso-refuses: the ISO was built"; exit 1; fi
+	@grep -q "^mkiso: .* has no 'multiboot2 /boot/sliver.elf ...' line" $(BUILD)/mkiso-refuses.err
+	@echo "mkiso-refuses: ok"
+TEST_TARGETS += mkiso-refuses
+.PHONY: mkiso-refuses

@@ -6,6 +6,12 @@
 set -euo pipefail
 name=$1 cfg=$2 build=$3
 shift 3
+# Without a multiboot2 line GRUB has nothing to boot and waits at its prompt until the run
+# times out: refuse the scenario in one line.
+if ! grep -qE '^\s*multiboot2\s+/boot/sliver\.elf' "$cfg"; then
+	echo "mkiso: $cfg has no 'multiboot2 /boot/sliver.elf ...' line: GRUB would wait at its prompt" >&2
+	exit 1
+fi
 stage=$build/iso/$name
 rm -rf "$stage"
 mkdir -p "$stage/boot/grub" "$stage/guests"
