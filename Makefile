@@ -77,7 +77,8 @@ deps:
 	@tools/deps.sh
 
 run: deps iso
-	tools/sliver-run $(if $(EMU),--emu $(EMU)) $(if $(CPUS),--cpus $(CPUS)) --interactive \
+	tools/sliver-run $(if $(EMU),--emu $(EMU)) $(if $(CPUS),--cpus $(CPUS)) \
+	    $(if $(REALTIME),--realtime) --interactive \
 	    $(BUILD)/$(SCENARIO).iso
 
 test: deps

@@ -4,6 +4,10 @@
 #include "lib/cmdline.h"
 #include "lib/string.h"
 
+/* A window shorter than this (the autorun's first `list`, right after the shell started)
+ * says nothing about shares: `list` then counts from boot instead. */
+#define LIST_MIN_WINDOW_NS 10000000ull
+
 void cmd_list(int argc, char **argv)
 {
 	(void)argc, (void)argv;
@@ -12,8 +16,16 @@ void cmd_list(int argc, char **argv)
 	if (fail(n, "list"))
 		return;
 	uint64_t now = rt_clock_ns(), dt = now - last_list_ns;
-	rt_printf("list: %d domain(s), cpu%% over the last %llu ms\n", n,
-		  (unsigned long long)(dt / 1000000));
+	if (dt < LIST_MIN_WINDOW_NS) {
+		for (int i = 0; i < n; i++)
+			last_run_ns[d[i].dom_id] = 0;
+		dt = now;
+		rt_printf("list: %d domain(s), cpu%% since boot (%llu ms)\n", n,
+			  (unsigned long long)(dt / 1000000));
+	} else {
+		rt_printf("list: %d domain(s), cpu%% over the last %llu ms\n", n,
+			  (unsigned long long)(dt / 1000000));
+	}
 	for (int i = 0; i < n; i++) {
 		struct sliver_vcpu_counters vc = {0};
 		int32_t r = hc5(HC_VCPU_COUNTERS, d[i].dom_id, 0, (uint32_t)(uintptr_t)&vc,

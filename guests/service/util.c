@@ -111,9 +111,12 @@ int list_doms(struct sliver_dom_info *d, unsigned max)
 	return hc3(HC_DOM_LIST, (uint32_t)(uintptr_t)d, max, 0);
 }
 
-/* CPU% since the previous call, tenths of a percent of one pCPU. */
+/* CPU% since the previous call, tenths of a percent of one pCPU. Run time is charged at
+ * switches, so over a window of a few slices a vCPU can show more than it could use: the
+ * result is capped at its vCPUs' 100% each. */
 uint32_t cpu_permille(const struct sliver_dom_info *d, uint64_t dt)
 {
 	uint64_t used = d->run_ns - last_run_ns[d->dom_id];
-	return dt ? (uint32_t)(used * 1000 / dt) : 0;
+	uint64_t pm = dt ? used * 1000 / dt : 0, max = 1000ull * (d->nr_vcpus ? d->nr_vcpus : 1);
+	return (uint32_t)(pm < max ? pm : max);
 }
