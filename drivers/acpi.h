@@ -8,6 +8,7 @@
 
 #define ACPI_MAX_CPUS	 64
 #define ACPI_MAX_IOAPICS 16
+#define ACPI_PM_TIMER_HZ 3579545u /* the PM timer's rate (ACPI 6.5, 4.8.3.3) */
 
 struct acpi_ioapic {
 	uint32_t id;

@@ -32,7 +32,6 @@ struct acpi_gas {
 #define ACPI_FADT_HW_REDUCED	 (1u << 20)
 #define ACPI_BOOT_ARCH_8042	 (1u << 1)
 #define ACPI_FADT_HW_REDUCED_MIN 268 /* through SLEEP_STATUS_REG (ACPI 5.0+) */
-#define ACPI_PM_TIMER_HZ	 3579545u
 
 /* Where \_S5 was found (acpi_power.s5_from). */
 enum { ACPI_S5_NONE, ACPI_S5_DSDT, ACPI_S5_SSDT, ACPI_S5_METHOD };

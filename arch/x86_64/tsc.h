@@ -1,6 +1,8 @@
-/* The TSC is the hypervisor's clock. tsc_calibrate() measures its rate against the PIT
- * (CPUID 0x15 is used only when it agrees with the measurement within 1%); conversions use
- * multiply/shift (lib/clockconv.h). */
+/* The TSC is the hypervisor's clock. tsc_calibrate() measures its rate against the PIT and
+ * the ACPI PM timer (the PM timer's when they disagree by more than 0.1%); CPUID 0x15/0x16
+ * are used only when they agree with the measurement within 1%; one boot line names the
+ * source and the others' distance from it. Conversions use multiply/shift
+ * (lib/clockconv.h). */
 #ifndef ARCH_X86_64_TSC_H
 #define ARCH_X86_64_TSC_H
 #include <stdint.h>
