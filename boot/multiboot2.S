@@ -98,7 +98,16 @@ _start:
  * `sliver: exit 3`, then QEMU's isa-debug-exit (only under a hypervisor: CPUID.1:ECX[31])
  * and Bochs' debugger port (only when port 0xE9 reads back 0xE9), then halt. */
 no_long_mode:
-	mov	$no_lm_msg, %esi
+	mov	$uart_init_seq, %esi		/* COM1 at 115200 8N1 (as drivers/uart16550.c) */
+7:	lodsw
+	test	%ax, %ax
+	jz	8f
+	movzbl	%al, %edx
+	add	$0x3f8, %edx
+	mov	%ah, %al
+	out	%al, %dx
+	jmp	7b
+8:	mov	$no_lm_msg, %esi
 1:	lodsb
 	test	%al, %al
 	jz	3f
@@ -162,6 +171,9 @@ no_lm_msg:
 	.asciz "\r\nsliver: this CPU has no long mode (x86-64): it cannot run sliver\r\nsliver: exit 3\r\n"
 shutdown_msg:
 	.asciz "Shutdown"
+uart_init_seq:	/* (register offset, value) pairs: IER 0, DLAB, divisor 1, 8N1, FIFOs, DTR|RTS */
+	.byte 1, 0, 3, 0x80, 0, 1, 1, 0, 3, 3, 2, 7, 4, 3
+	.short 0
 
 	.align 16
 boot_gdt:
