@@ -1,10 +1,12 @@
 #include "core/conin.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/idt.h"
+#include "arch/x86_64/power.h"
 #include "arch/x86_64/spinlock.h"
 #include "drivers/console.h"
 #include "drivers/ioapic.h"
 #include "arch/x86_64/smp.h"
+#include "core/timer.h"
 
 #define RING	 1024 /* power of two */
 #define MAX_KEYS 16
@@ -87,6 +89,20 @@ size_t conin_read(char *buf, size_t len)
 #define IIR_NONE 0x01
 #define IIR_THRE 0x02
 
+/* The drain's watchdog (console_watchdog, drivers/console.c) runs on the drain pCPU every
+ * CONSOLE_WATCHDOG_MS while output is in flight: armed from this handler (which runs on
+ * that pCPU for every THR-empty interrupt and kick), re-armed by itself while the console
+ * says output is still in flight. A lost THR-empty interrupt is then re-kicked at most
+ * two periods later instead of at power-off. */
+static struct timer watchdog_timer;
+
+static void watchdog_fire(struct timer *t, void *arg)
+{
+	(void)arg;
+	if (console_watchdog())
+		timer_set(t, now_ns() + CONSOLE_WATCHDOG_MS * 1000000ull);
+}
+
 static void uart_irq(struct irq_frame *f)
 {
 	(void)f;
@@ -105,6 +121,8 @@ static void uart_irq(struct irq_frame *f)
 	}
 	/* Also a kick from another pCPU (the same vector, sent as an IPI). */
 	console_kicked();
+	if (console_is_async() && !timer_pending(&watchdog_timer))
+		timer_set(&watchdog_timer, now_ns() + CONSOLE_WATCHDOG_MS * 1000000ull);
 	if (head != before && notify)
 		notify();
 }
@@ -148,6 +166,8 @@ bool conin_start_output(unsigned cpu)
 bool conin_init(void)
 {
 	conin_register_key('h', "this help", key_help);
+	conin_register_key('b', "reboot (FADT reset register, 0xCF9, 8042)", hv_reboot);
+	timer_init(&watchdog_timer, watchdog_fire, NULL);
 	irq_register(VEC_CONSOLE_RX, uart_irq);
 	if (CONSOLE_ISA_IRQ >= 16) { /* no UART (conport said so), or a PCI/MMIO one */
 		if (conport_uart_on)

@@ -60,12 +60,29 @@ static struct console_stats stats;
 static int drain_cpu = -1;
 static void (*remote_kick)(void);
 static uint32_t kick_sent;
+/* The watchdog's previous look (console_watchdog). */
+static uint64_t wd_irqs, wd_bytes;
+
+#ifdef HOST_TEST
+unsigned console_test_cpu; /* test/unit/test_condrain.c: the pCPU it pretends to run on */
+static unsigned cpu_id(void)
+{
+	return console_test_cpu;
+}
+#else
+static unsigned cpu_id(void)
+{
+	return this_cpu()->id;
+}
+#endif
 
 void console_init(void)
 {
 	uart_init(&console_uart); /* COM1 until conport_select() reads the command line */
+#ifndef HOST_TEST
 	/* Bochs' port_e9_hack reads back 0xE9; absent ports read 0xFF. */
 	mirror_e9 = inb(BOCHS_E9_PORT) == BOCHS_E9_PORT;
+#endif
 	conring_init(&rings[PRIO], prio_mem, sizeof(prio_mem));
 	conring_init(&rings[GUEST], guest_mem, sizeof(guest_mem));
 }
@@ -190,7 +207,7 @@ static void kick(void)
 	__atomic_store_n(&want, 1, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&tx_active, __ATOMIC_SEQ_CST))
 		return; /* a THRE interrupt will come */
-	if (remote_kick && (int)this_cpu()->id != drain_cpu) {
+	if (remote_kick && (int)cpu_id() != drain_cpu) {
 		if (!__atomic_exchange_n(&kick_sent, 1, __ATOMIC_SEQ_CST))
 			remote_kick();
 		return;
@@ -214,6 +231,29 @@ void console_tx_irq(void)
 	drain();
 }
 
+/* A lost THR-empty interrupt (a UART or an interrupt path that drops one) leaves
+ * tx_active set with the transmitter empty, and nothing would feed it again until
+ * power-off's drain. Called periodically on the drain pCPU (core/conin.c arms it every
+ * CONSOLE_WATCHDOG_MS while output is in flight): when, since its previous look, no
+ * THR-empty interrupt came and no byte went out, yet bytes were in flight and the
+ * transmitter is empty now, the interrupt was lost: it re-kicks the drain. */
+bool console_watchdog(void)
+{
+	if (!async || lock_broken || sync_cpu >= 0)
+		return false;
+	bool stalled = __atomic_load_n(&tx_active, __ATOMIC_SEQ_CST) && stats.tx_irqs == wd_irqs &&
+		       stats.wire_bytes == wd_bytes && uart_tx_empty(&console_uart);
+	if (stalled) {
+		stats.watchdog_kicks++;
+		__atomic_store_n(&tx_active, false, __ATOMIC_SEQ_CST);
+		__atomic_store_n(&want, 1, __ATOMIC_SEQ_CST);
+		drain();
+	}
+	wd_irqs = stats.tx_irqs;
+	wd_bytes = stats.wire_bytes;
+	return __atomic_load_n(&tx_active, __ATOMIC_SEQ_CST);
+}
+
 /* --- producers --- */
 
 static bool put_record(int r, unsigned tag, uint32_t limit, const char *note, size_t note_len,
@@ -232,7 +272,7 @@ static bool put_record(int r, unsigned tag, uint32_t limit, const char *note, si
 
 bool console_put_line(unsigned dom, bool priority, const char *s, size_t n)
 {
-	if (!async || sync_cpu == (int)this_cpu()->id || lock_broken) {
+	if (!async || sync_cpu == (int)cpu_id() || lock_broken) {
 		write_sync(s, n);
 		return true;
 	}
@@ -268,7 +308,7 @@ void console_write(const char *s, size_t n)
 		write_sync(s, n);
 		return;
 	}
-	unsigned me = this_cpu()->id;
+	unsigned me = cpu_id();
 	if (sync_cpu == (int)me) {
 		write_raw(s, n);
 		return;
@@ -365,12 +405,12 @@ void console_sync_begin(void)
 	if (!async || lock_broken || !drain_take(1u << 24))
 		return; /* (not taken: the output is queued like any other) */
 	finish_line();
-	sync_cpu = (int)this_cpu()->id;
+	sync_cpu = (int)cpu_id();
 }
 
 void console_sync_end(void)
 {
-	if (!async || lock_broken || sync_cpu != (int)this_cpu()->id)
+	if (!async || lock_broken || sync_cpu != (int)cpu_id())
 		return;
 	sync_cpu = -1;
 	__atomic_store_n(&want, 1, __ATOMIC_SEQ_CST);
@@ -387,7 +427,7 @@ void console_break_lock(uint64_t deadline_tsc)
 		drain_take(1u << 20); /* taken or broken: the other pCPUs are being stopped */
 		finish_line();
 		flush_polled(deadline_tsc);
-		sync_cpu = (int)this_cpu()->id;
+		sync_cpu = (int)cpu_id();
 	}
 	lock_broken = true;
 }
@@ -396,7 +436,7 @@ void console_drain(uint64_t deadline_tsc)
 {
 	static bool flushed;
 	if (async && !lock_broken && !flushed) {
-		unsigned me = this_cpu()->id;
+		unsigned me = cpu_id();
 		if (sync_cpu != (int)me)
 			drain_take(1u << 20);
 		/* This pCPU's unfinished line goes out too. */
@@ -408,9 +448,10 @@ void console_drain(uint64_t deadline_tsc)
 		flush_polled(deadline_tsc);
 		flushed = true;
 		sync_cpu = (int)me;
-		printk("sliver: console: wire_bytes=%lu thre_irqs=%lu dropped_bytes=%lu\n",
+		printk("sliver: console: wire_bytes=%lu thre_irqs=%lu dropped_bytes=%lu "
+		       "watchdog_kicks=%lu\n",
 		       (unsigned long)stats.wire_bytes, (unsigned long)stats.tx_irqs,
-		       (unsigned long)stats.dropped_bytes);
+		       (unsigned long)stats.dropped_bytes, (unsigned long)stats.watchdog_kicks);
 		/* From here on this pCPU writes synchronously and keeps the drain: the others'
 		 * lines stay queued, so none is cut into the last ones. */
 		sync_cpu = (int)me;

@@ -11,7 +11,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "drivers/conport.h"
-#include "drivers/conport.h"
 
 void console_init(void);
 bool console_is_bochs(void);
@@ -49,11 +48,17 @@ void console_sync_end(void);
  * pCPU keeps the UART and writes synchronously; waits for the transmitter to be empty. */
 void console_drain(uint64_t deadline_tsc);
 
+/* The drain's watchdog for a lost THR-empty interrupt (console.c): call it every
+ * CONSOLE_WATCHDOG_MS on the drain pCPU while it returns true (output in flight). */
+#define CONSOLE_WATCHDOG_MS 10
+bool console_watchdog(void);
+
 struct console_stats {
-	uint64_t wire_bytes;	/* bytes the drain gave the UART */
-	uint64_t dropped_bytes; /* bytes refused because a ring was full */
-	uint64_t tx_irqs;	/* THR-empty interrupts taken */
-	uint64_t queued_bytes;	/* in the rings now */
+	uint64_t watchdog_kicks; /* stalls the watchdog re-kicked */
+	uint64_t wire_bytes;	 /* bytes the drain gave the UART */
+	uint64_t dropped_bytes;	 /* bytes refused because a ring was full */
+	uint64_t tx_irqs;	 /* THR-empty interrupts taken */
+	uint64_t queued_bytes;	 /* in the rings now */
 };
 void console_get_stats(struct console_stats *s);
 
