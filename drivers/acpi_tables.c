@@ -256,3 +256,13 @@ const uint8_t *acpi_lookup(const uint8_t *rsdp, size_t rsdp_len, const char sig[
 	}
 	return NULL;
 }
+
+int acpi_ioapic_for_gsi(const struct acpi_info *ai, uint32_t gsi)
+{
+	int best = -1;
+	for (unsigned i = 0; i < ai->nr_ioapics; i++)
+		if (ai->ioapics[i].gsi_base <= gsi &&
+		    (best < 0 || ai->ioapics[i].gsi_base > ai->ioapics[best].gsi_base))
+			best = (int)i;
+	return best;
+}

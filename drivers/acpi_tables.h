@@ -91,6 +91,10 @@ int acpi_poweroff_plan(const struct acpi_power *pw, bool have_s5, const char **w
  * without the flag; ACPI_RESET_NONE with *why. */
 int acpi_reset_plan(const struct acpi_power *pw, const char **why);
 
+/* The IOAPIC that owns `gsi`: the one with the highest GSI base at or below it (index into
+ * ai->ioapics), or -1. The caller checks gsi against its redirection entries (IOAPICVER). */
+int acpi_ioapic_for_gsi(const struct acpi_info *ai, uint32_t gsi);
+
 /* Returns a pointer to len readable bytes at physical address pa, or NULL. */
 typedef const uint8_t *(*acpi_map_fn)(uint64_t pa, size_t len, void *ctx);
 /* From the RSDP copy through every table: fills ai and pw (cleared first); \_S5 from the

@@ -1,5 +1,7 @@
 #include "drivers/ioapic.h"
+#include "arch/x86_64/memory.h"
 #include "drivers/acpi.h"
+#include "drivers/acpi_tables.h"
 
 #define IOREGSEL    0x00
 #define IOWIN	    0x10
@@ -22,24 +24,37 @@ static void ioapic_write(volatile uint32_t *base, uint32_t reg, uint32_t v)
 	base[IOWIN / 4] = v;
 }
 
+bool ioapic_route_gsi(uint32_t gsi, uint8_t vector, uint32_t apic_id, bool level, bool active_low)
+{
+	int i = acpi_ioapic_for_gsi(&acpi, gsi);
+	if (i < 0)
+		return false;
+	const struct acpi_ioapic *io = &acpi.ioapics[i];
+	volatile uint32_t *base = mmio_map(io->base, 0x20, true); /* above 4 GiB too */
+	if (!base)
+		return false;
+	uint32_t pin = gsi - io->gsi_base;
+	uint32_t max = (ioapic_read(base, IOAPICVER) >> 16) & 0xff; /* last entry's index */
+	if (pin > max)
+		return false;
+	uint32_t lo = vector | (level ? RTE_LEVEL : 0) | (active_low ? RTE_ACTIVE_LOW : 0);
+	ioapic_write(base, IOREDTBL(pin) + 1, apic_id << 24); /* physical destination */
+	ioapic_write(base, IOREDTBL(pin), lo);
+	return true;
+}
+
 bool ioapic_route_isa(unsigned irq, uint8_t vector, uint32_t apic_id)
 {
-	if (!acpi.ioapic_base || irq >= 16 || acpi.ioapic_base >= (1ull << 32))
-		return false;
-	volatile uint32_t *base = (volatile uint32_t *)acpi.ioapic_base;
-	uint32_t gsi = acpi.isa_gsi[irq];
-	uint32_t max = (ioapic_read(base, IOAPICVER) >> 16) & 0xff;
-	if (gsi > max)
+	if (irq >= 16)
 		return false;
 	/* ISA defaults are edge/active-high; MPS INTI flags: polarity bits 0-1 (3 = low),
 	 * trigger bits 2-3 (3 = level). */
 	uint16_t f = acpi.isa_flags[irq];
-	uint32_t lo = vector;
-	if ((f & 3) == 3)
-		lo |= RTE_ACTIVE_LOW;
-	if (((f >> 2) & 3) == 3)
-		lo |= RTE_LEVEL;
-	ioapic_write(base, IOREDTBL(gsi) + 1, apic_id << 24); /* physical destination */
-	ioapic_write(base, IOREDTBL(gsi), lo);
-	return true;
+	return ioapic_route_gsi(acpi.isa_gsi[irq], vector, apic_id, ((f >> 2) & 3) == 3,
+				(f & 3) == 3);
+}
+
+bool ioapic_route_pci(uint32_t gsi, uint8_t vector, uint32_t apic_id)
+{
+	return ioapic_route_gsi(gsi, vector, apic_id, true, true);
 }

@@ -62,6 +62,12 @@ static const char *run(const struct acpi_gen_cfg *cfg, struct acpi_info *ai, str
 		assert_int_equal(ai->ioapics[k].base, t.ioapic_base[k]);
 	}
 	assert_int_equal(ai->ioapic_base, t.ioapic_base[0]);
+	/* Every GSI goes to the IOAPIC whose range holds it (24 entries each here). */
+	for (unsigned k = 0; k < t.nioapics; k++) {
+		assert_int_equal(acpi_ioapic_for_gsi(ai, t.gsi_base[k]), (int)k);
+		assert_int_equal(acpi_ioapic_for_gsi(ai, t.gsi_base[k] + 7), (int)k);
+	}
+	assert_int_equal(acpi_ioapic_for_gsi(ai, ai->isa_gsi[4]), 0); /* COM1's IRQ */
 	assert_memory_equal(ai->isa_gsi, t.isa_gsi, sizeof t.isa_gsi);
 	assert_memory_equal(ai->isa_flags, t.isa_flags, sizeof t.isa_flags);
 	assert_int_equal(ai->have_s5, t.have_s5);
