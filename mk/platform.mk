@@ -74,3 +74,14 @@ mkiso-refuses: $(BUILD)/sliver.elf
 	@echo "mkiso-refuses: ok"
 TEST_TARGETS += mkiso-refuses
 .PHONY: mkiso-refuses
+
+# Probe without trusting (issue 26): Bochs' ryzen model shows SVM in CPUID but faults on
+# VM_CR; sliver refuses in one line with status 3, never a panic. tools/cpu-models.sh runs
+# every Bochs model and 15 QEMU models (all 0 or 3).
+e2e-novirt-bochs-ryzen: $(BUILD)/vmx-one.iso
+	tools/e2e.sh $@ --status 3 --reject 'PANIC' \
+	    --expect '^sliver: neither VMX nor SVM is available on this CPU' \
+	    --expect '^sliver: \(svm: CPUID shows SVM but VM_CR \(MSR 0xc0010114\) faults; ' \
+	    -- --emu bochs --cpu-model ryzen --cpus 1 --timeout 120 $<
+TEST_TARGETS += e2e-novirt-bochs-ryzen
+.PHONY: e2e-novirt-bochs-ryzen
