@@ -25,10 +25,12 @@ static unsigned nreport;
 
 /* The boot page tables (boot/multiboot2.S) map [0, 4 GiB) with 2 MiB pages, 3-4 GiB with
  * PCD|PWT (UC). Below 3 GiB the firmware's MTRRs make device memory UC (MTRR UC wins over
- * PAT WB: SDM Vol. 3A 12.5.2.2), so only the 4 GiB limit is ours to check. */
+ * PAT WB: SDM Vol. 3A 12.5.2.2). Above 4 GiB (servers put 64-bit BARs there) the UART is
+ * mapped uncached on demand (arch/x86_64/paging.c; its early pool, as this runs before the
+ * frame allocator). */
 static bool mmio_mapped(uint64_t base, uint64_t len)
 {
-	return base && base + len <= IDENTITY_MAP_LIMIT;
+	return base && mmio_map(base, len, true);
 }
 
 static const char *uart_from_pci(const struct com_spec *c, struct uart *u)
@@ -45,7 +47,7 @@ static const char *uart_from_pci(const struct com_spec *c, struct uart *u)
 		if (!b.base)
 			continue;
 		if (!b.io && !mmio_mapped(b.base, 8))
-			return "the PCI UART's BAR is above 4 GiB";
+			return "the PCI UART's BAR cannot be mapped";
 		pci_enable(a, b.io);
 		u->space = b.io ? UART_SPACE_IO : UART_SPACE_MMIO;
 		u->base = b.base;
@@ -78,7 +80,7 @@ static const char *uart_from_cmdline(const char *val, struct uart *u)
 		u->reg_shift = c.reg_shift;
 		u->reg_width = c.reg_width;
 		if (!mmio_mapped(u->base, UART_MMIO_SPAN(u)))
-			return "MMIO address above 4 GiB";
+			return "MMIO address cannot be mapped";
 		fmt_snprintf(what, sizeof(what), "com1 mmio%s 0x%lx", c.reg_width == 4 ? "32" : "",
 			     u->base);
 		return NULL;
@@ -105,7 +107,7 @@ static const char *uart_from_spcr(const void *rsdp, size_t rsdp_len, struct uart
 	u->baud = s.baud;
 	isa_irq = s.pc_irq >= 0 ? (unsigned)s.pc_irq : NO_ISA_IRQ;
 	if (s.mmio && !mmio_mapped(u->base, UART_MMIO_SPAN(u)))
-		return "SPCR UART above 4 GiB";
+		return "SPCR UART cannot be mapped";
 	fmt_snprintf(what, sizeof(what), "com1 %s 0x%lx", s.mmio ? "mmio" : "io", s.base);
 	return NULL;
 }

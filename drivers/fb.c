@@ -28,8 +28,8 @@ const char *fb_init(const struct fb_info *f)
 {
 	if (f->type == FB_NONE)
 		return "no framebuffer from the boot loader";
-	if (!f->addr || f->addr + (uint64_t)f->pitch * f->height > IDENTITY_MAP_LIMIT)
-		return "framebuffer outside the identity-mapped first 4 GiB";
+	if (!f->addr || !mmio_map(f->addr, (uint64_t)f->pitch * f->height, true))
+		return "framebuffer cannot be mapped";
 	if (f->type == FB_EGA_TEXT) {
 		if (!f->width || !f->height || f->pitch < f->width * 2)
 			return "bad EGA text geometry";
