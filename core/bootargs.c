@@ -21,6 +21,7 @@ static const struct cmdkey keys[] = {
 	{"selftest", CMDKEY_ANY, 0, 0, 0},
 	{"selftest.input", CMDKEY_ANY, 0, 0, 0},
 	{"selftest.crash", CMDKEY_ANY, 0, 0, 0},
+	{"selftest.reboot", CMDKEY_ANY, 0, 0, 0},
 	{"selftest.console_async", CMDKEY_ANY, 0, 0, 0},
 	{"selftest.slack_us", CMDKEY_U64, 0, MS_MAX, 500},
 	{"run_ms", CMDKEY_U64, 0, MS_MAX, 0},

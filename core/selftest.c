@@ -265,5 +265,7 @@ noreturn void selftest_bsp(void)
 	check_ipis(n);
 	check_input();
 	printk("selftest: %s (%u failure(s))\n", failures ? "FAIL" : "PASS", failures);
+	if (!failures && cmdline_has(boot_info.cmdline, "selftest.reboot"))
+		hv_reboot(); /* the reset path: e2e-reset-qemu */
 	hv_exit(failures ? EXIT_FAIL : EXIT_PASS);
 }

@@ -85,3 +85,14 @@ e2e-novirt-bochs-ryzen: $(BUILD)/vmx-one.iso
 	    -- --emu bochs --cpu-model ryzen --cpus 1 --timeout 120 $<
 TEST_TARGETS += e2e-novirt-bochs-ryzen
 .PHONY: e2e-novirt-bochs-ryzen
+
+# Reset (issue 26): after the selftest, hv_reboot resets through 0xCF9 (QEMU's FADT names no
+# reset register); QEMU -no-reboot exits at the reset, so the run ends without an exit line
+# (sliver-run 125) and without the failure line.
+e2e-reset-qemu: $(BUILD)/selftest-reboot.iso
+	tools/e2e.sh $@ --status 125 --expect '^selftest: PASS' --expect '^sliver: reset$$' \
+	    --expect '^acpi: reset: port 0xCF9, then the 8042 \(no FADT reset register\)$$' \
+	    --reject '^sliver: reset: ' --reject 'halted' --reject 'PANIC' \
+	    -- --emu qemu --icount --cpus 2 --timeout 60 $<
+TEST_TARGETS += e2e-reset-qemu
+.PHONY: e2e-reset-qemu
