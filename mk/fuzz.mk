@@ -58,6 +58,6 @@ UNIT_TESTS += acpi_corpus
 UNIT_SRCS_acpi_corpus := test/unit/test_acpi_corpus.c test/unit/acpi_gen.c \
 	drivers/acpi_tables.c drivers/acpi_fadt.c drivers/spcr.c
 # acpi-scan: the same parsers over a real machine's `acpidump` output (docs/metal.md).
-$(BUILD)/acpi-scan: tools/acpi-scan.c drivers/acpi_tables.c drivers/acpi_fadt.c drivers/spcr.c
+$(BUILD)/acpi-scan: tools/acpi-scan.c test/unit/acpi_mem.h drivers/acpi_tables.c drivers/acpi_fadt.c drivers/spcr.c
 	@mkdir -p $(dir $@)
-	$(HOSTCC) $(HOSTCFLAGS) -o $@ $^
+	$(HOSTCC) $(HOSTCFLAGS) -o $@ $(filter %.c,$^)

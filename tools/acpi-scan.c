@@ -13,31 +13,10 @@
 #include <string.h>
 #include "drivers/acpi_tables.h"
 #include "drivers/spcr.h"
+#include "test/unit/acpi_mem.h"
 
 #define MEM_MAX	   (16u << 20)
 #define MAX_TABLES 256
-
-struct mem {
-	uint8_t *p;
-	size_t len;
-};
-
-static const uint8_t *map(uint64_t pa, size_t len, void *ctx)
-{
-	struct mem *m = ctx;
-	if (pa >= m->len || len > m->len - pa)
-		return NULL;
-	return m->p + pa;
-}
-
-static void fix_sum(uint8_t *p, size_t n, size_t at)
-{
-	uint8_t s = 0;
-	p[at] = 0;
-	for (size_t i = 0; i < n; i++)
-		s += p[i];
-	p[at] = (uint8_t)-s;
-}
 
 static unsigned get32(const uint8_t *p)
 {
@@ -58,7 +37,7 @@ static void put64(uint8_t *p, uint64_t v)
 
 /* Reads the dump's tables one after another into m (from offset 4096, 16-byte aligned);
  * returns how many, their offsets in off[]. */
-static unsigned read_dump(FILE *f, struct mem *m, size_t *off)
+static unsigned read_dump(FILE *f, struct acpi_mem *m, size_t *off)
 {
 	char line[512];
 	unsigned n = 0;
@@ -109,7 +88,7 @@ static void scan(const char *path)
 		return;
 	}
 	static size_t off[MAX_TABLES];
-	struct mem m = {calloc(1, MEM_MAX), MEM_MAX};
+	struct acpi_mem m = {calloc(1, MEM_MAX), MEM_MAX};
 	unsigned n = read_dump(f, &m, off);
 	fclose(f);
 	/* RSDP at 0 and the XSDT at 64 list every table but the DSDT and FACS; the FADT's
@@ -134,23 +113,23 @@ static void scan(const char *path)
 			put32(t + 40, (uint32_t)dsdt);
 			if (len >= 148)
 				put64(t + 140, dsdt);
-			fix_sum(t, len, 9);
+			acpi_mem_checksum(t, len, 9);
 		}
 	}
 	memcpy(x, "XSDT", 4);
 	put32(x + 4, 36 + 8 * nx);
 	x[8] = 1;
-	fix_sum(x, 36 + 8 * nx, 9);
+	acpi_mem_checksum(x, 36 + 8 * nx, 9);
 	memcpy(m.p, "RSD PTR ", 8);
 	m.p[15] = 2;
 	put32(m.p + 20, 36);
 	put64(m.p + 24, 64);
-	fix_sum(m.p, 20, 8);
-	fix_sum(m.p, 36, 32);
+	acpi_mem_checksum(m.p, 20, 8);
+	acpi_mem_checksum(m.p, 36, 32);
 
 	struct acpi_info ai;
 	struct acpi_power pw;
-	const char *err = acpi_walk(&ai, &pw, m.p, 36, map, &m);
+	const char *err = acpi_walk(&ai, &pw, m.p, 36, acpi_mem_map, &m);
 	printf("%s tables=%u err=%s cpus=%u beyond=%u ids=", path, n, err ? "yes" : "no",
 	       ai.nr_cpus, ai.cpus_beyond);
 	for (unsigned i = 0; i < ai.nr_cpus; i++)

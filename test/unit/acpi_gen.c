@@ -1,5 +1,6 @@
 /* The ACPI table generator of acpi_gen.h. */
 #include "test/unit/acpi_gen.h"
+#include "test/unit/acpi_mem.h"
 #include <string.h>
 
 struct out {
@@ -36,15 +37,6 @@ static void put64(uint8_t *p, uint64_t v)
 	put32(p, (uint32_t)v), put32(p + 4, (uint32_t)(v >> 32));
 }
 
-static void checksum(uint8_t *p, size_t n, size_t at)
-{
-	uint8_t s = 0;
-	p[at] = 0;
-	for (size_t i = 0; i < n; i++)
-		s += p[i];
-	p[at] = (uint8_t)-s;
-}
-
 /* A table header at the next 16-byte boundary; returns its offset. */
 static size_t begin(struct out *o, const char *sig, uint8_t rev)
 {
@@ -61,7 +53,7 @@ static size_t begin(struct out *o, const char *sig, uint8_t rev)
 static void end(struct out *o, size_t t)
 {
 	put32(o->mem + t + 4, (uint32_t)(o->at - t));
-	checksum(o->mem + t, o->at - t, 9);
+	acpi_mem_checksum(o->mem + t, o->at - t, 9);
 }
 
 static void bytes(struct out *o, const void *p, size_t n)
@@ -474,7 +466,7 @@ size_t acpi_gen_machine(uint8_t *mem, size_t cap, const struct acpi_gen_cfg *c,
 	put32(mem + 16, c->xsdt ? 0 : (uint32_t)root);
 	put32(mem + 20, 36);
 	put64(mem + 24, c->xsdt ? root : 0);
-	checksum(mem, 20, 8);
-	checksum(mem, 36, 32);
+	acpi_mem_checksum(mem, 20, 8);
+	acpi_mem_checksum(mem, 36, 32);
 	return o.at;
 }

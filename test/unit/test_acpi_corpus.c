@@ -17,21 +17,9 @@
 #include "drivers/acpi_tables.h"
 #include "drivers/spcr.h"
 #include "test/unit/acpi_gen.h"
+#include "test/unit/acpi_mem.h"
 
 #define CAP (1u << 20)
-
-struct mem {
-	uint8_t *p;
-	size_t len;
-};
-
-static const uint8_t *map(uint64_t pa, size_t len, void *ctx)
-{
-	struct mem *m = ctx;
-	if (pa >= m->len || len > m->len - pa)
-		return NULL;
-	return m->p + pa;
-}
 
 static unsigned counts[3][4]; /* [0] off plans, [1] reset plans, [2] s5 from */
 
@@ -47,11 +35,11 @@ static const char *run(const struct acpi_gen_cfg *cfg, struct acpi_info *ai, str
 	static uint8_t big[CAP];
 	struct acpi_gen_truth t;
 	size_t used = acpi_gen_machine(big, sizeof big, cfg, &t);
-	static struct mem m;
+	static struct acpi_mem m;
 	free(m.p); /* the previous machine's (kept so a failed assert leaks nothing) */
-	m = (struct mem){malloc(used), used};
+	m = (struct acpi_mem){malloc(used), used};
 	memcpy(m.p, big, used);
-	const char *err = acpi_walk(ai, pw, m.p, ACPI_RSDP_V2_LEN, map, &m);
+	const char *err = acpi_walk(ai, pw, m.p, ACPI_RSDP_V2_LEN, acpi_mem_map, &m);
 	assert_null(err);
 	assert_int_equal(ai->nr_cpus, t.ncpus);
 	assert_int_equal(ai->cpus_beyond, t.beyond);
@@ -94,7 +82,7 @@ static const char *run(const struct acpi_gen_cfg *cfg, struct acpi_info *ai, str
 		assert_int_equal(pw->reset_value, t.reset_value);
 	}
 	size_t slen = 0;
-	const uint8_t *s = acpi_lookup(m.p, ACPI_RSDP_V2_LEN, "SPCR", map, &m, &slen);
+	const uint8_t *s = acpi_lookup(m.p, ACPI_RSDP_V2_LEN, "SPCR", acpi_mem_map, &m, &slen);
 	assert_int_equal(s != NULL, t.spcr);
 	if (s) {
 		struct spcr_info si;
