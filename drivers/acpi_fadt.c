@@ -135,10 +135,10 @@ static bool s5_package(struct acpi_power *pw, const uint8_t *q, size_t left)
 		return false;
 	left = 1 + plen; /* the package's own end */
 	i += used;
+	if (i >= left)
+		return false; /* a PkgLength shorter than itself */
 	uint64_t count;
 	if (q[0] == 0x12) {
-		if (i >= left)
-			return false;
 		count = q[i++];
 	} else {
 		size_t u = aml_int(q + i, left - i, &count);

@@ -260,6 +260,20 @@ static void test_s5_at_end(void **state)
 	}
 }
 
+/* A VarPackage whose PkgLength is shorter than its own encoding, at the end of the table:
+ * refused without reading past the package (or the table). */
+static void test_s5_short_pkglength(void **state)
+{
+	(void)state;
+	static const uint8_t aml[] = {'_', 'S', '5', '_', 0x13, 0x40, 0x00};
+	uint8_t buf[ACPI_HEADER_LEN + sizeof(aml)];
+	size_t n = table(buf, "SSDT", aml, sizeof(aml));
+	uint8_t *t = exact(buf, n);
+	struct acpi_power pw = {0};
+	assert_false(acpi_find_s5(&pw, t, n));
+	free(t);
+}
+
 static void test_checksums_and_lengths(void **state)
 {
 	(void)state;
@@ -411,6 +425,7 @@ int main(void)
 		cmocka_unit_test(test_madt_short_entries),
 		cmocka_unit_test(test_madt_entry_lengths),
 		cmocka_unit_test(test_s5_at_end),
+		cmocka_unit_test(test_s5_short_pkglength),
 		cmocka_unit_test(test_checksums_and_lengths),
 		cmocka_unit_test(test_rsdp),
 		cmocka_unit_test(test_walk),
