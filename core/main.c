@@ -93,15 +93,14 @@ static void print_memory(void)
 	const struct memmap *m = &boot_info.mem;
 	if (cmdline_has(boot_info.cmdline, "mem.raw"))
 		print_raw_map();
-	printk("mem: %s map, %u usable ranges, %lu MiB usable\n",
-	       boot_info.efi_mmap ? "EFI" : "multiboot2", m->n, memmap_total(m) >> 20);
+	printk("mem: %s map: %lu MiB in %u ranges, %lu frames free, %lu above 4 GiB\n",
+	       boot_info.efi_mmap ? "EFI" : "multiboot2", memmap_total(m) >> 20, m->n,
+	       mm_free_frames(), mm_high_total_frames());
 	for (unsigned i = 0; i < m->n; i++)
 		printk("mem:   %016lx-%016lx %6lu KiB\n", m->r[i].start, m->r[i].end,
 		       (m->r[i].end - m->r[i].start) >> 10);
 	if (m->truncated)
 		printk("mem: warning: more than %u ranges, some memory is not used\n", MEMMAP_MAX);
-	printk("mem: %lu frames free, %lu of them above 4 GiB (top 0x%lx)\n", mm_free_frames(),
-	       mm_high_total_frames(), mm_top());
 	if (mm_warning())
 		printk("mem: warning: %s\n", mm_warning());
 }

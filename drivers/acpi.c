@@ -86,31 +86,34 @@ static void gas_write(const struct acpi_gas *g, uint64_t v)
 
 static const char *space_name(uint8_t s)
 {
-	return s == ACPI_GAS_IO ? "I/O" : s == ACPI_GAS_MEMORY ? "memory" : "PCI";
+	return s == ACPI_GAS_IO ? "io" : s == ACPI_GAS_MEMORY ? "mem" : "pci";
 }
 
+/* One line: how power-off and reset will go, or why they cannot (a short line: it must fit
+ * the 80 columns of an EGA text console), e.g.
+ *   acpi: off PM1a_CNT io 0x604 (\_S5 in DSDT 0/0); reset 0xCF9, 8042
+ *   acpi: off impossible: no \_S5 in DSDT or SSDTs; reset FADT io 0xcf9=0x6 */
 static void report_power(void)
 {
 	const char *why = "";
 	static const char *const from[] = {"none", "DSDT", "SSDT", "method"};
 	int off = acpi_poweroff_plan(&power, acpi.have_s5, &why);
-	if (off == ACPI_OFF_NONE)
-		printk("acpi: power-off: cannot: %s\n", why);
-	else {
+	if (off == ACPI_OFF_NONE) {
+		printk("acpi: off impossible: %s", why);
+	} else {
 		const struct acpi_gas *g = off == ACPI_OFF_PM1 ? &power.pm1a_cnt : &power.sleep_ctl;
-		printk("acpi: power-off: %s %s 0x%lx, \\_S5 from %s (SLP_TYP %u/%u)\n",
-		       off == ACPI_OFF_PM1 ? "PM1a_CNT" : "SLEEP_CONTROL", space_name(g->space),
+		printk("acpi: off %s %s 0x%lx (\\_S5 in %s %u/%u)",
+		       off == ACPI_OFF_PM1 ? "PM1a_CNT" : "SLEEP_CTL", space_name(g->space),
 		       g->addr, from[power.s5_from], power.slp_typ_a, power.slp_typ_b);
 	}
 	int rs = acpi_reset_plan(&power, &why);
 	if (rs == ACPI_RESET_FADT)
-		printk("acpi: reset: FADT reset register %s 0x%lx value 0x%x\n",
-		       space_name(power.reset.space), power.reset.addr, power.reset_value);
+		printk("; reset FADT %s 0x%lx=0x%x\n", space_name(power.reset.space),
+		       power.reset.addr, power.reset_value);
 	else if (rs == ACPI_RESET_NONE)
-		printk("acpi: reset: cannot: %s\n", why);
+		printk("; reset impossible: %s\n", why);
 	else
-		printk("acpi: reset: %s (no FADT reset register)\n",
-		       rs == ACPI_RESET_CF9 ? "port 0xCF9, then the 8042" : "the 8042");
+		printk("; reset %s\n", rs == ACPI_RESET_CF9 ? "0xCF9, 8042" : "8042");
 	if (acpi.nr_ioapics > 1 || acpi.ioapics_beyond)
 		printk("acpi: %u IOAPICs%s\n", acpi.nr_ioapics + acpi.ioapics_beyond,
 		       acpi.ioapics_beyond ? " (the ones past 16 are not used)" : "");

@@ -53,14 +53,14 @@ TEST_TARGETS += e2e-selftest-bochs-1cpu e2e-selftest-bochs-2cpu e2e-selftest-qem
 # All of memory (issue 26): the guest mix on an 8 GiB QEMU machine (3 GiB below 4 GiB, 5
 # above): the frame allocator takes the memory above 4 GiB first, so the domains' memory
 # and the hypervisor's structures come from there.
-MEM_8G_OK := --expect '^mem: [0-9]+ frames free, 1310720 of them above 4 GiB \(top 0x240000000\)$$' \
+MEM_8G_OK := --expect '^mem: multiboot2 map: 8[0-9]{3} MiB in [0-9]+ ranges, [0-9]+ frames free, 1310720 above 4 GiB$$' \
 	--expect '^mem: [0-9]+ frames in use, [1-9][0-9]* of them above 4 GiB$$'
 e2e-mem-8g: $(BUILD)/vmx-mix-bios.iso
 	tools/e2e.sh $@ $(e2e-vmx-mix_EXPECT) $(e2e-vmx-mix_SVM) $(MEM_8G_OK) \
 	    -- --emu qemu --icount --cpus 2 --mem 8192 --timeout 150 $<
 e2e-selftest-qemu-8g: $(BUILD)/selftest.iso
 	tools/e2e.sh $@ $(SELFTEST_OK) --expect 'cpus online=2 madt=2' \
-	    --expect '^mem: [0-9]+ frames free, 1310720 of them above 4 GiB' \
+	    --expect '^mem: (EFI|multiboot2) map: 8[0-9]{3} MiB in [0-9]+ ranges, [0-9]+ frames free, 1310720 above 4 GiB$$' \
 	    -- --emu qemu-uefi --icount --cpus 2 --mem 8192 --timeout 240 $<
 TEST_TARGETS += e2e-mem-8g e2e-selftest-qemu-8g
 .PHONY: e2e-mem-8g e2e-selftest-qemu-8g
@@ -91,7 +91,7 @@ TEST_TARGETS += e2e-novirt-bochs-ryzen
 # (sliver-run 125) and without the failure line.
 e2e-reset-qemu: $(BUILD)/selftest-reboot.iso
 	tools/e2e.sh $@ --status 125 --expect '^selftest: PASS' --expect '^sliver: reset$$' \
-	    --expect '^acpi: reset: port 0xCF9, then the 8042 \(no FADT reset register\)$$' \
+	    --expect '^acpi: off PM1a_CNT io 0x604 \(\\_S5 in DSDT 0/0\); reset 0xCF9, 8042$$' \
 	    --reject '^sliver: reset: ' --reject 'halted' --reject 'PANIC' \
 	    -- --emu qemu --icount --cpus 2 --timeout 60 $<
 TEST_TARGETS += e2e-reset-qemu

@@ -93,7 +93,7 @@ static void print_off(const char *name, uint64_t hz, uint64_t ref)
 {
 	long bp = off_bp(hz, ref);
 	unsigned long abs = (unsigned long)(bp < 0 ? -bp : bp);
-	printk(", %s %lu.%03lu MHz (%c%lu.%02lu%%)", name, hz / 1000000, hz / 1000 % 1000,
+	printk(", %s %lu.%03lu (%c%lu.%02lu%%)", name, hz / 1000000, hz / 1000 % 1000,
 	       bp < 0 ? '-' : '+', abs / 100, abs % 100);
 }
 
@@ -124,20 +124,18 @@ void tsc_calibrate(void)
 	tsc_at_boot = rdtsc();
 	printk("tsc: %lu.%03lu MHz from %s", tsc_hz / 1000000, tsc_hz / 1000 % 1000, src);
 	if (cpu && !cpu_ok)
-		printk(", %s says %lu MHz: ignored", leaf, cpu / 1000000);
+		printk(", %s says %lu: ignored", leaf, cpu / 1000000);
 	if (cpu_ok || from_pm)
 		print_off("PIT", pit, tsc_hz);
 	if (pm && !from_pm)
 		print_off("PM timer", pm, tsc_hz);
 	if (!pm)
 		printk(", no PM timer");
-	printk("\n");
-	/* Invariant TSC: CPUID 0x80000007:EDX[8] (SDM Vol. 3B 18.17.1). */
+	/* Invariant TSC: CPUID 0x80000007:EDX[8] (SDM Vol. 3B 18.17.1). Said on the same line:
+	 * it must stay short enough for an 80-column EGA console. */
 	bool invariant =
 		cpuid(0x80000000u, 0).eax >= 0x80000007u && (cpuid(0x80000007u, 0).edx & (1u << 8));
-	if (!invariant)
-		printk("tsc: warning: not invariant (CPUID 0x80000007:EDX[8] clear): its rate may "
-		       "change with P-states and stop in deep C-states\n");
+	printk("%s\n", invariant ? "" : "; warning: not invariant");
 }
 
 void tsc_delay_us(uint64_t us)
