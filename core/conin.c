@@ -89,11 +89,14 @@ size_t conin_read(char *buf, size_t len)
 #define IIR_NONE 0x01
 #define IIR_THRE 0x02
 
-/* The drain's watchdog (console_watchdog, drivers/console.c) runs on the drain pCPU every
- * CONSOLE_WATCHDOG_MS while output is in flight: armed from this handler (which runs on
- * that pCPU for every THR-empty interrupt and kick), re-armed by itself while the console
- * says output is still in flight. A lost THR-empty interrupt is then re-kicked at most
- * two periods later instead of at power-off. */
+/* The drain's watchdog (console_watchdog, drivers/console.c) runs on the drain pCPU
+ * CONSOLE_WATCHDOG_MS after the last UART interrupt there: this handler (every THR-empty
+ * interrupt and kick) pushes its timer back, so while output flows it never fires, and once
+ * output is done it fires once and finds nothing in flight. Only when THR-empty interrupts
+ * stop with bytes in flight does it look again and re-kick the drain (at most two periods
+ * later, instead of at power-off). A timer every period while output flows was tried
+ * first: its extra interrupts on the drain pCPU moved QEMU TCG's vCPU interleaving enough
+ * to break e2e-pc-mb1-svm's periodic LAPIC timer check (46 interrupts for 40 periods). */
 static struct timer watchdog_timer;
 
 static void watchdog_fire(struct timer *t, void *arg)
@@ -121,7 +124,7 @@ static void uart_irq(struct irq_frame *f)
 	}
 	/* Also a kick from another pCPU (the same vector, sent as an IPI). */
 	console_kicked();
-	if (console_is_async() && !timer_pending(&watchdog_timer))
+	if (console_is_async())
 		timer_set(&watchdog_timer, now_ns() + CONSOLE_WATCHDOG_MS * 1000000ull);
 	if (head != before && notify)
 		notify();

@@ -233,8 +233,9 @@ void console_tx_irq(void)
 
 /* A lost THR-empty interrupt (a UART or an interrupt path that drops one) leaves
  * tx_active set with the transmitter empty, and nothing would feed it again until
- * power-off's drain. Called periodically on the drain pCPU (core/conin.c arms it every
- * CONSOLE_WATCHDOG_MS while output is in flight): when, since its previous look, no
+ * power-off's drain. Called on the drain pCPU CONSOLE_WATCHDOG_MS after its last UART
+ * interrupt and every period while output is in flight (core/conin.c): when, since its
+ * previous look, no
  * THR-empty interrupt came and no byte went out, yet bytes were in flight and the
  * transmitter is empty now, the interrupt was lost: it re-kicks the drain. */
 bool console_watchdog(void)

@@ -48,9 +48,10 @@ void console_sync_end(void);
  * pCPU keeps the UART and writes synchronously; waits for the transmitter to be empty. */
 void console_drain(uint64_t deadline_tsc);
 
-/* The drain's watchdog for a lost THR-empty interrupt (console.c): call it every
- * CONSOLE_WATCHDOG_MS on the drain pCPU while it returns true (output in flight). */
-#define CONSOLE_WATCHDOG_MS 10
+/* The drain's watchdog for a lost THR-empty interrupt (console.c): call it on the drain
+ * pCPU CONSOLE_WATCHDOG_MS after its last UART interrupt, and again every period while it
+ * returns true (output in flight). */
+#define CONSOLE_WATCHDOG_MS 100
 bool console_watchdog(void);
 
 struct console_stats {
