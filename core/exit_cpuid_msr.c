@@ -331,4 +331,5 @@ void exit_msr_report(const struct domain *d)
 	printk("msr d%u unknown=%lu last=0x%x\n", d->id,
 	       (unsigned long)__atomic_load_n(&d->msr_unknown, __ATOMIC_RELAXED),
 	       __atomic_load_n(&d->msr_unknown_last, __ATOMIC_RELAXED));
+	exit_stats_report(); /* EXITSTATS builds: once, after the first domain's line */
 }

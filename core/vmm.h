@@ -241,6 +241,9 @@ enum exit_action exit_ud(struct vcpu *v, struct hv_exit *e);
 enum exit_action exit_gp(struct vcpu *v, struct hv_exit *e);
 /* The `msr d<id> unknown=<n> last=0x<msr>` line of a run's end (vmm.c, finish_run). */
 void exit_msr_report(const struct domain *d);
+/* exit.c: the `exitstats <kind> n=.. <counter>=..` lines of an EXITSTATS build, once per run
+ * (from exit_msr_report, which finish_run calls; nothing in other builds). */
+void exit_stats_report(void);
 enum exit_action exit_ept(struct vcpu *v, struct hv_exit *e); /* the vLAPIC page first */
 enum exit_action exit_fatal(struct vcpu *v, struct hv_exit *e);
 

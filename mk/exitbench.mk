@@ -13,3 +13,21 @@ $(eval $(call e2e_twin,e2e-exitbench,$(BUILD)/exitbench-bios.iso,--cpus 1 --time
 .PHONY: bench-exits
 bench-exits: e2e-exitbench e2e-exitbench-svm
 	tools/exitbench-table.sh build/e2e/e2e-exitbench.log build/e2e/e2e-exitbench-svm.log
+
+# `make bench-exits-stats`: the same runs with EXITSTATS=1 (a build in build/exitstats whose
+# backends count their VMCS / VMCB accesses per exit kind, hv.h hv_exit_stats) and the
+# table of those counts per kind and backend (docs/BENCHMARKS.md). EXITSTATS=1 on any
+# make command line builds that way.
+ifeq ($(EXITSTATS),1)
+KCFLAGS += -DSLIVER_EXITSTATS
+KASFLAGS += -DSLIVER_EXITSTATS
+endif
+EXITSTATS_BUILD := build/exitstats
+.PHONY: bench-exits-stats
+bench-exits-stats:
+	$(MAKE) BUILD=$(EXITSTATS_BUILD) EXITSTATS=1 $(EXITSTATS_BUILD)/exitbench-bios.iso
+	tools/sliver-run --emu bochs --cpus 1 --timeout 300 --log $(EXITSTATS_BUILD)/vmx.log \
+	    $(EXITSTATS_BUILD)/exitbench-bios.iso >/dev/null
+	tools/sliver-run --emu qemu --icount --cpus 1 --timeout 300 \
+	    --log $(EXITSTATS_BUILD)/svm.log $(EXITSTATS_BUILD)/exitbench-bios.iso >/dev/null
+	tools/exitstats-table.sh $(EXITSTATS_BUILD)/vmx.log $(EXITSTATS_BUILD)/svm.log

@@ -6,6 +6,7 @@
 #include "arch/x86_64/hv_backend.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/debugreg.h"
+#include "arch/x86_64/exitstats.h"
 #include "arch/x86_64/memory.h"
 #include "lib/string.h"
 
@@ -307,6 +308,30 @@ const char *hv_exit_reason_name(unsigned reason)
 	if (be && reason < HV_NR_EXIT_REASONS - 1)
 		n = be->exit_reason_name(reason);
 	return n ? n : "unknown";
+}
+
+#ifdef SLIVER_EXITSTATS
+struct exitstats_sum hv_exitstats[MAX_CPUS];
+#endif
+
+unsigned hv_exit_stats(unsigned kind, struct hv_exit_stats *st)
+{
+	memset(st, 0, sizeof *st);
+#ifdef SLIVER_EXITSTATS
+	if (!be || kind >= HV_EXIT_NR_KINDS)
+		return 0;
+	for (unsigned c = 0; c < MAX_CPUS; c++) {
+		st->n += hv_exitstats[c].n[kind];
+		for (unsigned i = 0; i < HV_EXIT_STATS_MAX; i++)
+			st->val[i] += hv_exitstats[c].sum[kind][i];
+	}
+	for (unsigned i = 0; i < HV_EXIT_STATS_MAX; i++)
+		st->name[i] = be->exit_stats_names[i];
+	return HV_EXIT_STATS_MAX;
+#else
+	(void)kind;
+	return 0;
+#endif
 }
 
 const char *hv_insn_error_name(uint32_t err)

@@ -262,6 +262,20 @@ void hv_dr_set(struct hv_vcpu *v, unsigned dr, uint64_t val);
 /* Test hook: makes the guest state invalid (RFLAGS bit 1 clear, SDM 26.3.1.4) so that the
  * next entry fails, to exercise the entry-failure path. v must be loaded here. */
 void hv_test_break_guest_state(struct hv_vcpu *v);
+/* Build option `make EXITSTATS=1` (SLIVER_EXITSTATS; docs/BENCHMARKS.md, "Cost of one exit
+ * per kind"): the backend counts what it does to the VMCS / VMCB per round trip (a VM exit,
+ * its handling and everything up to the next entry of that vCPU), by the kind of the exit
+ * that began it: VMX its VMREADs and VMWRITEs, SVM the VMCB quadwords that changed between
+ * #VMEXIT and the next VMRUN and the clean bits it cleared. hv_exit_stats fills st with the
+ * sums over every pCPU and vCPU so far for `kind` (n = round trips) and returns how many
+ * named counters it filled (0: not built in). */
+#define HV_EXIT_STATS_MAX 2
+struct hv_exit_stats {
+	uint64_t n;
+	const char *name[HV_EXIT_STATS_MAX];
+	uint64_t val[HV_EXIT_STATS_MAX];
+};
+unsigned hv_exit_stats(unsigned kind, struct hv_exit_stats *st);
 /* Name of a dense exit index (core's counters), "unknown" outside the backend's table. */
 const char *hv_exit_reason_name(unsigned reason);
 const char *hv_exit_kind_name(unsigned kind);

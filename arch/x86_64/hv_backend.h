@@ -69,6 +69,8 @@ struct hv_backend {
 	 * (< HV_NR_EXIT_REASONS - 1) before it calls; NULL: "unknown". */
 	const char *(*exit_reason_name)(unsigned reason);
 	const char *(*insn_error_name)(uint32_t err);
+	/* The names of the backend's EXITSTATS counters (hv_exit_stats). */
+	const char *exit_stats_names[HV_EXIT_STATS_MAX];
 	/* Whether the CPU can report PAUSE loops (hv_pause_loop); NULL: no. */
 	bool (*pause_loop_supported)(void);
 };

@@ -7,6 +7,7 @@
  * VMX needs under Bochs, and deadline_tsc is not used. */
 #include "arch/x86_64/panic.h"
 #include "arch/x86_64/svm/svm.h"
+#include "lib/string.h"
 
 static bool load_here(struct svm_vcpu *s, struct hv_exit *e)
 {
@@ -229,6 +230,32 @@ static void requeue_exitintinfo(struct svm_vcpu *s)
 	s->event = info;
 }
 
+#ifdef SLIVER_EXITSTATS
+/* The VMCB as #VMEXIT left it, per pCPU, and whose it is: at the next VMRUN of that vCPU the
+ * quadwords sliver changed since are counted. */
+static uint64_t vmcb_seen[MAX_CPUS][PAGE_SIZE / 8] __attribute__((aligned(64)));
+static const struct svm_vcpu *vmcb_seen_of[MAX_CPUS];
+
+static void stats_before_vmrun(struct svm_vcpu *s)
+{
+	unsigned cpu = this_cpu()->id;
+	const uint64_t *now = (const uint64_t *)s->vmcb;
+	if (vmcb_seen_of[cpu] == s)
+		for (unsigned i = 0; i < PAGE_SIZE / 8; i++)
+			s->xs.cur[0] += now[i] != vmcb_seen[cpu][i];
+	for (uint32_t d = s->dirty; d; d &= d - 1) /* no libgcc: count the bits by hand */
+		s->xs.cur[1]++;
+}
+
+static void stats_after_vmexit(struct svm_vcpu *s)
+{
+	unsigned cpu = this_cpu()->id;
+	exitstats_close(&s->xs);
+	memcpy(vmcb_seen[cpu], s->vmcb, PAGE_SIZE);
+	vmcb_seen_of[cpu] = s;
+}
+#endif
+
 void svm_vcpu_run(struct hv_vcpu *v, uint64_t deadline_tsc, int inject_vector, struct hv_exit *e)
 {
 	(void)deadline_tsc; /* physical interrupts always exit: see the top of this file */
@@ -242,9 +269,15 @@ void svm_vcpu_run(struct hv_vcpu *v, uint64_t deadline_tsc, int inject_vector, s
 	vb->rax = s->g.r[HV_RAX];
 	s->last_eventinj = vb->eventinj;
 	vb->clean = svm_has(CPUID_8000000A_EDX_VMCB_CLEAN) ? CLEAN_ALL & ~s->dirty : 0;
+#ifdef SLIVER_EXITSTATS
+	stats_before_vmrun(s);
+#endif
 	s->dirty = 0;
 	e->entry_tsc = rdtsc(); /* the last instant before VMRUN (core's wake-to-run) */
 	svm_enter(&s->g, s->vmcb_pa, svm_cpu[this_cpu()->id].host_vmcb_pa);
+#ifdef SLIVER_EXITSTATS
+	stats_after_vmexit(s);
+#endif
 	s->g.r[HV_RAX] = vb->rax;
 	vb->tlb_control = TLB_CONTROL_DO_NOTHING;
 	/* With V_INTR_MASKING the guest's CR8 is V_TPR, never the host's: check it stayed 0
@@ -263,4 +296,7 @@ void svm_vcpu_run(struct hv_vcpu *v, uint64_t deadline_tsc, int inject_vector, s
 	}
 	if (e->kind == HV_EXIT_INTWIN)
 		set_vintr_window(s, false);
+#ifdef SLIVER_EXITSTATS
+	exitstats_open(&s->xs, e->kind);
+#endif
 }

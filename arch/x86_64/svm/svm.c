@@ -188,4 +188,5 @@ const struct hv_backend svm_backend = {
 	.test_break_guest_state = svm_test_break_guest_state,
 	.exit_reason_name = svm_exit_reason_name,
 	.insn_error_name = svm_insn_error_name,
+	.exit_stats_names = {"vmcb_qwords", "clean_cleared"},
 };

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "arch/x86_64/cpu.h"
+#include "arch/x86_64/exitstats.h"
 #include "arch/x86_64/hv_backend.h"
 #include "arch/x86_64/memory.h"
 #include "arch/x86_64/svm/svm_defs.h"
@@ -67,6 +68,11 @@ struct svm_vcpu {
 	bool step_db;	    /* the step set the #DB intercept (nobody else had it) */
 	bool maybe_shadow;  /* exited on INTR with IF=1: an STI shadow may be lost */
 	uint64_t iret_rip;
+#ifdef SLIVER_EXITSTATS
+	/* [0] VMCB quadwords changed between #VMEXIT and the next VMRUN, [1] clean bits
+	 * cleared for that VMRUN (hv_exit_stats; run.c). */
+	struct exitstats_trip xs;
+#endif
 };
 
 static inline struct svm_vcpu *to_svm(struct hv_vcpu *v)

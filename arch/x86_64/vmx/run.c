@@ -206,6 +206,7 @@ void vmx_vcpu_run(struct hv_vcpu *hv, uint64_t deadline_tsc, int inject_vector, 
 		e->fail.why = "a VMREAD/VMWRITE failed (fail.error = VMCS field)";
 		return;
 	}
+	VMX_COUNT(v, 1); /* entry.S: HOST_RSP */
 	e->entry_tsc = rdtsc(); /* the last instant before entry (core's wake-to-run) */
 	if (vmx_enter(&v->g, v->launched)) {
 		uint64_t err = 0;
@@ -217,6 +218,9 @@ void vmx_vcpu_run(struct hv_vcpu *hv, uint64_t deadline_tsc, int inject_vector, 
 		return;
 	}
 	v->launched = true;
+#ifdef SLIVER_EXITSTATS
+	exitstats_close(&v->xs);
+#endif
 	/* CR8 exiting keeps the guest off the host's TPR: the scheduler's timer relies on
 	 * it staying 0 (a guest that could raise it would freeze this pCPU). */
 	uint64_t tpr;
@@ -254,4 +258,7 @@ void vmx_vcpu_run(struct hv_vcpu *hv, uint64_t deadline_tsc, int inject_vector, 
 		e->fail.error = v->vmx_error_field;
 		e->fail.why = "a VMREAD failed while decoding the exit";
 	}
+#ifdef SLIVER_EXITSTATS
+	exitstats_open(&v->xs, e->kind);
+#endif
 }

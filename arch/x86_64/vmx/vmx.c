@@ -244,6 +244,7 @@ static int vmx_cpu_init(const char **why)
 uint64_t vmcs_read(struct vmx_vcpu *v, uint32_t field)
 {
 	uint64_t val = 0;
+	VMX_COUNT(v, 0);
 	if (!vmread_checked(field, &val) && !v->vmx_error) {
 		v->vmx_error = true;
 		v->vmx_error_field = field;
@@ -253,6 +254,7 @@ uint64_t vmcs_read(struct vmx_vcpu *v, uint32_t field)
 
 void vmcs_write(struct vmx_vcpu *v, uint32_t field, uint64_t val)
 {
+	VMX_COUNT(v, 1);
 	if (!vmwrite_checked(field, val) && !v->vmx_error) {
 		v->vmx_error = true;
 		v->vmx_error_field = field;
@@ -300,4 +302,5 @@ const struct hv_backend vmx_backend = {
 	.exit_reason_name = vmx_exit_reason_name,
 	.insn_error_name = vmx_insn_error_name,
 	.pause_loop_supported = vmx_pause_loop_supported,
+	.exit_stats_names = {"vmread", "vmwrite"},
 };

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/memory.h"
+#include "arch/x86_64/exitstats.h"
 #include "arch/x86_64/hv_backend.h"
 #include "arch/x86_64/vmx/vmx_defs.h"
 #include "arch/x86_64/vmx/vmx_ops.h"
@@ -75,7 +76,17 @@ struct vmx_vcpu {
 	bool reset_pending;  /* hv_vcpu_reset_real: real mode at reset_cs:reset_ip next entry */
 	uint16_t reset_cs, reset_ip;
 	uint32_t vmx_error_field;
+#ifdef SLIVER_EXITSTATS
+	struct exitstats_trip xs; /* counters [0] VMREAD, [1] VMWRITE (hv_exit_stats) */
+#endif
 };
+
+/* EXITSTATS builds: one more VMREAD (i = 0) or VMWRITE (i = 1) in v's round trip. */
+#ifdef SLIVER_EXITSTATS
+#define VMX_COUNT(v, i) ((v)->xs.cur[i]++)
+#else
+#define VMX_COUNT(v, i) ((void)(v))
+#endif
 
 /* The table boundary (hv_backend.h): core's opaque struct hv_vcpu is a struct vmx_vcpu. */
 static inline struct vmx_vcpu *to_vmx(struct hv_vcpu *h)
