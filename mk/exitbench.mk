@@ -31,3 +31,10 @@ bench-exits-stats:
 	tools/sliver-run --emu qemu --icount --cpus 1 --timeout 300 \
 	    --log $(EXITSTATS_BUILD)/svm.log $(EXITSTATS_BUILD)/exitbench-bios.iso >/dev/null
 	tools/exitstats-table.sh $(EXITSTATS_BUILD)/vmx.log $(EXITSTATS_BUILD)/svm.log
+
+# `make exit-profile`: one CPUID, hypercall and port-I/O round trip per function, Bochs/VMX
+# (with the VMREADs and VMWRITEs) and QEMU/SVM (tools/exit-profile.sh; about 3 minutes).
+.PHONY: exit-profile
+exit-profile: $(BUILD)/sliver.elf $(BUILD)/guests/exitbench.elf
+	tools/exit-profile.sh --build $(BUILD)
+	tools/exit-profile.sh --build $(BUILD) --emu qemu
