@@ -13,17 +13,13 @@ static enum exit_action exit_nothing(struct vcpu *v, struct hv_exit *e)
 	return ACT_CONTINUE; /* host interrupt, preemption timer, NMI, interrupt window */
 }
 
-static enum exit_action exit_pause(struct vcpu *v, struct hv_exit *e)
+/* PAUSE; INVD, WBINVD (HV_EXIT_NOP): guest memory is write-back and coherent, so there is
+ * nothing to flush that the guest could notice, and a real WBINVD would hold the pCPU for
+ * the whole flush. The instruction completes with no other effect. */
+static enum exit_action exit_skip(struct vcpu *v, struct hv_exit *e)
 {
-	hv_skip_insn(v->hv, e->insn_len);
-	return ACT_CONTINUE;
-}
-
-/* INVD, WBINVD: guest memory is write-back and coherent, so there is nothing to flush
- * that the guest could notice; a real WBINVD would hold the pCPU for the whole flush. */
-static enum exit_action exit_nop(struct vcpu *v, struct hv_exit *e)
-{
-	hv_skip_insn(v->hv, e->insn_len);
+	(void)e;
+	hv_skip_exit_insn(v->hv);
 	return ACT_CONTINUE;
 }
 
@@ -39,13 +35,13 @@ static const exit_handler handlers[HV_EXIT_NR_KINDS] = {
 	[HV_EXIT_WRMSR] = exit_wrmsr,
 	[HV_EXIT_IO] = exit_io,
 	[HV_EXIT_HLT] = exit_hlt,
-	[HV_EXIT_PAUSE] = exit_pause,
+	[HV_EXIT_PAUSE] = exit_skip,
 	[HV_EXIT_PAUSE_LOOP] = exit_pause_loop,
 	[HV_EXIT_CR] = exit_cr,
 	[HV_EXIT_DR] = exit_dr,
 	[HV_EXIT_UD] = exit_ud,
 	[HV_EXIT_GP] = exit_gp,
-	[HV_EXIT_NOP] = exit_nop,
+	[HV_EXIT_NOP] = exit_skip,
 	[HV_EXIT_EPT] = exit_ept,
 	[HV_EXIT_TRIPLE_FAULT] = exit_fatal,
 	[HV_EXIT_ENTRY_FAIL] = exit_fatal,

@@ -102,6 +102,7 @@ static struct cpuid_regs cpuid_filter(const struct vcpu *v, uint32_t leaf, uint3
 
 enum exit_action exit_cpuid(struct vcpu *v, struct hv_exit *e)
 {
+	(void)e;
 	struct hv_vcpu *h = v->hv;
 	uint32_t leaf = (uint32_t)hv_gpr_get(h, HV_RAX), sub = (uint32_t)hv_gpr_get(h, HV_RCX);
 	struct cpuid_regs r = {0, 0, 0, 0};
@@ -116,7 +117,7 @@ enum exit_action exit_cpuid(struct vcpu *v, struct hv_exit *e)
 	hv_gpr_set(h, HV_RBX, r.ebx);
 	hv_gpr_set(h, HV_RCX, r.ecx);
 	hv_gpr_set(h, HV_RDX, r.edx);
-	hv_skip_insn(h, e->insn_len);
+	hv_skip_exit_insn(h);
 	return ACT_CONTINUE;
 }
 
@@ -207,11 +208,6 @@ static bool amd_legacy_pmc(uint32_t index)
 	       cpuid(0, 0).ebx == 0x68747541u; /* "Auth" of AuthenticAMD */
 }
 
-static void msr_done(struct vcpu *v, struct hv_exit *e)
-{
-	hv_skip_insn(v->hv, e->insn_len);
-}
-
 enum exit_action exit_rdmsr(struct vcpu *v, struct hv_exit *e)
 {
 	struct hv_vcpu *h = v->hv;
@@ -224,7 +220,7 @@ enum exit_action exit_rdmsr(struct vcpu *v, struct hv_exit *e)
 		}
 		hv_gpr_set(h, HV_RAX, (uint32_t)val);
 		hv_gpr_set(h, HV_RDX, val >> 32);
-		msr_done(v, e);
+		hv_skip_exit_insn(v->hv);
 		return ACT_CONTINUE;
 	}
 	switch (e->msr.index) {
@@ -261,7 +257,7 @@ enum exit_action exit_rdmsr(struct vcpu *v, struct hv_exit *e)
 	}
 	hv_gpr_set(h, HV_RAX, (uint32_t)val);
 	hv_gpr_set(h, HV_RDX, val >> 32);
-	msr_done(v, e);
+	hv_skip_exit_insn(v->hv);
 	return ACT_CONTINUE;
 }
 
@@ -275,7 +271,7 @@ enum exit_action exit_wrmsr(struct vcpu *v, struct hv_exit *e)
 		if (lr < 0)
 			hv_inject_exception(h, 13, true, 0);
 		else
-			msr_done(v, e);
+			hv_skip_exit_insn(v->hv);
 		return v->dom->dying ? ACT_DEAD : ACT_CONTINUE;
 	}
 	switch (e->msr.index) {
@@ -322,7 +318,7 @@ enum exit_action exit_wrmsr(struct vcpu *v, struct hv_exit *e)
 		hv_inject_exception(h, 13, true, 0);
 		return ACT_CONTINUE;
 	}
-	msr_done(v, e);
+	hv_skip_exit_insn(v->hv);
 	return ACT_CONTINUE;
 }
 

@@ -41,7 +41,7 @@ enum exit_action exit_cr(struct vcpu *v, struct hv_exit *e)
 		hv_inject_exception(h, 13, true, 0);
 		return ACT_CONTINUE;
 	}
-	hv_skip_insn(h, e->insn_len);
+	hv_skip_exit_insn(h);
 	return ACT_CONTINUE;
 }
 
@@ -86,6 +86,6 @@ enum exit_action exit_dr(struct vcpu *v, struct hv_exit *e)
 			val = (val & DR7_VOLATILE) | DR7_FIXED_1;
 		hv_dr_set(h, dr, val);
 	}
-	hv_skip_insn(h, e->insn_len);
+	hv_skip_exit_insn(h);
 	return ACT_CONTINUE;
 }

@@ -4,6 +4,7 @@
 
 enum exit_action exit_hlt(struct vcpu *v, struct hv_exit *e)
 {
-	hv_skip_insn(v->hv, e->insn_len);
+	(void)e;
+	hv_skip_exit_insn(v->hv);
 	return vcpu_block(v) ? ACT_BLOCK : ACT_CONTINUE;
 }

@@ -106,6 +106,6 @@ enum exit_action exit_io(struct vcpu *v, struct hv_exit *e)
 		else
 			__atomic_fetch_add(&d->io_other, 1, __ATOMIC_RELAXED);
 	}
-	hv_skip_insn(h, e->insn_len);
+	hv_skip_exit_insn(h);
 	return ACT_CONTINUE;
 }

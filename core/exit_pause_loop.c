@@ -36,7 +36,8 @@ void vmm_pause_loop_init(void)
  * again (need_resched) and the target's pCPU, when another, is kicked. */
 enum exit_action exit_pause_loop(struct vcpu *v, struct hv_exit *e)
 {
-	hv_skip_insn(v->hv, e->insn_len);
+	(void)e;
+	hv_skip_exit_insn(v->hv);
 	unsigned cpu = this_cpu()->id;
 	spin_lock(&vmm_lock);
 	sched_cpumask_t mask = sched_pause_loop(&vmm_sched, &v->sv, now_ns());

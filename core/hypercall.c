@@ -264,6 +264,7 @@ __attribute__((weak)) int64_t hypercall_ext(struct vcpu *v, uint64_t nr, const u
 
 enum exit_action hypercall(struct vcpu *v, struct hv_exit *e)
 {
+	(void)e;
 	struct hv_vcpu *h = v->hv;
 	struct hc_args c = {.v = v, .d = v->dom, .act = ACT_CONTINUE};
 	bool lm = hv_guest_long_mode(h);
@@ -292,7 +293,7 @@ enum exit_action hypercall(struct vcpu *v, struct hv_exit *e)
 		return ACT_DEAD;
 	hv_gpr_set(h, HV_RAX, (uint64_t)ret);
 	hv_gpr_set(h, HV_RDX, (uint64_t)ret >> 32);
-	hv_skip_insn(h, e->insn_len);
+	hv_skip_exit_insn(h);
 	if (c.act == ACT_BLOCK)
 		return vcpu_block(v) ? ACT_BLOCK : ACT_CONTINUE;
 	return c.act;

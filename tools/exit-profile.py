@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 """exit-profile.py: one exit round trip, instruction by instruction, per function.
+EXIT_PROFILE_DUMP=fn1,fn2 (or all) also lists those functions' instructions (Bochs).
 
 Reads an emulator's instruction trace of a guest that exits at the same guest RIP again and
 again (guests/exitbench), cuts it into round trips at that RIP and prints, for the median
@@ -16,6 +17,7 @@ from sliver.elf), and under Bochs the VMREAD/VMWRITE instructions among them.
 """
 import bisect
 import collections
+import os
 import re
 import subprocess
 import sys
@@ -42,6 +44,7 @@ def symbols(elf):
 
 class Trip:
     def __init__(self):
+        self.lines = []  # Bochs: (function, address, instruction) in order
         self.fn = collections.Counter()
         self.vmread = collections.Counter()
         self.vmwrite = collections.Counter()
@@ -53,7 +56,7 @@ class Trip:
 
 def bochs(path, name):
     rx = re.compile(r'^\(\d+\)\.\[\d+\] \[0x([0-9a-f]+)\] [0-9a-f]+:([0-9a-f]+) '
-                    r'\(unk\. ctxt\): (\S+)')
+                    r'\(unk\. ctxt\): ((\S+).*?)\s*;')
     trips, cur = [], None
     with open(path, errors='replace') as f:
         for line in f:
@@ -65,12 +68,14 @@ def bochs(path, name):
             m = rx.match(line)
             if not m or cur is None:
                 continue
-            phys, lin, mn = int(m.group(1), 16), int(m.group(2), 16), m.group(3)
+            phys, lin, mn = int(m.group(1), 16), int(m.group(2), 16), m.group(4)
             if phys != lin:
                 cur.guest += 1
+                cur.lines.append(('(guest)', lin, m.group(3)))
                 continue
             fn = name(lin)
             cur.fn[fn] += 1
+            cur.lines.append((fn, lin, m.group(3)))
             if mn == 'vmread':
                 cur.vmread[fn] += 1
             elif mn == 'vmwrite':
@@ -121,6 +126,12 @@ def report(trips, bochs_mode):
         if t.vmread[fn] or t.vmwrite[fn]:
             extra = '  (VMREAD %d, VMWRITE %d)' % (t.vmread[fn], t.vmwrite[fn])
         print('%6d  %s%s' % (n, fn, extra))
+    dump = os.environ.get('EXIT_PROFILE_DUMP', '')
+    if dump:  # the instructions of these functions (or 'all'), in order
+        want = set(dump.split(','))
+        for fn, addr, insn in t.lines:
+            if 'all' in want or fn in want:
+                print('  %-24s %#x  %s' % (fn, addr, insn))
 
 
 def main():

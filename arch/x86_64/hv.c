@@ -164,31 +164,38 @@ void hv_vcpu_run(struct hv_vcpu *v, uint64_t deadline_tsc, int inject_vector, st
 	be->vcpu_run(v, deadline_tsc, inject_vector, e);
 }
 
-uint64_t hv_gpr_get(struct hv_vcpu *v, unsigned idx)
+uint64_t hv_rsp_get(struct hv_vcpu *v)
 {
-	return be->gpr_get(v, idx);
+	return be->rsp_get(v);
 }
 
-void hv_gpr_set(struct hv_vcpu *v, unsigned idx, uint64_t val)
+void hv_rsp_set(struct hv_vcpu *v, uint64_t val)
 {
-	be->gpr_set(v, idx, val);
+	be->rsp_set(v, val);
 }
 
 /* What the CPU does when an instruction completes (KVM: kvm_skip_emulated_instruction,
  * kvm_vcpu_do_singlestep): RF is cleared (SDM Vol. 3A 2.3: after any instruction that
- * completes), and when TF was set as it began a single-step #DB follows it with DR6.BS set
- * and B0-B3 clear (SDM Vol. 3B 18.3.1.4, 18.2.3). Event injection does not touch DR6
- * (SDM Vol. 3C 27.6.1.2, APM Vol. 2 15.20), so DR6 is written here first. */
+ * completes; the backend's skip_insn does it with RIP and the shadow), and when TF was set
+ * as it began a single-step #DB follows it with DR6.BS set and B0-B3 clear (SDM Vol. 3B
+ * 18.3.1.4, 18.2.3). Event injection does not touch DR6 (SDM Vol. 3C 27.6.1.2, APM Vol. 2
+ * 15.20), so DR6 is written here first. */
+static void single_step_trap(struct hv_vcpu *v)
+{
+	be->dr_set(v, 6, (be->dr_get(v, 6) & ~DR6_B0_B3) | DR6_BS);
+	be->inject_exception(v, 1, false, 0);
+}
+
+void hv_skip_exit_insn(struct hv_vcpu *v)
+{
+	if (be->skip_insn(v, -1))
+		single_step_trap(v);
+}
+
 void hv_skip_insn(struct hv_vcpu *v, unsigned len)
 {
-	uint64_t rflags = be->rflags_get(v);
-	be->skip_insn(v, len);
-	if (rflags & RFLAGS_RF)
-		be->rflags_set(v, rflags & ~RFLAGS_RF);
-	if (rflags & RFLAGS_TF) {
-		be->dr_set(v, 6, (be->dr_get(v, 6) & ~DR6_B0_B3) | DR6_BS);
-		be->inject_exception(v, 1, false, 0);
-	}
+	if (be->skip_insn(v, (int)len))
+		single_step_trap(v);
 }
 
 /* Fault-class exceptions: all but #DB (trap, or fault for instruction breakpoints, which

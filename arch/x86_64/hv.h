@@ -15,7 +15,7 @@
 
 /* Guest general registers, indexed as the SDM encodes them in exit qualifications
  * (0 = RAX, 1 = RCX, 2 = RDX, 3 = RBX, 4 = RSP, 5 = RBP, 6 = RSI, 7 = RDI, 8..15 = R8..R15).
- * RSP lives in the VMCS / VMCB: use hv_gpr_get/hv_gpr_set. */
+ * RSP lives in the VMCS / VMCB: use hv_gpr_get/hv_gpr_set (struct hv_vcpu below). */
 enum {
 	HV_RAX,
 	HV_RCX,
@@ -65,11 +65,15 @@ enum hv_exit_kind {
 	HV_EXIT_NR_KINDS
 };
 
+/* What an exit was, decoded from no more of the VMCS / VMCB than its kind needs: the kind
+ * and, for the kinds that have them, the operands below. What a handler may also need is
+ * read when it asks, through the accessors of this file (the exiting instruction's length
+ * by hv_skip_exit_insn, the guest's registers, CPL, RFLAGS): on VMX every field read is a
+ * VMREAD, and most exits need few. */
 struct hv_exit {
-	uint16_t reason;  /* raw backend reason, < HV_NR_EXIT_REASONS (else UNHANDLED) */
-	uint8_t kind;	  /* enum hv_exit_kind */
-	uint8_t insn_len; /* length of the exiting instruction, where defined */
-	bool injected;	  /* the vector passed to hv_vcpu_run was delivered at entry */
+	uint16_t reason; /* raw backend reason, < HV_NR_EXIT_REASONS (else UNHANDLED) */
+	uint8_t kind;	 /* enum hv_exit_kind */
+	bool injected;	 /* the vector passed to hv_vcpu_run was delivered at entry */
 	/* The NMI hv_request_nmi asked for was delivered at entry. */
 	bool nmi_injected;
 	/* TSC read right before VM entry (VMLAUNCH/VMRESUME, VMRUN), after the VMCS load,
@@ -108,7 +112,13 @@ struct hv_exit {
 };
 
 struct hv_space; /* a guest-physical address space (EPT or nested page tables) */
-struct hv_vcpu;	 /* backend state of one vCPU */
+/* One vCPU. Each backend's vCPU state begins with this part, which core reads directly on
+ * its hot paths (hypercall arguments, CPUID results): the general registers as the
+ * instruction that exited left them, RAX to R15 in the HV_* order; the RSP slot is unused
+ * (RSP lives in the VMCS / VMCB). The rest is the backend's. */
+struct hv_vcpu {
+	uint64_t gpr[16];
+};
 
 /* The vCPU state a dump shows (hv_read_state; zero where a backend has no such field).
  * cs_ar, intr_state, activity and idt_vectoring are the backend's raw words, printed as
@@ -138,7 +148,7 @@ struct hv_frame_ops {
 void hv_set_frame_ops(const struct hv_frame_ops *ops);
 /* PAUSE-loop detection (issue 14), set once before the first hv_vcpu_create; every vCPU
  * created after takes it. on: PAUSE-loop exits are reported as HV_EXIT_PAUSE_LOOP (the
- * PAUSE that ended the loop is the exiting instruction, insn_len set) and plain PAUSE
+ * PAUSE that ended the loop is the exiting instruction: hv_skip_exit_insn) and plain PAUSE
  * exiting is off; off (the default): PAUSE never exits. Each vCPU has its own window,
  * starting at `window`; like KVM's grow_ple_window/shrink_ple_window (arch/x86/kvm/vmx/
  * vmx.c, svm/svm.c) a PAUSE-loop exit grows it (x grow when grow < window, else + grow,
@@ -204,11 +214,31 @@ int hv_vcpu_loaded_on(struct hv_vcpu *v);
  * opens a window (sti; nop; cli) to take them. */
 void hv_vcpu_run(struct hv_vcpu *v, uint64_t deadline_tsc, int inject_vector, struct hv_exit *e);
 
-uint64_t hv_gpr_get(struct hv_vcpu *v, unsigned idx);
-void hv_gpr_set(struct hv_vcpu *v, unsigned idx, uint64_t val);
-/* Completes the exiting instruction as the CPU would: RIP += len, clears STI/MOV-SS
- * blocking and RFLAGS.RF, and when RFLAGS.TF was set delivers the single-step #DB (DR6.BS)
- * at the next entry. Call it only when the instruction completed (not when it faulted). */
+/* RSP, from the VMCS / VMCB (the other registers are v->gpr). */
+uint64_t hv_rsp_get(struct hv_vcpu *v);
+void hv_rsp_set(struct hv_vcpu *v, uint64_t val);
+/* General register idx (HV_RAX ... HV_R15; 0 / ignored for idx >= 16). */
+static inline uint64_t hv_gpr_get(struct hv_vcpu *v, unsigned idx)
+{
+	if (idx == HV_RSP)
+		return hv_rsp_get(v);
+	return idx < 16 ? v->gpr[idx] : 0;
+}
+static inline void hv_gpr_set(struct hv_vcpu *v, unsigned idx, uint64_t val)
+{
+	if (idx == HV_RSP)
+		hv_rsp_set(v, val);
+	else if (idx < 16)
+		v->gpr[idx] = val;
+}
+/* Completes the exiting instruction as the CPU would: RIP += its length (VMX: the VM-exit
+ * instruction length, read here; SVM: NRIP, EXITINFO2 or the decoder, at the exit),
+ * clears STI/MOV-SS blocking and RFLAGS.RF, and when RFLAGS.TF was set delivers the
+ * single-step #DB (DR6.BS) at the next entry. Call it only for an exit of an instruction
+ * that completed (not when it faulted). */
+void hv_skip_exit_insn(struct hv_vcpu *v);
+/* The same for an instruction of `len` bytes that core emulated itself (the vLAPIC's MMIO
+ * accesses, an EPT exit): RIP += len. */
 void hv_skip_insn(struct hv_vcpu *v, unsigned len);
 /* Asks for an NMI at the next hv_vcpu_run only (core keeps the pending NMI and asks again
  * before each entry until it went in). The guest blocks NMIs from the delivery of one until

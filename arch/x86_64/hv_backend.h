@@ -37,10 +37,12 @@ struct hv_backend {
 	void (*vcpu_run)(struct hv_vcpu *v, uint64_t deadline_tsc, int inject_vector,
 			 struct hv_exit *e);
 
-	uint64_t (*gpr_get)(struct hv_vcpu *v, unsigned idx);
-	void (*gpr_set)(struct hv_vcpu *v, unsigned idx, uint64_t val);
-	/* RIP += len and the STI/MOV SS shadow ends; hv.c does RF and single-step. */
-	void (*skip_insn)(struct hv_vcpu *v, unsigned len);
+	uint64_t (*rsp_get)(struct hv_vcpu *v);
+	void (*rsp_set)(struct hv_vcpu *v, uint64_t val);
+	/* RIP += len (len < 0: the exiting instruction's own length), the STI/MOV SS shadow
+	 * ends and RFLAGS.RF is cleared; returns RFLAGS.TF as it was (hv.c then delivers the
+	 * single-step #DB). */
+	bool (*skip_insn)(struct hv_vcpu *v, int len);
 	uint64_t (*rflags_get)(struct hv_vcpu *v);
 	void (*rflags_set)(struct hv_vcpu *v, uint64_t val);
 	void (*inject_exception)(struct hv_vcpu *v, uint8_t vector, bool has_error, uint32_t error);

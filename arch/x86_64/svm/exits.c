@@ -129,7 +129,7 @@ static bool insn_length(struct svm_vcpu *s, struct hv_exit *e, uint64_t code)
 	struct vmcb *vb = s->vmcb;
 	if (svm_has(CPUID_8000000A_EDX_NRIPS) && vb->next_rip > vb->rip &&
 	    vb->next_rip - vb->rip <= 15) {
-		e->insn_len = (uint8_t)(vb->next_rip - vb->rip);
+		s->exit_len = (uint8_t)(vb->next_rip - vb->rip);
 		return true;
 	}
 	struct svm_insn in;
@@ -142,7 +142,7 @@ static bool insn_length(struct svm_vcpu *s, struct hv_exit *e, uint64_t code)
 		fail(e, "instruction bytes do not match the exit");
 		return false;
 	}
-	e->insn_len = in.len;
+	s->exit_len = in.len;
 	return true;
 }
 
@@ -158,7 +158,7 @@ static void dec_cr(struct svm_vcpu *s, struct hv_exit *e, uint64_t code)
 	unsigned cr = code & 0xf;
 	bool write = code >= VMEXIT_CR0_WRITE;
 	unsigned reg = (in.modrm >> 3) & 7, rm = (in.modrm & 7) | (in.rex_b ? 8 : 0);
-	e->insn_len = in.len;
+	s->exit_len = in.len;
 	e->cr.cr = (uint8_t)cr;
 	if (in.nop == 3 && in.op[0] == 0x0f && (in.op[1] == 0x20 || in.op[1] == 0x22)) {
 		/* LOCK MOV CR0 is MOV CR8 outside 64-bit mode (AMD's CR8LEG). */
@@ -199,7 +199,7 @@ static void dec_dr(struct svm_vcpu *s, struct hv_exit *e, uint64_t code)
 		fail(e, "MOV DR operands do not match the exit");
 		return;
 	}
-	e->insn_len = in.len;
+	s->exit_len = in.len;
 	e->dr.dr = (uint8_t)dr;
 	e->dr.read = !write;
 	e->dr.gpr = (uint8_t)((in.modrm & 7) | (in.rex_b ? 8 : 0));
@@ -257,7 +257,7 @@ void svm_decode_exit(struct svm_vcpu *s, struct hv_exit *e)
 		e->io.rep = vb->exitinfo1 & IOIO_REP;
 		e->io.size = (vb->exitinfo1 >> IOIO_SZ_SHIFT) & 7; /* SZ8/16/32: 1, 2, 4 */
 		e->io.port = (uint16_t)(vb->exitinfo1 >> 16);
-		e->insn_len = (uint8_t)(vb->exitinfo2 - vb->rip); /* EXITINFO2 = next RIP */
+		s->exit_len = (uint8_t)(vb->exitinfo2 - vb->rip); /* EXITINFO2 = next RIP */
 		return;
 	case HV_EXIT_RDMSR:
 		e->msr.index = (uint32_t)s->g.r[HV_RCX];

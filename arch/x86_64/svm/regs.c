@@ -14,22 +14,30 @@ uint64_t svm_gpr_get(struct hv_vcpu *v, unsigned idx)
 	return idx < 16 ? s->g.r[idx] : 0;
 }
 
-void svm_gpr_set(struct hv_vcpu *v, unsigned idx, uint64_t val)
+uint64_t svm_rsp_get(struct hv_vcpu *v)
 {
-	struct svm_vcpu *s = to_svm(v);
-	if (idx == HV_RSP)
-		s->vmcb->rsp = val;
-	else if (idx < 16)
-		s->g.r[idx] = val;
+	return to_svm(v)->vmcb->rsp;
 }
 
-void svm_skip_insn(struct hv_vcpu *v, unsigned len)
+void svm_rsp_set(struct hv_vcpu *v, uint64_t val)
 {
-	struct vmcb *vb = to_svm(v)->vmcb;
-	vb->rip += len;
-	if (!svm_in_64bit_code(to_svm(v)))
+	to_svm(v)->vmcb->rsp = val;
+}
+
+/* len < 0: the exiting instruction's length as decoded at the exit (exits.c: NRIP,
+ * EXITINFO2 or the decoder). */
+bool svm_skip_insn(struct hv_vcpu *v, int len)
+{
+	struct svm_vcpu *s = to_svm(v);
+	struct vmcb *vb = s->vmcb;
+	vb->rip += len < 0 ? s->exit_len : (unsigned)len;
+	if (!svm_in_64bit_code(s))
 		vb->rip = (uint32_t)vb->rip;
 	vb->interrupt_shadow &= ~INTERRUPT_SHADOW; /* STI/MOV SS blocking ends (15.21.5) */
+	uint64_t rflags = vb->rflags;
+	if (rflags & RFLAGS_RF)
+		vb->rflags = rflags & ~RFLAGS_RF;
+	return rflags & RFLAGS_TF;
 }
 
 uint64_t svm_rflags_get(struct hv_vcpu *v)

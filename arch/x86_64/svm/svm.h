@@ -39,7 +39,10 @@ struct svm_gprs {
 };
 
 struct svm_vcpu {
-	struct svm_gprs g;			       /* first: entry.S addresses it directly */
+	union { /* first: entry.S addresses it directly; core reads it as struct hv_vcpu */
+		struct svm_gprs g;
+		struct hv_vcpu hv;
+	};
 	uint8_t fpu[512] __attribute__((aligned(64))); /* FXSAVE image: x87/SSE state */
 	struct vmcb *vmcb;
 	uint64_t vmcb_pa;
@@ -68,12 +71,17 @@ struct svm_vcpu {
 	bool step_db;	    /* the step set the #DB intercept (nobody else had it) */
 	bool maybe_shadow;  /* exited on INTR with IF=1: an STI shadow may be lost */
 	uint64_t iret_rip;
+	uint8_t exit_len; /* the exiting instruction's length, where decoded (exits.c) */
 #ifdef SLIVER_EXITSTATS
 	/* [0] VMCB quadwords changed between #VMEXIT and the next VMRUN, [1] clean bits
 	 * cleared for that VMRUN (hv_exit_stats; run.c). */
 	struct exitstats_trip xs;
 #endif
 };
+
+_Static_assert(__builtin_offsetof(struct svm_vcpu, g) == 0 &&
+		       sizeof(struct svm_gprs) == sizeof(struct hv_vcpu),
+	       "the general registers are core's struct hv_vcpu");
 
 static inline struct svm_vcpu *to_svm(struct hv_vcpu *v)
 {
@@ -114,8 +122,9 @@ void svm_vcpu_run(struct hv_vcpu *v, uint64_t deadline_tsc, int inject_vector, s
 
 /* regs.c */
 uint64_t svm_gpr_get(struct hv_vcpu *v, unsigned idx);
-void svm_gpr_set(struct hv_vcpu *v, unsigned idx, uint64_t val);
-void svm_skip_insn(struct hv_vcpu *v, unsigned len);
+uint64_t svm_rsp_get(struct hv_vcpu *v);
+void svm_rsp_set(struct hv_vcpu *v, uint64_t val);
+bool svm_skip_insn(struct hv_vcpu *v, int len);
 void svm_inject_exception(struct hv_vcpu *v, uint8_t vector, bool has_error, uint32_t error);
 void svm_request_nmi(struct hv_vcpu *v);
 bool svm_nmi_masked(struct hv_vcpu *v);

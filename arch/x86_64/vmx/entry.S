@@ -1,7 +1,9 @@
-/* VM entry and exit (SDM Vol. 3C 26, 27.5). vmx_enter(gprs, launched) saves the host's
- * callee-saved registers, records RSP as HOST_RSP, loads the guest's general registers and
- * executes VMRESUME (or VMLAUNCH the first time). The exit lands at vmx_exit_entry with
- * RSP = HOST_RSP, which stores the guest registers and returns 0 from vmx_enter. */
+/* VM entry and exit (SDM Vol. 3C 26, 27.5). vmx_enter(gprs, launched, host_rsp) saves the
+ * host's callee-saved registers, records RSP as HOST_RSP (a VMWRITE only when it differs
+ * from *host_rsp, the value last written: the same call path reaches here with the same
+ * RSP exit after exit), loads the guest's general registers and executes VMRESUME (or
+ * VMLAUNCH the first time). The exit lands at vmx_exit_entry with RSP = HOST_RSP, which
+ * stores the guest registers and returns 0 from vmx_enter. */
 #define VMCS_HOST_RSP 0x6c14
 #define VMCS_HOST_RIP 0x6c16
 #define G(n) (n * 8)
@@ -17,10 +19,13 @@ vmx_enter:
 	pushq %r14
 	pushq %r15
 	pushq %rdi                      /* the gprs block, found again at exit */
+	cmpq %rsp, (%rdx)
+	je 2f
 	movq $VMCS_HOST_RSP, %rax
 	vmwrite %rsp, %rax
 	jbe .Lfail
-	testl %esi, %esi                /* flags survive the movs below */
+	movq %rsp, (%rdx)
+2:	testl %esi, %esi                /* flags survive the movs below */
 	movq G(0)(%rdi), %rax
 	movq G(1)(%rdi), %rcx
 	movq G(2)(%rdi), %rdx

@@ -1,10 +1,13 @@
 /* VM-exit decoding: a const table indexed by the basic exit reason (SDM Vol. 3C
  * appendix C), bounds-checked, turns each exit into a normalized struct hv_exit with its
- * operands decoded from the exit qualification (SDM 27.2.1). Reasons without an entry
- * decode as HV_EXIT_UNHANDLED: core/ crashes the domain, it never skips them. */
+ * operands decoded from the exit qualification (SDM 27.2.1). Only the kinds with operands
+ * read the qualification (and the EPT addresses, the exception's interruption info): a
+ * CPUID, VMCALL or HLT exit is decoded from the exit reason alone, and the instruction
+ * length is read when core skips the instruction (hv_skip_exit_insn). Reasons without an
+ * entry decode as HV_EXIT_UNHANDLED: core/ crashes the domain, it never skips them. */
 #include "arch/x86_64/vmx/vmx.h"
 
-typedef void (*decode_fn)(struct vmx_vcpu *v, uint64_t qual, struct hv_exit *e);
+typedef void (*decode_fn)(struct vmx_vcpu *v, struct hv_exit *e);
 
 struct exit_desc {
 	const char *name;
@@ -12,9 +15,8 @@ struct exit_desc {
 	decode_fn decode;
 };
 
-static void dec_exception(struct vmx_vcpu *v, uint64_t qual, struct hv_exit *e)
+static void dec_exception(struct vmx_vcpu *v, struct hv_exit *e)
 {
-	(void)qual;
 	uint32_t info = (uint32_t)vmcs_read(v, VMCS_EXIT_INTERRUPTION_INFO);
 	if ((info & INTR_INFO_VALID) && (info & INTR_TYPE_MASK) == INTR_TYPE_NMI)
 		e->kind = HV_EXIT_NMI;
@@ -23,9 +25,9 @@ static void dec_exception(struct vmx_vcpu *v, uint64_t qual, struct hv_exit *e)
 }
 
 /* Table 27-3. */
-static void dec_cr(struct vmx_vcpu *v, uint64_t qual, struct hv_exit *e)
+static void dec_cr(struct vmx_vcpu *v, struct hv_exit *e)
 {
-	(void)v;
+	uint64_t qual = vmcs_read(v, VMCS_EXIT_QUALIFICATION);
 	static const uint8_t access[4] = {HV_CR_WRITE, HV_CR_READ, HV_CR_CLTS, HV_CR_LMSW};
 	e->cr.cr = qual & 0xf;
 	e->cr.type = access[(qual >> 4) & 3];
@@ -34,18 +36,18 @@ static void dec_cr(struct vmx_vcpu *v, uint64_t qual, struct hv_exit *e)
 }
 
 /* Table 27-4. */
-static void dec_dr(struct vmx_vcpu *v, uint64_t qual, struct hv_exit *e)
+static void dec_dr(struct vmx_vcpu *v, struct hv_exit *e)
 {
-	(void)v;
+	uint64_t qual = vmcs_read(v, VMCS_EXIT_QUALIFICATION);
 	e->dr.dr = qual & 7;
 	e->dr.read = qual & (1u << 4);
 	e->dr.gpr = (qual >> 8) & 0xf;
 }
 
 /* Table 27-5. */
-static void dec_io(struct vmx_vcpu *v, uint64_t qual, struct hv_exit *e)
+static void dec_io(struct vmx_vcpu *v, struct hv_exit *e)
 {
-	(void)v;
+	uint64_t qual = vmcs_read(v, VMCS_EXIT_QUALIFICATION);
 	e->io.size = (qual & 7) + 1;
 	e->io.in = qual & (1u << 3);
 	e->io.string = qual & (1u << 4);
@@ -53,22 +55,21 @@ static void dec_io(struct vmx_vcpu *v, uint64_t qual, struct hv_exit *e)
 	e->io.port = (uint16_t)(qual >> 16);
 }
 
-static void dec_rdmsr(struct vmx_vcpu *v, uint64_t qual, struct hv_exit *e)
+static void dec_rdmsr(struct vmx_vcpu *v, struct hv_exit *e)
 {
-	(void)qual;
 	e->msr.index = (uint32_t)v->g.r[HV_RCX];
 }
 
-static void dec_wrmsr(struct vmx_vcpu *v, uint64_t qual, struct hv_exit *e)
+static void dec_wrmsr(struct vmx_vcpu *v, struct hv_exit *e)
 {
-	(void)qual;
 	e->msr.index = (uint32_t)v->g.r[HV_RCX];
 	e->msr.value = (v->g.r[HV_RDX] << 32) | (uint32_t)v->g.r[HV_RAX];
 }
 
 /* Table 27-7. */
-static void dec_ept(struct vmx_vcpu *v, uint64_t qual, struct hv_exit *e)
+static void dec_ept(struct vmx_vcpu *v, struct hv_exit *e)
 {
+	uint64_t qual = vmcs_read(v, VMCS_EXIT_QUALIFICATION);
 	e->ept.gpa = vmcs_read(v, VMCS_GUEST_PHYSICAL_ADDRESS);
 	e->ept.read = qual & 1;
 	e->ept.write = qual & 2;
@@ -78,9 +79,8 @@ static void dec_ept(struct vmx_vcpu *v, uint64_t qual, struct hv_exit *e)
 }
 
 /* UNHANDLED: the dump shows the faulting guest-physical address as fail.detail. */
-static void dec_misconfig(struct vmx_vcpu *v, uint64_t qual, struct hv_exit *e)
+static void dec_misconfig(struct vmx_vcpu *v, struct hv_exit *e)
 {
-	(void)qual;
 	e->fail.detail = vmcs_read(v, VMCS_GUEST_PHYSICAL_ADDRESS);
 }
 
@@ -161,6 +161,18 @@ static const struct exit_desc exit_table[VMX_NR_EXIT_REASONS] = {
 /* The dense index core counts by is the basic exit reason itself. */
 _Static_assert(VMX_NR_EXIT_REASONS < HV_NR_EXIT_REASONS, "exit reasons fit core's counters");
 
+uint8_t vmx_exit_fast_kind[VMX_NR_EXIT_REASONS];
+
+void vmx_exits_init(void)
+{
+	for (unsigned r = 0; r < VMX_NR_EXIT_REASONS; r++) {
+		const struct exit_desc *d = &exit_table[r];
+		bool fast = d->name && !d->decode && d->kind != HV_EXIT_UNHANDLED &&
+			    d->kind != HV_EXIT_ENTRY_FAIL && r != EXIT_REASON_PAUSE;
+		vmx_exit_fast_kind[r] = fast ? d->kind : 0;
+	}
+}
+
 const char *vmx_exit_reason_name(unsigned reason)
 {
 	return reason < VMX_NR_EXIT_REASONS ? exit_table[reason].name : NULL;
@@ -205,31 +217,30 @@ const char *vmx_insn_error_name(uint32_t err)
 void vmx_decode_exit(struct vmx_vcpu *v, uint32_t raw, struct hv_exit *e)
 {
 	unsigned reason = raw & 0xffff;
-	uint64_t qual = vmcs_read(v, VMCS_EXIT_QUALIFICATION);
-	e->insn_len = (uint8_t)vmcs_read(v, VMCS_EXIT_INSTRUCTION_LENGTH);
 	if (reason >= VMX_NR_EXIT_REASONS || !exit_table[reason].name) {
 		e->reason = HV_NR_EXIT_REASONS - 1; /* counted, and named "unknown" below */
 		e->kind = HV_EXIT_UNHANDLED;
 		e->fail.error = reason;
 		e->fail.why = "exit reason outside the table";
-		e->fail.detail = qual;
+		e->fail.detail = vmcs_read(v, VMCS_EXIT_QUALIFICATION);
 		return;
 	}
+	const struct exit_desc *d = &exit_table[reason];
 	e->reason = (uint16_t)reason;
-	e->kind = exit_table[reason].kind;
+	e->kind = d->kind;
 	if (raw & EXIT_REASON_FAILED_VMENTRY)
 		e->kind = HV_EXIT_ENTRY_FAIL;
 	if (e->kind == HV_EXIT_UNHANDLED || e->kind == HV_EXIT_ENTRY_FAIL) {
 		/* For core's crash line; a failed entry's qualification says which check or
 		 * MSR-load entry failed (27.8). */
 		e->fail.error = reason;
-		e->fail.why = exit_table[reason].name;
-		e->fail.detail = qual;
+		e->fail.why = d->name;
+		e->fail.detail = vmcs_read(v, VMCS_EXIT_QUALIFICATION);
 		if (e->kind == HV_EXIT_ENTRY_FAIL)
 			return;
 	}
-	if (exit_table[reason].decode)
-		exit_table[reason].decode(v, qual, e);
+	if (d->decode)
+		d->decode(v, e);
 	if (reason == EXIT_REASON_PAUSE && v->ple_on) {
 		/* With PAUSE exiting off, a PAUSE exit is a PAUSE-loop exit (25.1.3). */
 		e->kind = HV_EXIT_PAUSE_LOOP;

@@ -6,41 +6,41 @@
 #include "arch/x86_64/debugreg.h"
 #include "arch/x86_64/vmx/vmx.h"
 
-uint64_t vmx_gpr_get(struct hv_vcpu *hv, unsigned idx)
+uint64_t vmx_rsp_get(struct hv_vcpu *hv)
 {
-	struct vmx_vcpu *v = to_vmx(hv);
-	if (idx == HV_RSP)
-		return vmcs_read(v, VMCS_GUEST_RSP);
-	return idx < 16 ? v->g.r[idx] : 0;
+	return vmcs_read(to_vmx(hv), VMCS_GUEST_RSP);
 }
 
-void vmx_gpr_set(struct hv_vcpu *hv, unsigned idx, uint64_t val)
+void vmx_rsp_set(struct hv_vcpu *hv, uint64_t val)
 {
-	struct vmx_vcpu *v = to_vmx(hv);
-	if (idx == HV_RSP)
-		vmcs_write(v, VMCS_GUEST_RSP, val);
-	else if (idx < 16)
-		v->g.r[idx] = val;
+	vmcs_write(to_vmx(hv), VMCS_GUEST_RSP, val);
 }
 
-void vmx_skip_insn(struct hv_vcpu *hv, unsigned len)
+/* len < 0: the exiting instruction's length (SDM 27.2.5: defined for the exits of an
+ * instruction), read only now. A CPUID or VMCALL round trip reads the length, RIP,
+ * interruptibility and RFLAGS once each and writes RIP alone. */
+bool vmx_skip_insn(struct hv_vcpu *hv, int len)
 {
 	struct vmx_vcpu *v = to_vmx(hv);
-	vmcs_write(v, VMCS_GUEST_RIP, vmcs_read(v, VMCS_GUEST_RIP) + len);
-	uint64_t intr = vmcs_read(v, VMCS_GUEST_INTERRUPTIBILITY);
+	uint64_t n = len < 0 ? vmcs_read(v, VMCS_EXIT_INSTRUCTION_LENGTH) : (uint64_t)len;
+	vmcs_write(v, VMCS_GUEST_RIP, vmcs_read(v, VMCS_GUEST_RIP) + n);
+	uint64_t intr = vmx_intr(v);
 	if (intr & (INTR_BLOCKING_BY_STI | INTR_BLOCKING_BY_MOV_SS))
-		vmcs_write(v, VMCS_GUEST_INTERRUPTIBILITY,
-			   intr & ~(uint64_t)(INTR_BLOCKING_BY_STI | INTR_BLOCKING_BY_MOV_SS));
+		vmx_set_intr(v, intr & ~(uint64_t)(INTR_BLOCKING_BY_STI | INTR_BLOCKING_BY_MOV_SS));
+	uint64_t rflags = vmx_rflags(v);
+	if (rflags & RFLAGS_RF)
+		vmx_set_rflags(v, rflags & ~RFLAGS_RF);
+	return rflags & RFLAGS_TF;
 }
 
 uint64_t vmx_rflags_get(struct hv_vcpu *hv)
 {
-	return vmcs_read(to_vmx(hv), VMCS_GUEST_RFLAGS);
+	return vmx_rflags(to_vmx(hv));
 }
 
 void vmx_rflags_set(struct hv_vcpu *hv, uint64_t val)
 {
-	vmcs_write(to_vmx(hv), VMCS_GUEST_RFLAGS, val);
+	vmx_set_rflags(to_vmx(hv), val);
 }
 
 void vmx_inject_exception(struct hv_vcpu *hv, uint8_t vector, bool has_error, uint32_t error)
@@ -72,8 +72,7 @@ unsigned vmx_guest_cpl(struct hv_vcpu *hv)
 
 bool vmx_guest_if(struct hv_vcpu *hv)
 {
-	struct vmx_vcpu *v = to_vmx(hv);
-	return vmcs_read(v, VMCS_GUEST_RFLAGS) & RFLAGS_IF;
+	return vmx_rflags(to_vmx(hv)) & RFLAGS_IF;
 }
 
 static void update_long_mode(struct vmx_vcpu *v)
@@ -192,7 +191,7 @@ void vmx_read_state(struct hv_vcpu *hv, struct hv_state *st)
 {
 	struct vmx_vcpu *v = to_vmx(hv);
 	for (unsigned i = 0; i < 16; i++)
-		st->gpr[i] = vmx_gpr_get(hv, i);
+		st->gpr[i] = i == HV_RSP ? vmx_rsp_get(hv) : v->g.r[i];
 	st->rip = vmcs_read(v, VMCS_GUEST_RIP);
 	st->rflags = vmcs_read(v, VMCS_GUEST_RFLAGS);
 	st->cr0 = vmcs_read(v, VMCS_GUEST_CR0);
@@ -217,7 +216,7 @@ void vmx_read_state(struct hv_vcpu *hv, struct hv_state *st)
 void vmx_test_break_guest_state(struct hv_vcpu *hv)
 {
 	struct vmx_vcpu *v = to_vmx(hv);
-	vmcs_write(v, VMCS_GUEST_RFLAGS, vmcs_read(v, VMCS_GUEST_RFLAGS) & ~2ull);
+	vmx_set_rflags(v, vmx_rflags(v) & ~2ull);
 }
 
 /* DR0-DR3 and DR6 are in the hardware while v is loaded (vmx_load_debug_regs; the guest's

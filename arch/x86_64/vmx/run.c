@@ -35,6 +35,7 @@ static bool load_here(struct vmx_vcpu *v, struct hv_exit *e)
 	vc->current = v;
 	__atomic_store_n(&v->cpu, (int)cpu, __ATOMIC_RELEASE);
 	v->launched = false;
+	vmx_uncache(v);
 	vmcs_write_host_percpu(v);
 	__asm__ volatile("fxrstor64 %0" : : "m"(*(const uint8_t(*)[512])v->fpu));
 	write_cr2(v->cr2);	/* VMX does not switch CR2 (SDM 27.3): it follows the vCPU */
@@ -82,6 +83,9 @@ static void inject(struct vmx_vcpu *v, int vector, struct hv_exit *e)
 {
 	bool want_window = false, want_nmi_window = false;
 	bool nmi = v->nmi_requested;
+	if (!nmi && !v->pending_exc && vector < 0 &&
+	    !(v->cpu_ctls & (CPU_INTERRUPT_WINDOW_EXITING | CPU_NMI_WINDOW_EXITING)))
+		return; /* nothing to deliver, no window open: the common exit */
 	v->nmi_requested = false;
 	if (nmi && !vmx_caps.vnmi && !v->pending_exc) {
 		/* No virtual NMIs: vector 2 at once, without blocking (an NMI that arrives while
@@ -99,9 +103,8 @@ static void inject(struct vmx_vcpu *v, int vector, struct hv_exit *e)
 		want_window = vector >= 0;
 		want_nmi_window = nmi;
 	} else if (nmi || vector >= 0) {
-		/* Read only when something may go in: the common exit path stays as short as
-		 * before guest NMIs (Bochs charges every VMREAD). */
-		uint64_t intr = vmcs_read(v, VMCS_GUEST_INTERRUPTIBILITY);
+		/* Read only when something may go in (and once per exit: vmx_intr). */
+		uint64_t intr = vmx_intr(v);
 		bool shadow = intr & (INTR_BLOCKING_BY_STI | INTR_BLOCKING_BY_MOV_SS);
 		if (nmi && !shadow && !(intr & INTR_BLOCKING_BY_NMI)) {
 			vmcs_write(v, VMCS_ENTRY_INTERRUPTION_INFO,
@@ -110,8 +113,7 @@ static void inject(struct vmx_vcpu *v, int vector, struct hv_exit *e)
 			want_window = vector >= 0;
 		} else {
 			want_nmi_window = nmi;
-			if (vector >= 0 && (vmcs_read(v, VMCS_GUEST_RFLAGS) & RFLAGS_IF) &&
-			    !shadow) {
+			if (vector >= 0 && (vmx_rflags(v) & RFLAGS_IF) && !shadow) {
 				vmcs_write(v, VMCS_ENTRY_INTERRUPTION_INFO,
 					   INTR_INFO_VALID | INTR_TYPE_EXTERNAL | (uint32_t)vector);
 				e->injected = true;
@@ -129,10 +131,13 @@ static void inject(struct vmx_vcpu *v, int vector, struct hv_exit *e)
 	}
 }
 
-static void arm_preemption_timer(struct vmx_vcpu *v, uint64_t deadline_tsc)
+/* The timer counts only while the guest runs, so its value is rewritten at every entry
+ * with a deadline; with none (and IF=1) it holds the same 2^32 - 1 and is not written
+ * again (the value last written stays: "save VMX-preemption timer value" is off). `now` is
+ * the TSC right before the entry. */
+static void arm_preemption_timer(struct vmx_vcpu *v, uint64_t deadline_tsc, uint64_t now)
 {
-	uint64_t now = rdtsc();
-	if (!(vmcs_read(v, VMCS_GUEST_RFLAGS) & RFLAGS_IF)) {
+	if (!(vmx_rflags(v) & RFLAGS_IF)) {
 		uint64_t cap = now + ns_to_tsc(IF0_BACKSTOP_NS);
 		if (deadline_tsc > cap)
 			deadline_tsc = cap;
@@ -143,7 +148,23 @@ static void arm_preemption_timer(struct vmx_vcpu *v, uint64_t deadline_tsc)
 		if (ticks > 0xffffffffull)
 			ticks = 0xffffffffull;
 	}
-	vmcs_write(v, VMCS_PREEMPTION_TIMER_VALUE, ticks);
+	if (ticks != v->preempt_ticks) {
+		v->preempt_ticks = ticks;
+		vmcs_write(v, VMCS_PREEMPTION_TIMER_VALUE, ticks);
+	}
+}
+
+/* Whether an exit of this basic reason can have interrupted the delivery of an event, so
+ * that the IDT-vectoring information may be valid (SDM Vol. 3C 27.2.4): an exception
+ * (NMI exits and the exception bitmap), a task switch through a task gate, an APIC
+ * access, an EPT violation or misconfiguration, a full page-modification log. Every other
+ * exit (an instruction's, a window's, the preemption timer's, an external interrupt's)
+ * happens at an instruction boundary with the field invalid, so it is not read. */
+static bool during_delivery(uint32_t basic)
+{
+	return basic == EXIT_REASON_EXCEPTION_NMI || basic == EXIT_REASON_TASK_SWITCH ||
+	       basic == EXIT_REASON_APIC_ACCESS || basic == EXIT_REASON_EPT_VIOLATION ||
+	       basic == EXIT_REASON_EPT_MISCONFIG || basic == EXIT_REASON_PML_FULL;
 }
 
 /* An event whose delivery the exit interrupted (27.2.4) is delivered again at the next
@@ -158,9 +179,7 @@ static void requeue_vectoring(struct vmx_vcpu *v)
 	/* An NMI whose delivery the exit interrupted goes in again: virtual-NMI blocking must
 	 * then be clear (26.3.1.5), as it was before that delivery (KVM does the same). */
 	if ((info & INTR_TYPE_MASK) == INTR_TYPE_NMI && vmx_caps.vnmi)
-		vmcs_write(v, VMCS_GUEST_INTERRUPTIBILITY,
-			   vmcs_read(v, VMCS_GUEST_INTERRUPTIBILITY) &
-				   ~(uint64_t)INTR_BLOCKING_BY_NMI);
+		vmx_set_intr(v, vmx_intr(v) & ~(uint64_t)INTR_BLOCKING_BY_NMI);
 	v->exc_error = (uint32_t)vmcs_read(v, VMCS_IDT_VECTORING_ERROR);
 	uint32_t type = info & INTR_TYPE_MASK;
 	/* Software interrupts and exceptions (types 4-6) need their instruction length. */
@@ -184,14 +203,48 @@ static void nmi_unblocking_iret(struct vmx_vcpu *v, uint32_t raw)
 	if (!(bit & NMI_UNBLOCKING_DUE_TO_IRET) ||
 	    ((uint32_t)vmcs_read(v, VMCS_IDT_VECTORING_INFO) & INTR_INFO_VALID))
 		return;
-	vmcs_write(v, VMCS_GUEST_INTERRUPTIBILITY,
-		   vmcs_read(v, VMCS_GUEST_INTERRUPTIBILITY) | INTR_BLOCKING_BY_NMI);
+	vmx_set_intr(v, vmx_intr(v) | INTR_BLOCKING_BY_NMI);
+}
+
+/* Everything an exit may need beyond its kind, off the common path: operands, entry
+ * failures and unhandled reasons (vmx_decode_exit), host NMIs, guest NMI blocking, an
+ * event whose delivery the exit interrupted, a failed VMREAD. */
+static void after_exit_slow(struct vmx_vcpu *v, uint32_t raw, struct hv_exit *e)
+{
+	vmx_decode_exit(v, raw, e);
+	if (e->kind == HV_EXIT_NMI) {
+		/* A host NMI. With virtual NMIs the guest's "blocking by NMI" is its own
+		 * (virtual-NMI blocking, saved as it was: Bochs too), so it stays; without them
+		 * it is the host's NMI blocked by the exit, which Bochs (bug 2) leaves set. */
+		if (!vmx_caps.vnmi)
+			vmx_set_intr(v, vmx_intr(v) & ~(uint64_t)INTR_BLOCKING_BY_NMI);
+		__asm__ volatile("int $2" ::: "memory");
+	}
+	/* NMI blocking can only be set by an NMI that went in and end at its IRET: while none
+	 * is involved, the exit path reads nothing more than before guest NMIs. */
+	bool nmi_live = vmx_caps.vnmi && (v->nmi_masked || e->nmi_injected);
+	if (e->kind != HV_EXIT_ENTRY_FAIL) {
+		if (nmi_live)
+			nmi_unblocking_iret(v, raw);
+		if (during_delivery(raw & 0xffff))
+			requeue_vectoring(v);
+	}
+	if (nmi_live)
+		__atomic_store_n(&v->nmi_masked, (vmx_intr(v) & INTR_BLOCKING_BY_NMI) != 0,
+				 __ATOMIC_RELAXED);
+	if (v->vmx_error && e->kind != HV_EXIT_ENTRY_FAIL) {
+		e->kind = HV_EXIT_ENTRY_FAIL;
+		e->fail.error = v->vmx_error_field;
+		e->fail.why = "a VMREAD failed while decoding the exit";
+	}
 }
 
 void vmx_vcpu_run(struct hv_vcpu *hv, uint64_t deadline_tsc, int inject_vector, struct hv_exit *e)
 {
 	struct vmx_vcpu *v = to_vmx(hv);
-	*e = (struct hv_exit){.kind = HV_EXIT_NONE};
+	e->kind = HV_EXIT_NONE;
+	e->injected = e->nmi_injected = false;
+	e->entry_tsc = 0;
 	if (!load_here(v, e))
 		return;
 	if (v->reset_pending) { /* INIT/SIPI: the VMCS is current here now */
@@ -199,16 +252,19 @@ void vmx_vcpu_run(struct hv_vcpu *hv, uint64_t deadline_tsc, int inject_vector, 
 		vmcs_reset_real(v);
 	}
 	inject(v, inject_vector, e);
-	arm_preemption_timer(v, deadline_tsc);
+	uint64_t now = rdtsc();
+	arm_preemption_timer(v, deadline_tsc, now);
 	if (v->vmx_error) {
 		e->kind = HV_EXIT_ENTRY_FAIL;
 		e->fail.error = v->vmx_error_field;
 		e->fail.why = "a VMREAD/VMWRITE failed (fail.error = VMCS field)";
 		return;
 	}
-	VMX_COUNT(v, 1); /* entry.S: HOST_RSP */
-	e->entry_tsc = rdtsc(); /* the last instant before entry (core's wake-to-run) */
-	if (vmx_enter(&v->g, v->launched)) {
+#ifdef SLIVER_EXITSTATS
+	uint64_t rsp_before = v->host_rsp;
+#endif
+	e->entry_tsc = now; /* right before the entry (core's wake-to-run) */
+	if (vmx_enter(&v->g, v->launched, &v->host_rsp)) {
 		uint64_t err = 0;
 		vmread_checked(VMCS_VM_INSTRUCTION_ERROR, &err);
 		e->kind = HV_EXIT_ENTRY_FAIL;
@@ -218,7 +274,9 @@ void vmx_vcpu_run(struct hv_vcpu *hv, uint64_t deadline_tsc, int inject_vector, 
 		return;
 	}
 	v->launched = true;
+	vmx_uncache(v); /* the exit saved the guest state: nothing read before holds */
 #ifdef SLIVER_EXITSTATS
+	v->xs.cur[1] += v->host_rsp != rsp_before; /* entry.S wrote HOST_RSP */
 	exitstats_close(&v->xs);
 #endif
 	/* CR8 exiting keeps the guest off the host's TPR: the scheduler's timer relies on
@@ -229,34 +287,16 @@ void vmx_vcpu_run(struct hv_vcpu *hv, uint64_t deadline_tsc, int inject_vector, 
 		panic("vmx: host TPR is %lu after a VM exit (CR8 exiting missing?)",
 		      (unsigned long)tpr);
 	uint32_t raw = (uint32_t)vmcs_read(v, VMCS_EXIT_REASON);
-	vmx_decode_exit(v, raw, e);
-	if (e->kind == HV_EXIT_NMI) {
-		/* A host NMI. With virtual NMIs the guest's "blocking by NMI" is its own
-		 * (virtual-NMI blocking, saved as it was: Bochs too), so it stays; without them
-		 * it is the host's NMI blocked by the exit, which Bochs (bug 2) leaves set. */
-		if (!vmx_caps.vnmi) {
-			uint64_t intr = vmcs_read(v, VMCS_GUEST_INTERRUPTIBILITY);
-			vmcs_write(v, VMCS_GUEST_INTERRUPTIBILITY,
-				   intr & ~(uint64_t)INTR_BLOCKING_BY_NMI);
-		}
-		__asm__ volatile("int $2" ::: "memory");
-	}
-	/* NMI blocking can only be set by an NMI that went in and end at its IRET: while none
-	 * is involved, the exit path reads nothing more than before guest NMIs. */
-	bool nmi_live = vmx_caps.vnmi && (v->nmi_masked || e->nmi_injected);
-	if (nmi_live && e->kind != HV_EXIT_ENTRY_FAIL)
-		nmi_unblocking_iret(v, raw);
-	if (e->kind != HV_EXIT_ENTRY_FAIL)
-		requeue_vectoring(v);
-	if (nmi_live)
-		__atomic_store_n(
-			&v->nmi_masked,
-			(vmcs_read(v, VMCS_GUEST_INTERRUPTIBILITY) & INTR_BLOCKING_BY_NMI) != 0,
-			__ATOMIC_RELAXED);
-	if (v->vmx_error && e->kind != HV_EXIT_ENTRY_FAIL) {
-		e->kind = HV_EXIT_ENTRY_FAIL;
-		e->fail.error = v->vmx_error_field;
-		e->fail.why = "a VMREAD failed while decoding the exit";
+	uint32_t basic = raw & 0xffff;
+	uint8_t kind = basic < VMX_NR_EXIT_REASONS ? vmx_exit_fast_kind[basic] : 0;
+	/* The common exit: its reason says it all (no operands; by construction not one that
+	 * can interrupt an event's delivery, during_delivery) and no NMI is involved. */
+	if (kind && !(raw & EXIT_REASON_FAILED_VMENTRY) && !v->vmx_error &&
+	    !(vmx_caps.vnmi && (v->nmi_masked || e->nmi_injected))) {
+		e->reason = (uint16_t)basic;
+		e->kind = kind;
+	} else {
+		after_exit_slow(v, raw, e);
 	}
 #ifdef SLIVER_EXITSTATS
 	exitstats_open(&v->xs, e->kind);

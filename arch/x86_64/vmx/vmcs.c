@@ -140,6 +140,7 @@ void vmcs_reset_real(struct vmx_vcpu *v)
 	v->cr2 = 0;
 	write_cr2(0);
 	v->pending_exc = false;
+	vmx_uncache(v); /* RFLAGS and interruptibility were written around it */
 }
 
 bool vmx_vcpu_reset_real(struct hv_vcpu *hv, uint16_t cs, uint16_t ip)
@@ -187,6 +188,8 @@ bool vmcs_setup(struct vmx_vcpu *v, uint64_t rip, uint32_t eax, uint32_t ebx, co
 	vmcs_write(v, VMCS_CR4_GUEST_HOST_MASK, ~0ull);
 	host_state(v);
 	guest_state(v, rip, eax, ebx);
+	vmx_uncache(v);
+	v->preempt_ticks = UINT64_MAX; /* never written: the first entry writes it */
 	if (v->vmx_error) {
 		*why = "VMWRITE failed while setting up the VMCS";
 		return false;

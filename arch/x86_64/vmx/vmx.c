@@ -187,6 +187,7 @@ static bool vmx_detect(const char **why)
 	msr_bitmap_pass(bm, MSR_IA32_TSC, true, false); /* never written: Bochs bug 3 */
 	for (unsigned i = 0; i < VMX_NR_LAZY_MSRS; i++)
 		msr_bitmap_pass(bm, vmx_lazy_msrs[i], true, false); /* writes: hv_msr_write */
+	vmx_exits_init();
 	return true;
 }
 
@@ -241,21 +242,9 @@ static int vmx_cpu_init(const char **why)
 	return 0;
 }
 
-uint64_t vmcs_read(struct vmx_vcpu *v, uint32_t field)
+void vmcs_fail(struct vmx_vcpu *v, uint32_t field)
 {
-	uint64_t val = 0;
-	VMX_COUNT(v, 0);
-	if (!vmread_checked(field, &val) && !v->vmx_error) {
-		v->vmx_error = true;
-		v->vmx_error_field = field;
-	}
-	return val;
-}
-
-void vmcs_write(struct vmx_vcpu *v, uint32_t field, uint64_t val)
-{
-	VMX_COUNT(v, 1);
-	if (!vmwrite_checked(field, val) && !v->vmx_error) {
+	if (!v->vmx_error) {
 		v->vmx_error = true;
 		v->vmx_error_field = field;
 	}
@@ -275,8 +264,8 @@ const struct hv_backend vmx_backend = {
 	.vcpu_put = vmx_vcpu_put,
 	.vcpu_loaded_on = vmx_vcpu_loaded_on,
 	.vcpu_run = vmx_vcpu_run,
-	.gpr_get = vmx_gpr_get,
-	.gpr_set = vmx_gpr_set,
+	.rsp_get = vmx_rsp_get,
+	.rsp_set = vmx_rsp_set,
 	.skip_insn = vmx_skip_insn,
 	.inject_exception = vmx_inject_exception,
 	.request_nmi = vmx_request_nmi,

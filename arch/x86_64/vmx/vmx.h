@@ -44,7 +44,10 @@ struct vmx_gprs {
 extern const uint32_t vmx_lazy_msrs[VMX_NR_LAZY_MSRS];
 
 struct vmx_vcpu {
-	struct vmx_gprs g;			       /* first: entry.S addresses it directly */
+	union { /* first: entry.S addresses it directly; core reads it as struct hv_vcpu */
+		struct vmx_gprs g;
+		struct hv_vcpu hv;
+	};
 	uint8_t fpu[512] __attribute__((aligned(64))); /* FXSAVE image: x87/SSE state */
 	uint64_t vmcs_pa;
 	/* The guest's DR0-DR3, DR6, DR7 while it is not loaded: loaded, DR0-3 and DR6 are
@@ -76,6 +79,11 @@ struct vmx_vcpu {
 	bool reset_pending;  /* hv_vcpu_reset_real: real mode at reset_cs:reset_ip next entry */
 	uint16_t reset_cs, reset_ip;
 	uint32_t vmx_error_field;
+	/* Guest RFLAGS and interruptibility state as of this exit (VMX_UNREAD until read: no
+	 * value either field can hold): vmx_rflags, vmx_intr. */
+	uint64_t c_rflags, c_intr;
+	uint64_t host_rsp;	/* HOST_RSP as last written (entry.S compares) */
+	uint64_t preempt_ticks; /* the preemption timer value last written */
 #ifdef SLIVER_EXITSTATS
 	struct exitstats_trip xs; /* counters [0] VMREAD, [1] VMWRITE (hv_exit_stats) */
 #endif
@@ -88,7 +96,11 @@ struct vmx_vcpu {
 #define VMX_COUNT(v, i) ((void)(v))
 #endif
 
-/* The table boundary (hv_backend.h): core's opaque struct hv_vcpu is a struct vmx_vcpu. */
+_Static_assert(__builtin_offsetof(struct vmx_vcpu, g) == 0 &&
+		       sizeof(struct vmx_gprs) == sizeof(struct hv_vcpu),
+	       "the general registers are core's struct hv_vcpu");
+
+/* The table boundary (hv_backend.h): core's struct hv_vcpu heads a struct vmx_vcpu. */
 static inline struct vmx_vcpu *to_vmx(struct hv_vcpu *h)
 {
 	return (struct vmx_vcpu *)h;
@@ -107,10 +119,75 @@ struct vmx_cpu {
 };
 extern struct vmx_cpu vmx_cpu[MAX_CPUS];
 
-/* VMREAD/VMWRITE of the current VMCS; a failure sets v->vmx_error (checked before the
- * next entry, which is then refused as a crash of that vCPU's domain). */
-uint64_t vmcs_read(struct vmx_vcpu *v, uint32_t field);
-void vmcs_write(struct vmx_vcpu *v, uint32_t field, uint64_t val);
+/* VMREAD/VMWRITE of the current VMCS, inline (an exit path makes a handful): a failure
+ * sets v->vmx_error through vmcs_fail (checked before the next entry, which is then refused
+ * as a crash of that vCPU's domain) and a failed read returns 0. */
+void vmcs_fail(struct vmx_vcpu *v, uint32_t field);
+static inline uint64_t vmcs_read(struct vmx_vcpu *v, uint32_t field)
+{
+	uint64_t val = 0; /* the asm writes it; 0 also for cppcheck */
+	VMX_COUNT(v, 0);
+	__asm__ goto("vmread %1, %0; jbe %l[fail]"
+		     : "=r"(val)
+		     : "r"((uint64_t)field)
+		     : "cc"
+		     : fail);
+	return val;
+fail:
+	vmcs_fail(v, field);
+	return 0;
+}
+static inline void vmcs_write(struct vmx_vcpu *v, uint32_t field, uint64_t val)
+{
+	VMX_COUNT(v, 1);
+	__asm__ goto("vmwrite %1, %0; jbe %l[fail]"
+		     :
+		     : "r"((uint64_t)field), "rm"(val)
+		     : "cc"
+		     : fail);
+	return;
+fail:
+	vmcs_fail(v, field);
+}
+
+/* The guest's RFLAGS and interruptibility state are read by more than one step of a round
+ * trip (skipping the instruction, injection, the preemption timer's IF test): each is read
+ * at most once per exit, on demand, and written through. The exit (and anything that
+ * writes them around these helpers) sets them VMX_UNREAD (vmx_uncache). RFLAGS bits 63:22
+ * and interruptibility bits 63:32 are reserved, so VMX_UNREAD is never a value. */
+#define VMX_UNREAD (~0ull)
+static inline void vmx_uncache(struct vmx_vcpu *v)
+{
+	v->c_rflags = v->c_intr = VMX_UNREAD;
+}
+static inline uint64_t vmx_cached_read(struct vmx_vcpu *v, uint64_t *c, uint32_t field)
+{
+	if (*c == VMX_UNREAD)
+		*c = vmcs_read(v, field);
+	return *c;
+}
+static inline void vmx_cached_write(struct vmx_vcpu *v, uint64_t *c, uint32_t field, uint64_t val)
+{
+	vmcs_write(v, field, val);
+	*c = val;
+}
+static inline uint64_t vmx_rflags(struct vmx_vcpu *v)
+{
+	return vmx_cached_read(v, &v->c_rflags, VMCS_GUEST_RFLAGS);
+}
+static inline void vmx_set_rflags(struct vmx_vcpu *v, uint64_t val)
+{
+	vmx_cached_write(v, &v->c_rflags, VMCS_GUEST_RFLAGS, val);
+}
+static inline uint64_t vmx_intr(struct vmx_vcpu *v)
+{
+	return vmx_cached_read(v, &v->c_intr, VMCS_GUEST_INTERRUPTIBILITY);
+}
+static inline void vmx_set_intr(struct vmx_vcpu *v, uint64_t val)
+{
+	vmx_cached_write(v, &v->c_intr, VMCS_GUEST_INTERRUPTIBILITY, val);
+}
+
 /* Writes the host-state fields that differ per pCPU (TR, GDTR, IDTR, GS bases). */
 void vmcs_write_host_percpu(struct vmx_vcpu *v);
 bool vmcs_setup(struct vmx_vcpu *v, uint64_t rip, uint32_t eax, uint32_t ebx, const char **why);
@@ -126,9 +203,9 @@ void vmx_vcpu_destroy(struct hv_vcpu *hv);
 void vmx_vcpu_put(struct hv_vcpu *hv);
 int vmx_vcpu_loaded_on(struct hv_vcpu *hv);
 void vmx_vcpu_run(struct hv_vcpu *hv, uint64_t deadline_tsc, int inject_vector, struct hv_exit *e);
-uint64_t vmx_gpr_get(struct hv_vcpu *hv, unsigned idx);
-void vmx_gpr_set(struct hv_vcpu *hv, unsigned idx, uint64_t val);
-void vmx_skip_insn(struct hv_vcpu *hv, unsigned len);
+uint64_t vmx_rsp_get(struct hv_vcpu *hv);
+void vmx_rsp_set(struct hv_vcpu *hv, uint64_t val);
+bool vmx_skip_insn(struct hv_vcpu *hv, int len);
 void vmx_inject_exception(struct hv_vcpu *hv, uint8_t vector, bool has_error, uint32_t error);
 void vmx_request_nmi(struct hv_vcpu *hv);
 bool vmx_nmi_masked(struct hv_vcpu *hv);
@@ -156,11 +233,18 @@ const char *vmx_exit_reason_name(unsigned reason);
 const char *vmx_insn_error_name(uint32_t err);
 /* exits.c: the exit record from the VMCS (raw = the exit-reason field). */
 void vmx_decode_exit(struct vmx_vcpu *v, uint32_t raw, struct hv_exit *e);
+/* exits.c: per basic exit reason, its kind when the reason alone says everything (no
+ * operands to decode, handled, not PAUSE: run.c's fast path), else 0 (vmx_decode_exit).
+ * Filled by vmx_exits_init at detection. */
+extern uint8_t vmx_exit_fast_kind[VMX_NR_EXIT_REASONS];
+void vmx_exits_init(void);
 /* PAUSE-loop window: grown on a PAUSE-loop exit, shrunk when loaded after a put. */
 void vmx_ple_grow(struct vmx_vcpu *v);
 void vmx_ple_shrink(struct vmx_vcpu *v);
 
-/* entry.S: 0 after a VM exit, 1 when VMLAUNCH/VMRESUME failed. */
-int vmx_enter(struct vmx_gprs *g, int launched);
+/* entry.S: 0 after a VM exit, 1 when VMLAUNCH/VMRESUME (or the VMWRITE of HOST_RSP)
+ * failed. HOST_RSP is written only when the stack pointer differs from *host_rsp, which
+ * then follows (KVM: vmx_update_host_rsp). */
+int vmx_enter(struct vmx_gprs *g, int launched, uint64_t *host_rsp);
 
 #endif
