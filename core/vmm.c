@@ -292,6 +292,11 @@ static enum exit_action run_vcpu(struct vmm_cpu *pc, struct vcpu *v)
 	struct domain *d = v->dom;
 	enum exit_action act = ACT_CONTINUE;
 	bool entered = false;
+	/* The deadline as ns and as the TSC value handed to the backend, kept from one entry
+	 * to the next: most exits leave both the timers and run_until as they were, and the
+	 * conversion (and now_ns) is then not needed again. */
+	uint64_t last_dl = 0, last_dl_tsc = UINT64_MAX;
+	bool dl_known = false;
 	if (__atomic_exchange_n(&v->reset_lat, false, __ATOMIC_ACQ_REL))
 		hist_reset(&v->lat);
 	while (!__atomic_load_n(&pc->need_resched, __ATOMIC_ACQUIRE)) {
@@ -304,23 +309,39 @@ static enum exit_action run_vcpu(struct vmm_cpu *pc, struct vcpu *v)
 				return ACT_BLOCK;
 			continue;
 		}
-		int vec = vcpu_deliverable_irq(v);
+		/* No event-port vector pending and no vLAPIC: nothing to deliver, so the TPR
+		 * and priority scan of vcpu_deliverable_irq is skipped (a vector set after this
+		 * test kicks the pCPU, as it would after the scan). */
+		int vec = -1;
+		if (d->lapic || (__atomic_load_n(&v->irr[0], __ATOMIC_ACQUIRE) |
+				 __atomic_load_n(&v->irr[1], __ATOMIC_ACQUIRE) |
+				 __atomic_load_n(&v->irr[2], __ATOMIC_ACQUIRE) |
+				 __atomic_load_n(&v->irr[3], __ATOMIC_ACQUIRE)))
+			vec = vcpu_deliverable_irq(v);
 		uint64_t dl = timer_next_deadline();
 		if (pc->run_until < dl)
 			dl = pc->run_until;
-		uint64_t dl_tsc = UINT64_MAX, now = now_ns();
-		if (backstop_ns && dl > now + backstop_ns) {
-			dl = now + backstop_ns;
-			timer_set(&pc->backstop, dl);
+		uint64_t dl_tsc = last_dl_tsc;
+		if (backstop_ns || !dl_known || dl != last_dl) {
+			uint64_t now = now_ns();
+			if (backstop_ns && dl > now + backstop_ns) {
+				dl = now + backstop_ns;
+				timer_set(&pc->backstop, dl);
+			}
+			dl_tsc = UINT64_MAX;
+			if (dl <= now)
+				dl_tsc = 0; /* already due: exit at once */
+			else if (dl - now < VMM_FAR_NS)
+				dl_tsc = ns_to_tsc_deadline(dl);
+			/* A deadline already due stays due; a far one is looked at again. */
+			dl_known = !backstop_ns && dl_tsc != UINT64_MAX;
+			last_dl = dl;
+			last_dl_tsc = dl_tsc;
 		}
-		if (dl <= now)
-			dl_tsc = 0; /* already due: exit at once */
-		else if (dl - now < VMM_FAR_NS)
-			dl_tsc = ns_to_tsc_deadline(dl);
 		struct hv_exit e;
-		uint64_t t0 = rdtsc();
 		hv_vcpu_run(v->hv, dl_tsc, vec, &e);
-		v->guest_tsc += rdtsc() - t0;
+		if (e.entry_tsc) /* from right before the entry to now, right after the exit */
+			v->guest_tsc += rdtsc() - e.entry_tsc;
 		/* Wake-to-run ends at the first entry after the wake-up, VMCS/VMCB load, TLB
 		 * flush and FPU restore included (e.entry_tsc, read right before the entry). A
 		 * pick that never reaches an entry keeps wake_ns for the next one; while the
