@@ -266,17 +266,18 @@ enum exit_action hypercall(struct vcpu *v, struct hv_exit *e)
 {
 	(void)e;
 	struct hv_vcpu *h = v->hv;
+	const uint64_t *g = h->gpr;
 	struct hc_args c = {.v = v, .d = v->dom, .act = ACT_CONTINUE};
-	bool lm = hv_guest_long_mode(h);
-	uint64_t nr = hv_gpr_get(h, HV_RAX);
-	static const unsigned regs64[5] = {HV_RDI, HV_RSI, HV_RDX, HV_R10, HV_R8};
-	static const unsigned regs32[5] = {HV_RDI, HV_RSI, HV_RDX, HV_RCX, HV_RBX};
-	for (unsigned i = 0; i < 5; i++) {
-		uint64_t r = hv_gpr_get(h, lm ? regs64[i] : regs32[i]);
-		c.a[i] = lm ? r : (uint32_t)r;
-	}
-	if (!lm)
+	uint64_t nr = g[HV_RAX];
+	if (hv_guest_long_mode(h)) {
+		c.a[0] = g[HV_RDI], c.a[1] = g[HV_RSI], c.a[2] = g[HV_RDX];
+		c.a[3] = g[HV_R10], c.a[4] = g[HV_R8];
+	} else { /* the 32-bit ABI: EDI, ESI, EDX, ECX, EBX (docs/hypercalls.md) */
 		nr = (uint32_t)nr;
+		c.a[0] = (uint32_t)g[HV_RDI], c.a[1] = (uint32_t)g[HV_RSI];
+		c.a[2] = (uint32_t)g[HV_RDX], c.a[3] = (uint32_t)g[HV_RCX];
+		c.a[4] = (uint32_t)g[HV_RBX];
+	}
 	__atomic_fetch_add(&c.d->hypercalls, 1, __ATOMIC_RELAXED);
 	int64_t ret;
 	if (hv_guest_cpl(h) != 0)
@@ -291,8 +292,8 @@ enum exit_action hypercall(struct vcpu *v, struct hv_exit *e)
 		ret = hypercall_ext(v, nr, c.a, &c.act);
 	if (c.act == ACT_DEAD)
 		return ACT_DEAD;
-	hv_gpr_set(h, HV_RAX, (uint64_t)ret);
-	hv_gpr_set(h, HV_RDX, (uint64_t)ret >> 32);
+	h->gpr[HV_RAX] = (uint64_t)ret;
+	h->gpr[HV_RDX] = (uint64_t)ret >> 32;
 	hv_skip_exit_insn(h);
 	if (c.act == ACT_BLOCK)
 		return vcpu_block(v) ? ACT_BLOCK : ACT_CONTINUE;

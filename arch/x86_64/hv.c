@@ -178,9 +178,9 @@ void hv_rsp_set(struct hv_vcpu *v, uint64_t val)
  * kvm_vcpu_do_singlestep): RF is cleared (SDM Vol. 3A 2.3: after any instruction that
  * completes; the backend's skip_insn does it with RIP and the shadow), and when TF was set
  * as it began a single-step #DB follows it with DR6.BS set and B0-B3 clear (SDM Vol. 3B
- * 18.3.1.4, 18.2.3). Event injection does not touch DR6 (SDM Vol. 3C 27.6.1.2, APM Vol. 2
- * 15.20), so DR6 is written here first. */
-static void single_step_trap(struct hv_vcpu *v)
+ * 18.3.1.4, 18.2.3): the backend calls hv_single_step_trap then. Event injection does not
+ * touch DR6 (SDM Vol. 3C 27.6.1.2, APM Vol. 2 15.20), so DR6 is written here first. */
+void hv_single_step_trap(struct hv_vcpu *v)
 {
 	be->dr_set(v, 6, (be->dr_get(v, 6) & ~DR6_B0_B3) | DR6_BS);
 	be->inject_exception(v, 1, false, 0);
@@ -188,14 +188,12 @@ static void single_step_trap(struct hv_vcpu *v)
 
 void hv_skip_exit_insn(struct hv_vcpu *v)
 {
-	if (be->skip_insn(v, -1))
-		single_step_trap(v);
+	be->skip_insn(v, -1);
 }
 
 void hv_skip_insn(struct hv_vcpu *v, unsigned len)
 {
-	if (be->skip_insn(v, (int)len))
-		single_step_trap(v);
+	be->skip_insn(v, (int)len);
 }
 
 /* Fault-class exceptions: all but #DB (trap, or fault for instruction breakpoints, which

@@ -40,9 +40,8 @@ struct hv_backend {
 	uint64_t (*rsp_get)(struct hv_vcpu *v);
 	void (*rsp_set)(struct hv_vcpu *v, uint64_t val);
 	/* RIP += len (len < 0: the exiting instruction's own length), the STI/MOV SS shadow
-	 * ends and RFLAGS.RF is cleared; returns RFLAGS.TF as it was (hv.c then delivers the
-	 * single-step #DB). */
-	bool (*skip_insn)(struct hv_vcpu *v, int len);
+	 * ends and RFLAGS.RF is cleared; when RFLAGS.TF was set, hv_single_step_trap. */
+	void (*skip_insn)(struct hv_vcpu *v, int len);
 	uint64_t (*rflags_get)(struct hv_vcpu *v);
 	void (*rflags_set)(struct hv_vcpu *v, uint64_t val);
 	void (*inject_exception)(struct hv_vcpu *v, uint8_t vector, bool has_error, uint32_t error);
@@ -79,6 +78,10 @@ struct hv_backend {
 
 extern const struct hv_backend vmx_backend;
 extern const struct hv_backend svm_backend;
+
+/* hv.c, for the backends' skip_insn: the single-step #DB (DR6.BS) after an instruction
+ * completed with RFLAGS.TF set. */
+void hv_single_step_trap(struct hv_vcpu *v);
 
 /* Frames for VMCSs/VMCBs, bitmaps and paging structures (set by hv_set_frame_ops). */
 extern struct hv_frame_ops hv_frames;

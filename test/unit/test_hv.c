@@ -275,13 +275,13 @@ static struct {
 	bool has_error;
 } fv;
 /* skip_insn's contract (hv_backend.h), as vmx/regs.c and svm/regs.c keep it. */
-static bool fv_skip(struct hv_vcpu *v, int len)
+static void fv_skip(struct hv_vcpu *v, int len)
 {
-	(void)v;
 	fv.rip += len < 0 ? fv.exit_len : (unsigned)len;
 	uint64_t rflags = fv.rflags;
 	fv.rflags &= ~(1ull << 16);
-	return rflags & (1ull << 8);
+	if (rflags & (1ull << 8))
+		hv_single_step_trap(v);
 }
 static uint64_t fv_rflags_get(struct hv_vcpu *v)
 {
@@ -330,8 +330,8 @@ static uint64_t rng64(void)
 
 /* hv_skip_insn and hv_skip_exit_insn from random RFLAGS/DR6 (seeded): RIP moves by len (the
  * exit's own length for hv_skip_exit_insn), RF always clears, the other flags stay; TF set
- * gives exactly one #DB with DR6 = old DR6, B0-3 clear, BS set (SDM Vol. 3B 18.3.1.4);
- * TF clear injects nothing and leaves DR6 alone. */
+ * gives exactly one #DB with DR6 = old DR6, B0-3 clear, BS set (SDM Vol. 3B 18.3.1.4:
+ * hv_single_step_trap); TF clear injects nothing and leaves DR6 alone. */
 static void test_skip_single_step(void **st)
 {
 	(void)st;

@@ -1,7 +1,7 @@
 /* The exiting instruction, for CPUs without NRIP save and decode assists (QEMU's SVM,
  * APM 15.7.1, 15.33): its bytes are read from guest memory at CS.base + RIP through the
  * guest's own page tables (none, 32-bit, PAE or 4-level, SDM Vol. 3A 4.3-4.5) and guest-
- * physical memory (hv_space_ptr), then legacy prefixes, REX (64-bit code only) and the few
+ * physical memory (hv_space_ptr), one translation for the bytes in RIP's page, then legacy prefixes, REX (64-bit code only) and the few
  * opcodes that exit with an instruction to complete are decoded: enough for the length
  * and, for MOV CR/DR, CLTS and LMSW, the operands. Anything else fails: the domain is
  * crashed with a dump rather than resumed at a guessed RIP. */
@@ -74,26 +74,61 @@ static bool translate(struct svm_vcpu *s, uint64_t la, uint64_t *gpa)
 	return true;
 }
 
-/* Byte `off` of the exiting instruction. */
-static bool fetch(struct svm_vcpu *s, unsigned off, uint8_t *byte)
+/* The exiting instruction's bytes: those of the page RIP is in, read in place (one
+ * translation), then byte by byte across a page boundary (fetch). */
+struct window {
+	struct svm_vcpu *s;
+	uint64_t la; /* the linear address of byte 0 */
+	bool long64;
+	const uint8_t *p;
+	unsigned n; /* bytes readable at p */
+};
+
+/* Byte `off` of the exiting instruction, from beyond the first page. */
+static bool fetch(const struct window *w, unsigned off, uint8_t *byte)
 {
-	uint64_t la = s->vmcb->rip + off + (svm_in_64bit_code(s) ? 0 : s->vmcb->cs.base);
-	if (!svm_in_64bit_code(s))
+	uint64_t la = w->la + off, gpa;
+	if (!w->long64)
 		la = (uint32_t)la;
-	uint64_t gpa;
-	if (!translate(s, la, &gpa))
+	if (!translate(w->s, la, &gpa))
 		return false;
-	const uint8_t *p = hv_space_ptr(s->space, gpa, 1);
+	const uint8_t *p = hv_space_ptr(w->s->space, gpa, 1);
 	if (!p)
 		return false;
 	*byte = *p;
 	return true;
 }
 
+static inline bool byte_at(const struct window *w, unsigned off, uint8_t *byte)
+{
+	if (off < w->n) {
+		*byte = w->p[off];
+		return true;
+	}
+	return fetch(w, off, byte);
+}
+
+static void window_open(struct window *w, struct svm_vcpu *s)
+{
+	w->s = s;
+	w->long64 = svm_in_64bit_code(s);
+	w->la = s->vmcb->rip + (w->long64 ? 0 : s->vmcb->cs.base);
+	if (!w->long64)
+		w->la = (uint32_t)w->la;
+	w->n = 0;
+	uint64_t gpa;
+	unsigned in_page = 4096 - (unsigned)(w->la & 0xfff);
+	unsigned n = in_page < 15 ? in_page : 15;
+	if (!translate(s, w->la, &gpa) || !(w->p = hv_space_ptr(s->space, gpa, n)))
+		return; /* every byte through fetch, which then fails where it should */
+	w->n = n;
+}
+
 bool svm_fetch_decode(struct svm_vcpu *s, struct svm_insn *in, const char **why)
 {
 	*in = (struct svm_insn){0};
-	bool long64 = svm_in_64bit_code(s);
+	struct window w;
+	window_open(&w, s);
 	unsigned i = 0;
 	uint8_t c;
 	*why = "cannot read the exiting instruction";
@@ -103,9 +138,9 @@ bool svm_fetch_decode(struct svm_vcpu *s, struct svm_insn *in, const char **why)
 			*why = "instruction longer than 15 bytes";
 			return false;
 		}
-		if (!fetch(s, i, &c))
+		if (!byte_at(&w, i, &c))
 			return false;
-		if (long64 && (c & 0xf0) == 0x40) {
+		if (w.long64 && (c & 0xf0) == 0x40) {
 			in->rex_r = c & 4;
 			in->rex_b = c & 1;
 			continue;
@@ -122,12 +157,12 @@ bool svm_fetch_decode(struct svm_vcpu *s, struct svm_insn *in, const char **why)
 	in->op[0] = c;
 	in->nop = 1;
 	if (c == 0x0f) {
-		if (!fetch(s, i + 1, &in->op[1]))
+		if (!byte_at(&w, i + 1, &in->op[1]))
 			return false;
 		in->nop = 2;
 		uint8_t o = in->op[1];
 		if (o == 0x01 || (o >= 0x20 && o <= 0x23)) {
-			if (!fetch(s, i + 2, &in->modrm))
+			if (!byte_at(&w, i + 2, &in->modrm))
 				return false;
 			in->op[2] = in->modrm;
 			in->nop = 3;

@@ -76,6 +76,27 @@ static const struct exit_desc exit_table[] = {
 #define NR_EXITS (sizeof exit_table / sizeof exit_table[0])
 _Static_assert(NR_EXITS < HV_NR_EXIT_REASONS, "dense SVM reasons fit the counters");
 
+/* EXITCODE -> dense index + 1 for the codes below 0x100 (every one but NPF and INVALID),
+ * 0 for those outside the table: filled by svm_exits_init at detection. */
+static uint8_t code_index[0x100];
+
+void svm_exits_init(void)
+{
+	for (unsigned i = 0; i < NR_EXITS; i++)
+		if (exit_table[i].code < sizeof code_index)
+			code_index[exit_table[i].code] = (uint8_t)(i + 1);
+}
+
+static unsigned find_exit(uint64_t code)
+{
+	if (code < sizeof code_index)
+		return code_index[code] ? code_index[code] - 1u : NR_EXITS;
+	unsigned i = 0;
+	while (i < NR_EXITS && exit_table[i].code != code)
+		i++;
+	return i;
+}
+
 const char *svm_exit_reason_name(unsigned reason)
 {
 	return reason < NR_EXITS ? exit_table[reason].name : "unknown";
@@ -228,9 +249,7 @@ void svm_decode_exit(struct svm_vcpu *s, struct hv_exit *e)
 	uint64_t code = vb->exitcode;
 	if ((uint32_t)code == 0xffffffffu)
 		code = VMEXIT_INVALID; /* QEMU 7.2 stores -1 as a 32-bit value */
-	unsigned i = 0;
-	while (i < NR_EXITS && exit_table[i].code != code)
-		i++;
+	unsigned i = find_exit(code);
 	e->fail.detail = vb->exitinfo1;
 	if (i == NR_EXITS) {
 		e->reason = HV_NR_EXIT_REASONS - 1; /* counted, and named "unknown" */

@@ -26,7 +26,7 @@ void svm_rsp_set(struct hv_vcpu *v, uint64_t val)
 
 /* len < 0: the exiting instruction's length as decoded at the exit (exits.c: NRIP,
  * EXITINFO2 or the decoder). */
-bool svm_skip_insn(struct hv_vcpu *v, int len)
+void svm_skip_insn(struct hv_vcpu *v, int len)
 {
 	struct svm_vcpu *s = to_svm(v);
 	struct vmcb *vb = s->vmcb;
@@ -37,7 +37,8 @@ bool svm_skip_insn(struct hv_vcpu *v, int len)
 	uint64_t rflags = vb->rflags;
 	if (rflags & RFLAGS_RF)
 		vb->rflags = rflags & ~RFLAGS_RF;
-	return rflags & RFLAGS_TF;
+	if (rflags & RFLAGS_TF)
+		hv_single_step_trap(v);
 }
 
 uint64_t svm_rflags_get(struct hv_vcpu *v)

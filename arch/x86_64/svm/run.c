@@ -7,13 +7,14 @@
  * VMX needs under Bochs, and deadline_tsc is not used. */
 #include "arch/x86_64/panic.h"
 #include "arch/x86_64/svm/svm.h"
+#include "lib/compiler.h"
 #include "lib/string.h"
 
 static bool load_here(struct svm_vcpu *s, struct hv_exit *e)
 {
 	unsigned cpu = this_cpu()->id;
 	struct svm_cpu *sc = &svm_cpu[cpu];
-	if (sc->current == s)
+	if (likely(sc->current == s))
 		return true;
 	if (sc->current)
 		svm_vcpu_put((struct hv_vcpu *)sc->current);
@@ -41,7 +42,7 @@ static void assign_asid(struct svm_vcpu *s)
 	unsigned cpu = this_cpu()->id;
 	struct svm_cpu *sc = &svm_cpu[cpu];
 	struct vmcb *vb = s->vmcb;
-	if (s->asid_cpu == (int)cpu && s->asid_gen == sc->asid_gen)
+	if (likely(s->asid_cpu == (int)cpu && s->asid_gen == sc->asid_gen))
 		return;
 	uint8_t flush = svm_has(CPUID_8000000A_EDX_FLUSH_BY_ASID) ? TLB_CONTROL_FLUSH_ASID
 								  : TLB_CONTROL_FLUSH_ALL;
@@ -144,6 +145,8 @@ static void nmi_after_exit(struct svm_vcpu *s, struct hv_exit *e)
 {
 	struct vmcb *vb = s->vmcb;
 	s->maybe_shadow = vb->exitcode == VMEXIT_INTR && (vb->rflags & RFLAGS_IF);
+	if (likely(vb->exitcode != VMEXIT_IRET && !s->nmi_step && !s->iret_seen))
+		return; /* no NMI under way: the common exit */
 	if (vb->exitcode == VMEXIT_IRET) {
 		set_iret_intercept(s, false);
 		s->iret_seen = true;
@@ -183,6 +186,12 @@ static void inject(struct svm_vcpu *s, int vector, struct hv_exit *e)
 	struct vmcb *vb = s->vmcb;
 	bool want_window = false;
 	bool nmi = s->nmi_requested;
+	if (likely(!nmi && !s->pending_event && vector < 0)) { /* nothing to deliver */
+		vb->eventinj = 0;
+		if (unlikely((vb->vintr & V_IRQ) || (vb->intercept_misc1 & INTERCEPT_VINTR)))
+			set_vintr_window(s, false);
+		return;
+	}
 	/* QEMU 7.2 TCG takes the INTR intercept inside an STI shadow and saves no shadow
 	 * (shared/emulators.md): after a physical-interrupt exit with IF=1 a shadow may have
 	 * been lost, so the NMI waits one step (one more exit per such NMI on hardware). */
@@ -261,7 +270,9 @@ void svm_vcpu_run(struct hv_vcpu *v, uint64_t deadline_tsc, int inject_vector, s
 	(void)deadline_tsc; /* physical interrupts always exit: see the top of this file */
 	struct svm_vcpu *s = to_svm(v);
 	struct vmcb *vb = s->vmcb;
-	*e = (struct hv_exit){.kind = HV_EXIT_NONE};
+	e->kind = HV_EXIT_NONE;
+	e->injected = e->nmi_injected = false;
+	e->entry_tsc = 0;
 	if (!load_here(s, e))
 		return;
 	assign_asid(s);
@@ -284,17 +295,17 @@ void svm_vcpu_run(struct hv_vcpu *v, uint64_t deadline_tsc, int inject_vector, s
 	 * (a raised host TPR would mask the scheduler's timer and freeze this pCPU). */
 	uint64_t tpr;
 	__asm__ volatile("mov %%cr8, %0" : "=r"(tpr));
-	if (tpr)
+	if (unlikely(tpr))
 		panic("svm: host TPR is %lu after #VMEXIT (V_INTR_MASKING missing?)",
 		      (unsigned long)tpr);
 	svm_decode_exit(s, e);
-	if (e->kind == HV_EXIT_ENTRY_FAIL) {
+	if (unlikely(e->kind == HV_EXIT_ENTRY_FAIL)) {
 		e->injected = e->nmi_injected = false;
 	} else {
 		requeue_exitintinfo(s);
 		nmi_after_exit(s, e);
 	}
-	if (e->kind == HV_EXIT_INTWIN)
+	if (unlikely(e->kind == HV_EXIT_INTWIN))
 		set_vintr_window(s, false);
 #ifdef SLIVER_EXITSTATS
 	exitstats_open(&s->xs, e->kind);

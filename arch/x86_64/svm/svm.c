@@ -111,6 +111,7 @@ static bool svm_detect(const char **why)
 	msrpm_pass(MSR_LSTAR, true, false);
 	msrpm_pass(MSR_CSTAR, true, false);
 	msrpm_pass(MSR_SFMASK, true, false);
+	svm_exits_init();
 	return true;
 }
 

@@ -124,7 +124,7 @@ void svm_vcpu_run(struct hv_vcpu *v, uint64_t deadline_tsc, int inject_vector, s
 uint64_t svm_gpr_get(struct hv_vcpu *v, unsigned idx);
 uint64_t svm_rsp_get(struct hv_vcpu *v);
 void svm_rsp_set(struct hv_vcpu *v, uint64_t val);
-bool svm_skip_insn(struct hv_vcpu *v, int len);
+void svm_skip_insn(struct hv_vcpu *v, int len);
 void svm_inject_exception(struct hv_vcpu *v, uint8_t vector, bool has_error, uint32_t error);
 void svm_request_nmi(struct hv_vcpu *v);
 bool svm_nmi_masked(struct hv_vcpu *v);
@@ -148,6 +148,7 @@ bool svm_in_64bit_code(struct svm_vcpu *s);
 
 /* exits.c */
 void svm_decode_exit(struct svm_vcpu *s, struct hv_exit *e);
+void svm_exits_init(void); /* at detection: the EXITCODE index */
 const char *svm_exit_reason_name(unsigned reason);
 const char *svm_insn_error_name(uint32_t err);
 

@@ -44,15 +44,9 @@ static void dec_dr(struct vmx_vcpu *v, struct hv_exit *e)
 	e->dr.gpr = (qual >> 8) & 0xf;
 }
 
-/* Table 27-5. */
 static void dec_io(struct vmx_vcpu *v, struct hv_exit *e)
 {
-	uint64_t qual = vmcs_read(v, VMCS_EXIT_QUALIFICATION);
-	e->io.size = (qual & 7) + 1;
-	e->io.in = qual & (1u << 3);
-	e->io.string = qual & (1u << 4);
-	e->io.rep = qual & (1u << 5);
-	e->io.port = (uint16_t)(qual >> 16);
+	vmx_decode_io(v, e);
 }
 
 static void dec_rdmsr(struct vmx_vcpu *v, struct hv_exit *e)
@@ -167,8 +161,10 @@ void vmx_exits_init(void)
 {
 	for (unsigned r = 0; r < VMX_NR_EXIT_REASONS; r++) {
 		const struct exit_desc *d = &exit_table[r];
-		bool fast = d->name && !d->decode && d->kind != HV_EXIT_UNHANDLED &&
-			    d->kind != HV_EXIT_ENTRY_FAIL && r != EXIT_REASON_PAUSE;
+		/* I/O's operands are decoded on the fast path itself (vmx_decode_io). */
+		bool fast = d->name && (!d->decode || r == EXIT_REASON_IO_INSTRUCTION) &&
+			    d->kind != HV_EXIT_UNHANDLED && d->kind != HV_EXIT_ENTRY_FAIL &&
+			    r != EXIT_REASON_PAUSE;
 		vmx_exit_fast_kind[r] = fast ? d->kind : 0;
 	}
 }

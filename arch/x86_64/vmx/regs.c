@@ -19,7 +19,7 @@ void vmx_rsp_set(struct hv_vcpu *hv, uint64_t val)
 /* len < 0: the exiting instruction's length (SDM 27.2.5: defined for the exits of an
  * instruction), read only now. A CPUID or VMCALL round trip reads the length, RIP,
  * interruptibility and RFLAGS once each and writes RIP alone. */
-bool vmx_skip_insn(struct hv_vcpu *hv, int len)
+void vmx_skip_insn(struct hv_vcpu *hv, int len)
 {
 	struct vmx_vcpu *v = to_vmx(hv);
 	uint64_t n = len < 0 ? vmcs_read(v, VMCS_EXIT_INSTRUCTION_LENGTH) : (uint64_t)len;
@@ -30,7 +30,8 @@ bool vmx_skip_insn(struct hv_vcpu *hv, int len)
 	uint64_t rflags = vmx_rflags(v);
 	if (rflags & RFLAGS_RF)
 		vmx_set_rflags(v, rflags & ~RFLAGS_RF);
-	return rflags & RFLAGS_TF;
+	if (rflags & RFLAGS_TF)
+		hv_single_step_trap(hv);
 }
 
 uint64_t vmx_rflags_get(struct hv_vcpu *hv)

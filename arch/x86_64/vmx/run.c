@@ -9,6 +9,7 @@
 #include "arch/x86_64/panic.h"
 #include "arch/x86_64/tsc.h"
 #include "arch/x86_64/vmx/vmx.h"
+#include "lib/compiler.h"
 
 /* Bochs bug 1: how long a kick may wait while the guest keeps IF=0. On hardware the IPI
  * exits at once and this costs one exit per millisecond of IF=0 guest code. */
@@ -18,7 +19,7 @@ static bool load_here(struct vmx_vcpu *v, struct hv_exit *e)
 {
 	unsigned cpu = this_cpu()->id;
 	struct vmx_cpu *vc = &vmx_cpu[cpu];
-	if (vc->current == v)
+	if (likely(vc->current == v))
 		return true;
 	if (vc->current)
 		vmx_vcpu_put(to_hv(vc->current));
@@ -83,8 +84,8 @@ static void inject(struct vmx_vcpu *v, int vector, struct hv_exit *e)
 {
 	bool want_window = false, want_nmi_window = false;
 	bool nmi = v->nmi_requested;
-	if (!nmi && !v->pending_exc && vector < 0 &&
-	    !(v->cpu_ctls & (CPU_INTERRUPT_WINDOW_EXITING | CPU_NMI_WINDOW_EXITING)))
+	if (likely(!nmi && !v->pending_exc && vector < 0 &&
+		   !(v->cpu_ctls & (CPU_INTERRUPT_WINDOW_EXITING | CPU_NMI_WINDOW_EXITING))))
 		return; /* nothing to deliver, no window open: the common exit */
 	v->nmi_requested = false;
 	if (nmi && !vmx_caps.vnmi && !v->pending_exc) {
@@ -137,7 +138,7 @@ static void inject(struct vmx_vcpu *v, int vector, struct hv_exit *e)
  * the TSC right before the entry. */
 static void arm_preemption_timer(struct vmx_vcpu *v, uint64_t deadline_tsc, uint64_t now)
 {
-	if (!(vmx_rflags(v) & RFLAGS_IF)) {
+	if (unlikely(!(vmx_rflags(v) & RFLAGS_IF))) {
 		uint64_t cap = now + ns_to_tsc(IF0_BACKSTOP_NS);
 		if (deadline_tsc > cap)
 			deadline_tsc = cap;
@@ -247,14 +248,14 @@ void vmx_vcpu_run(struct hv_vcpu *hv, uint64_t deadline_tsc, int inject_vector, 
 	e->entry_tsc = 0;
 	if (!load_here(v, e))
 		return;
-	if (v->reset_pending) { /* INIT/SIPI: the VMCS is current here now */
+	if (unlikely(v->reset_pending)) { /* INIT/SIPI: the VMCS is current here now */
 		v->reset_pending = false;
 		vmcs_reset_real(v);
 	}
 	inject(v, inject_vector, e);
 	uint64_t now = rdtsc();
 	arm_preemption_timer(v, deadline_tsc, now);
-	if (v->vmx_error) {
+	if (unlikely(v->vmx_error)) {
 		e->kind = HV_EXIT_ENTRY_FAIL;
 		e->fail.error = v->vmx_error_field;
 		e->fail.why = "a VMREAD/VMWRITE failed (fail.error = VMCS field)";
@@ -264,7 +265,7 @@ void vmx_vcpu_run(struct hv_vcpu *hv, uint64_t deadline_tsc, int inject_vector, 
 	uint64_t rsp_before = v->host_rsp;
 #endif
 	e->entry_tsc = now; /* right before the entry (core's wake-to-run) */
-	if (vmx_enter(&v->g, v->launched, &v->host_rsp)) {
+	if (unlikely(vmx_enter(&v->g, v->launched, &v->host_rsp))) {
 		uint64_t err = 0;
 		vmread_checked(VMCS_VM_INSTRUCTION_ERROR, &err);
 		e->kind = HV_EXIT_ENTRY_FAIL;
@@ -283,18 +284,21 @@ void vmx_vcpu_run(struct hv_vcpu *hv, uint64_t deadline_tsc, int inject_vector, 
 	 * it staying 0 (a guest that could raise it would freeze this pCPU). */
 	uint64_t tpr;
 	__asm__ volatile("mov %%cr8, %0" : "=r"(tpr));
-	if (tpr)
+	if (unlikely(tpr))
 		panic("vmx: host TPR is %lu after a VM exit (CR8 exiting missing?)",
 		      (unsigned long)tpr);
 	uint32_t raw = (uint32_t)vmcs_read(v, VMCS_EXIT_REASON);
 	uint32_t basic = raw & 0xffff;
 	uint8_t kind = basic < VMX_NR_EXIT_REASONS ? vmx_exit_fast_kind[basic] : 0;
-	/* The common exit: its reason says it all (no operands; by construction not one that
-	 * can interrupt an event's delivery, during_delivery) and no NMI is involved. */
-	if (kind && !(raw & EXIT_REASON_FAILED_VMENTRY) && !v->vmx_error &&
-	    !(vmx_caps.vnmi && (v->nmi_masked || e->nmi_injected))) {
+	/* The common exit: its reason says it all (no operands but an I/O instruction's; by
+	 * construction not one that can interrupt an event's delivery, during_delivery) and
+	 * no NMI is involved. */
+	if (likely(kind && !(raw & EXIT_REASON_FAILED_VMENTRY) && !v->vmx_error &&
+		   !(vmx_caps.vnmi && (v->nmi_masked || e->nmi_injected)))) {
 		e->reason = (uint16_t)basic;
 		e->kind = kind;
+		if (kind == HV_EXIT_IO)
+			vmx_decode_io(v, e);
 	} else {
 		after_exit_slow(v, raw, e);
 	}

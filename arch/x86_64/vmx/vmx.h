@@ -205,7 +205,7 @@ int vmx_vcpu_loaded_on(struct hv_vcpu *hv);
 void vmx_vcpu_run(struct hv_vcpu *hv, uint64_t deadline_tsc, int inject_vector, struct hv_exit *e);
 uint64_t vmx_rsp_get(struct hv_vcpu *hv);
 void vmx_rsp_set(struct hv_vcpu *hv, uint64_t val);
-bool vmx_skip_insn(struct hv_vcpu *hv, int len);
+void vmx_skip_insn(struct hv_vcpu *hv, int len);
 void vmx_inject_exception(struct hv_vcpu *hv, uint8_t vector, bool has_error, uint32_t error);
 void vmx_request_nmi(struct hv_vcpu *hv);
 bool vmx_nmi_masked(struct hv_vcpu *hv);
@@ -234,10 +234,20 @@ const char *vmx_insn_error_name(uint32_t err);
 /* exits.c: the exit record from the VMCS (raw = the exit-reason field). */
 void vmx_decode_exit(struct vmx_vcpu *v, uint32_t raw, struct hv_exit *e);
 /* exits.c: per basic exit reason, its kind when the reason alone says everything (no
- * operands to decode, handled, not PAUSE: run.c's fast path), else 0 (vmx_decode_exit).
- * Filled by vmx_exits_init at detection. */
+ * operands to decode but I/O's, handled, not PAUSE: run.c's fast path), else 0
+ * (vmx_decode_exit). Filled by vmx_exits_init at detection. */
 extern uint8_t vmx_exit_fast_kind[VMX_NR_EXIT_REASONS];
 void vmx_exits_init(void);
+/* An I/O instruction's operands from the exit qualification (SDM table 27-5). */
+static inline void vmx_decode_io(struct vmx_vcpu *v, struct hv_exit *e)
+{
+	uint64_t qual = vmcs_read(v, VMCS_EXIT_QUALIFICATION);
+	e->io.size = (qual & 7) + 1;
+	e->io.in = qual & (1u << 3);
+	e->io.string = qual & (1u << 4);
+	e->io.rep = qual & (1u << 5);
+	e->io.port = (uint16_t)(qual >> 16);
+}
 /* PAUSE-loop window: grown on a PAUSE-loop exit, shrunk when loaded after a put. */
 void vmx_ple_grow(struct vmx_vcpu *v);
 void vmx_ple_shrink(struct vmx_vcpu *v);
