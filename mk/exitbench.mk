@@ -1,12 +1,17 @@
 # The cost of a world switch per exit kind on each backend (issue 12): guests/exitbench
 # makes 20000 CPUID, HC_CLOCK and port-I/O exits and times them on its own clock (emulated
 # time: Bochs ips, QEMU -icount; emulator costs, not hardware's). The twin checks that every
-# kind ran and that each IN from the unclaimed port exited once (io_other = n + 1 warm-up).
+# kind ran, that each IN from the unclaimed port exited once (io_other = n + 1 warm-up) and
+# that no path grew past its instruction budget (test/bench/exits.budget).
 EXITBENCH_LINE = '^\(d1\) exitbench: $(1) n=20000 ns_per_exit=[0-9]+\.[0-9] tsc_per_exit=[0-9]+ exits_per_s=[1-9][0-9]*$$'
 e2e-exitbench_EXPECT = $(E2E_END) --reject 'crashed|refused' \
 	--expect $(call EXITBENCH_LINE,none) --expect $(call EXITBENCH_LINE,cpuid) \
 	--expect $(call EXITBENCH_LINE,hc) --expect $(call EXITBENCH_LINE,io) \
 	--expect '^sliver: d1 shutdown code=0$$' --expect '^stat d1 name=exits .* io_other=20001 '
+# The ratchet (issue 25): each twin's instructions per exit against test/bench/exits.budget.
+e2e-exitbench_CHECK = tools/exitbench-insns.sh build/e2e/$@.log \
+	$(if $(filter %-svm,$@),svm,vmx) | tools/budget-check.sh test/bench/exits.budget \
+	$(if $(filter %-svm,$@),svm,vmx) exit.
 $(eval $(call e2e_twin,e2e-exitbench,$(BUILD)/exitbench-bios.iso,--cpus 1 --timeout 300))
 
 # `make bench-exits`: both runs, then the table of docs/BENCHMARKS.md ("Backends").
