@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """exit-profile.py: one exit round trip, instruction by instruction, per function.
-EXIT_PROFILE_DUMP=fn1,fn2 (or all) also lists those functions' instructions (Bochs).
+EXIT_PROFILE_DUMP=fn1,fn2 (or all) also lists those functions' instructions in the order
+they ran (under QEMU from sliver.elf's disassembly).
 
 Reads an emulator's instruction trace of a guest that exits at the same guest RIP again and
 again (guests/exitbench), cuts it into round trips at that RIP and prints, for the median
@@ -104,11 +105,25 @@ def qemu(marks, name):
         elif guest:
             cur.guest += 1
         else:
-            cur.fn[name(pc)] += 1
+            fn = name(pc)
+            cur.fn[fn] += 1
+            cur.lines.append((fn, pc, None))
     return [trips[m] for m in marks]
 
 
-def report(trips, bochs_mode):
+def disassembly(elf):
+    """address -> instruction text, for the QEMU log (which has addresses only)."""
+    out = subprocess.run(['objdump', '-d', '--no-show-raw-insn', elf], capture_output=True,
+                         text=True, check=True).stdout
+    text = {}
+    for line in out.splitlines():
+        m = re.match(r'^\s+([0-9a-f]+):\s+(.*)$', line)
+        if m:
+            text[int(m.group(1), 16)] = m.group(2).strip()
+    return text
+
+
+def report(trips, bochs_mode, text=None):
     trips = [t for t in trips if t.total()]  # Bochs: the hits before `trace on`
     if not trips:
         print('no round trip in the trace')
@@ -131,6 +146,8 @@ def report(trips, bochs_mode):
         want = set(dump.split(','))
         for fn, addr, insn in t.lines:
             if 'all' in want or fn in want:
+                if insn is None:
+                    insn = (text or {}).get(addr, '?')
                 print('  %-24s %#x  %s' % (fn, addr, insn))
 
 
@@ -142,9 +159,10 @@ def main():
         report(bochs(sys.argv[2], name), True)
         return
     marks = [int(m, 16) for m in sys.argv[2].split(',')]
+    text = disassembly(sys.argv[3]) if os.environ.get('EXIT_PROFILE_DUMP') else None
     for m, trips in zip(marks, qemu(marks, name)):
         print('== guest RIP 0x%x' % m)
-        report(trips, False)
+        report(trips, False, text)
 
 
 if __name__ == '__main__':

@@ -1,10 +1,10 @@
 /* The exiting instruction, for CPUs without NRIP save and decode assists (QEMU's SVM,
  * APM 15.7.1, 15.33): its bytes are read from guest memory at CS.base + RIP through the
  * guest's own page tables (none, 32-bit, PAE or 4-level, SDM Vol. 3A 4.3-4.5) and guest-
- * physical memory (hv_space_ptr), one translation for the bytes in RIP's page, then legacy prefixes, REX (64-bit code only) and the few
- * opcodes that exit with an instruction to complete are decoded: enough for the length
- * and, for MOV CR/DR, CLTS and LMSW, the operands. Anything else fails: the domain is
- * crashed with a dump rather than resumed at a guessed RIP. */
+ * physical memory (hv_space_ptr), one translation for the bytes in RIP's page, then legacy
+ * prefixes, REX (64-bit code only) and the few opcodes that exit with an instruction to complete
+ * are decoded: enough for the length and, for MOV CR/DR, CLTS and LMSW, the operands. Anything else
+ * fails: the domain is crashed with a dump rather than resumed at a guessed RIP. */
 #include "arch/x86_64/svm/svm.h"
 
 #define PTE_P  1ull
@@ -116,12 +116,31 @@ static void window_open(struct window *w, struct svm_vcpu *s)
 	if (!w->long64)
 		w->la = (uint32_t)w->la;
 	w->n = 0;
-	uint64_t gpa;
+	uint64_t gpa = (uint32_t)w->la; /* paging off (translate's first case, inline) */
 	unsigned in_page = 4096 - (unsigned)(w->la & 0xfff);
 	unsigned n = in_page < 15 ? in_page : 15;
-	if (!translate(s, w->la, &gpa) || !(w->p = hv_space_ptr(s->space, gpa, n)))
+	if (((s->cr0 & CR0_PG) && !translate(s, w->la, &gpa)) ||
+	    !(w->p = hv_space_ptr(s->space, gpa, n)))
 		return; /* every byte through fetch, which then fails where it should */
 	w->n = n;
+}
+
+/* window_open's first page alone, for the exits whose instruction is usually the bare
+ * opcode (exits.c, plain_length): no per-byte state. */
+unsigned svm_insn_bytes(struct svm_vcpu *s, const uint8_t **p)
+{
+	const struct vmcb *vb = s->vmcb;
+	uint64_t la = vb->rip, gpa;
+	if (!(s->efer & EFER_LMA) || !(vb->cs.attrib & SEG_ATTR_L)) /* not 64-bit code */
+		la = (uint32_t)(la + vb->cs.base);
+	unsigned n = 4096 - (unsigned)(la & 0xfff);
+	if (n > 15)
+		n = 15;
+	gpa = (uint32_t)la; /* paging off */
+	if ((s->cr0 & CR0_PG) && !translate(s, la, &gpa))
+		return 0;
+	*p = hv_space_ptr(s->space, gpa, n);
+	return *p ? n : 0;
 }
 
 bool svm_fetch_decode(struct svm_vcpu *s, struct svm_insn *in, const char **why)

@@ -144,8 +144,31 @@ static bool expected_opcode(uint64_t code, const struct svm_insn *in, uint32_t i
 	}
 }
 
-/* Length of the instruction the exit reports: NRIP when the CPU saves it. */
-static bool insn_length(struct svm_vcpu *s, struct hv_exit *e, uint64_t code)
+/* The length of the exiting instruction when its bytes at RIP are exactly the opcode
+ * the exit expects, without a prefix (the usual case: CPUID is 0F A2, VMMCALL 0F 01 D9,
+ * PAUSE F3 90), else 0 (the decoder then reads prefixes and checks the opcode). */
+static unsigned plain_length(uint64_t code, uint32_t info1, const uint8_t *p, unsigned n)
+{
+	switch (code) {
+	case VMEXIT_CPUID:
+		return n >= 2 && p[0] == 0x0f && p[1] == 0xa2 ? 2 : 0;
+	case VMEXIT_VMMCALL:
+		return n >= 3 && p[0] == 0x0f && p[1] == 0x01 && p[2] == 0xd9 ? 3 : 0;
+	case VMEXIT_HLT:
+		return n >= 1 && p[0] == 0xf4 ? 1 : 0;
+	case VMEXIT_PAUSE:
+		return n >= 2 && p[0] == 0xf3 && p[1] == 0x90 ? 2 : 0;
+	case VMEXIT_MSR:
+		return n >= 2 && p[0] == 0x0f && p[1] == (info1 ? 0x30 : 0x32) ? 2 : 0;
+	default:
+		return 0;
+	}
+}
+
+/* Length of the instruction the exit reports: NRIP when the CPU saves it, else the bytes
+ * at RIP (plain_length, or the decoder). */
+static inline __attribute__((always_inline)) bool insn_length(struct svm_vcpu *s, struct hv_exit *e,
+							      uint64_t code)
 {
 	struct vmcb *vb = s->vmcb;
 	if (svm_has(CPUID_8000000A_EDX_NRIPS) && vb->next_rip > vb->rip &&
@@ -153,6 +176,10 @@ static bool insn_length(struct svm_vcpu *s, struct hv_exit *e, uint64_t code)
 		s->exit_len = (uint8_t)(vb->next_rip - vb->rip);
 		return true;
 	}
+	const uint8_t *p;
+	unsigned n = svm_insn_bytes(s, &p);
+	if ((s->exit_len = (uint8_t)plain_length(code, (uint32_t)vb->exitinfo1, p, n)))
+		return true;
 	struct svm_insn in;
 	const char *why;
 	if (!svm_fetch_decode(s, &in, &why)) {

@@ -10,9 +10,8 @@
 #include "lib/compiler.h"
 #include "lib/string.h"
 
-static bool load_here(struct svm_vcpu *s, struct hv_exit *e)
+static bool load_here(struct svm_vcpu *s, unsigned cpu, struct hv_exit *e)
 {
-	unsigned cpu = this_cpu()->id;
 	struct svm_cpu *sc = &svm_cpu[cpu];
 	if (likely(sc->current == s))
 		return true;
@@ -37,9 +36,8 @@ static bool load_here(struct svm_vcpu *s, struct hv_exit *e)
  * this pCPU in this generation; otherwise it takes the next one, and when they run out a
  * new generation starts with a flush of every ASID on this pCPU. A fresh ASID is flushed
  * once (TLB_CONTROL, 15.16.1) in case an earlier generation left translations for it. */
-static void assign_asid(struct svm_vcpu *s)
+static void assign_asid(struct svm_vcpu *s, unsigned cpu)
 {
-	unsigned cpu = this_cpu()->id;
 	struct svm_cpu *sc = &svm_cpu[cpu];
 	struct vmcb *vb = s->vmcb;
 	if (likely(s->asid_cpu == (int)cpu && s->asid_gen == sc->asid_gen))
@@ -273,9 +271,10 @@ void svm_vcpu_run(struct hv_vcpu *v, uint64_t deadline_tsc, int inject_vector, s
 	e->kind = HV_EXIT_NONE;
 	e->injected = e->nmi_injected = false;
 	e->entry_tsc = 0;
-	if (!load_here(s, e))
+	unsigned cpu = this_cpu()->id;
+	if (!load_here(s, cpu, e))
 		return;
-	assign_asid(s);
+	assign_asid(s, cpu);
 	inject(s, inject_vector, e);
 	vb->rax = s->g.r[HV_RAX];
 	s->last_eventinj = vb->eventinj;
@@ -285,7 +284,7 @@ void svm_vcpu_run(struct hv_vcpu *v, uint64_t deadline_tsc, int inject_vector, s
 #endif
 	s->dirty = 0;
 	e->entry_tsc = rdtsc(); /* the last instant before VMRUN (core's wake-to-run) */
-	svm_enter(&s->g, s->vmcb_pa, svm_cpu[this_cpu()->id].host_vmcb_pa);
+	svm_enter(&s->g, s->vmcb_pa, svm_cpu[cpu].host_vmcb_pa);
 #ifdef SLIVER_EXITSTATS
 	stats_after_vmexit(s);
 #endif

@@ -161,6 +161,9 @@ struct svm_insn {
 	uint8_t modrm;
 };
 bool svm_fetch_decode(struct svm_vcpu *s, struct svm_insn *in, const char **why);
+/* The exiting instruction's first bytes, those in RIP's page (at most 15; 0 when they
+ * cannot be read): *p points at them in guest memory. */
+unsigned svm_insn_bytes(struct svm_vcpu *s, const uint8_t **p);
 
 /* entry.S: VMSAVE host, VMLOAD guest, VMRUN, VMSAVE guest, VMLOAD host, GIF/IF dance. */
 void svm_enter(struct svm_gprs *g, uint64_t vmcb_pa, uint64_t host_vmcb_pa);

@@ -24,10 +24,12 @@ void vmx_skip_insn(struct hv_vcpu *hv, int len)
 	struct vmx_vcpu *v = to_vmx(hv);
 	uint64_t n = len < 0 ? vmcs_read(v, VMCS_EXIT_INSTRUCTION_LENGTH) : (uint64_t)len;
 	vmcs_write(v, VMCS_GUEST_RIP, vmcs_read(v, VMCS_GUEST_RIP) + n);
-	uint64_t intr = vmx_intr(v);
+	/* Read afresh, not through vmx_intr/vmx_rflags: at the skip they are not read yet as
+	 * a rule (the cache is written through, so both agree), and the test is saved. */
+	uint64_t intr = v->c_intr = vmcs_read(v, VMCS_GUEST_INTERRUPTIBILITY);
 	if (intr & (INTR_BLOCKING_BY_STI | INTR_BLOCKING_BY_MOV_SS))
 		vmx_set_intr(v, intr & ~(uint64_t)(INTR_BLOCKING_BY_STI | INTR_BLOCKING_BY_MOV_SS));
-	uint64_t rflags = vmx_rflags(v);
+	uint64_t rflags = v->c_rflags = vmcs_read(v, VMCS_GUEST_RFLAGS);
 	if (rflags & RFLAGS_RF)
 		vmx_set_rflags(v, rflags & ~RFLAGS_RF);
 	if (rflags & RFLAGS_TF)

@@ -100,6 +100,8 @@ static void inject(struct vmx_vcpu *v, int vector, struct hv_exit *e)
 		if (v->exc_info & INTR_INFO_DELIVER_ERROR_CODE)
 			vmcs_write(v, VMCS_ENTRY_EXCEPTION_ERROR_CODE, v->exc_error);
 		vmcs_write(v, VMCS_ENTRY_INSTRUCTION_LENGTH, v->exc_len);
+		if (vmx_caps.vnmi && (v->exc_info & INTR_TYPE_MASK) == INTR_TYPE_NMI)
+			__atomic_store_n(&v->nmi_masked, true, __ATOMIC_RELAXED); /* again */
 		v->pending_exc = false;
 		want_window = vector >= 0;
 		want_nmi_window = nmi;
@@ -111,6 +113,9 @@ static void inject(struct vmx_vcpu *v, int vector, struct hv_exit *e)
 			vmcs_write(v, VMCS_ENTRY_INTERRUPTION_INFO,
 				   INTR_INFO_VALID | INTR_TYPE_NMI | 2u);
 			e->nmi_injected = true;
+			/* Its delivery sets virtual-NMI blocking (26.6.1.2): masked from now until
+			 * an exit finds the blocking gone (after_exit_slow). */
+			__atomic_store_n(&v->nmi_masked, true, __ATOMIC_RELAXED);
 			want_window = vector >= 0;
 		} else {
 			want_nmi_window = nmi;
@@ -221,9 +226,9 @@ static void after_exit_slow(struct vmx_vcpu *v, uint32_t raw, struct hv_exit *e)
 			vmx_set_intr(v, vmx_intr(v) & ~(uint64_t)INTR_BLOCKING_BY_NMI);
 		__asm__ volatile("int $2" ::: "memory");
 	}
-	/* NMI blocking can only be set by an NMI that went in and end at its IRET: while none
-	 * is involved, the exit path reads nothing more than before guest NMIs. */
-	bool nmi_live = vmx_caps.vnmi && (v->nmi_masked || e->nmi_injected);
+	/* NMI blocking can only be set by an NMI that went in (inject sets nmi_masked then)
+	 * and ends at its IRET: while none is involved, the exit path reads nothing for it. */
+	bool nmi_live = vmx_caps.vnmi && v->nmi_masked;
 	if (e->kind != HV_EXIT_ENTRY_FAIL) {
 		if (nmi_live)
 			nmi_unblocking_iret(v, raw);
@@ -288,14 +293,12 @@ void vmx_vcpu_run(struct hv_vcpu *hv, uint64_t deadline_tsc, int inject_vector, 
 		panic("vmx: host TPR is %lu after a VM exit (CR8 exiting missing?)",
 		      (unsigned long)tpr);
 	uint32_t raw = (uint32_t)vmcs_read(v, VMCS_EXIT_REASON);
-	uint32_t basic = raw & 0xffff;
-	uint8_t kind = basic < VMX_NR_EXIT_REASONS ? vmx_exit_fast_kind[basic] : 0;
 	/* The common exit: its reason says it all (no operands but an I/O instruction's; by
-	 * construction not one that can interrupt an event's delivery, during_delivery) and
-	 * no NMI is involved. */
-	if (likely(kind && !(raw & EXIT_REASON_FAILED_VMENTRY) && !v->vmx_error &&
-		   !(vmx_caps.vnmi && (v->nmi_masked || e->nmi_injected)))) {
-		e->reason = (uint16_t)basic;
+	 * construction not one that can interrupt an event's delivery, during_delivery), no
+	 * flag bit is set in the exit-reason field (a failed entry) and no NMI is involved. */
+	uint8_t kind = raw < VMX_NR_EXIT_REASONS ? vmx_exit_fast_kind[raw] : 0;
+	if (likely(kind && !v->vmx_error && !v->nmi_masked)) {
+		e->reason = (uint16_t)raw;
 		e->kind = kind;
 		if (kind == HV_EXIT_IO)
 			vmx_decode_io(v, e);

@@ -71,7 +71,9 @@ struct vmx_vcpu {
 	uint64_t efer;	     /* what the guest believes */
 	bool pending_exc;
 	bool nmi_requested; /* hv_request_nmi for the next entry */
-	bool nmi_masked;    /* virtual-NMI blocking at the last exit (hv_nmi_masked) */
+	/* Virtual-NMI blocking (hv_nmi_masked): set when an NMI goes in, then as each exit
+	 * finds it. */
+	bool nmi_masked;
 	uint32_t exc_info, exc_error, exc_len;
 	bool ple_on;	     /* PAUSE-loop exiting on (hv_pause_loop, 25.1.3) */
 	uint32_t ple_window; /* its PLE_Window now (grows on a PLE exit, shrinks at load) */
