@@ -1,11 +1,12 @@
 /* VMRUN (APM Vol. 2 15.5, 15.17, 15.21). svm_enter(gprs, vmcb_pa, host_vmcb_pa), called
  * with interrupts disabled: CLGI, then STI (held by GIF=0 until VMRUN: with
  * V_INTR_MASKING the host's RFLAGS.IF saved by VMRUN is what lets a physical interrupt
- * exit the guest), VMSAVE the host's FS/GS/TR/LDTR/KERNEL_GS_BASE/STAR.../SYSENTER state,
- * VMLOAD the guest's, load the guest GPRs (RAX and RSP live in the VMCB), VMRUN. After
- * #VMEXIT (GIF=0, host RSP/RIP/RAX back from the save area): store the guest GPRs, VMSAVE
- * the guest's state, VMLOAD the host's (GS base again the per-CPU block), CLI, STGI: the
- * interrupt that caused the exit stays pending for the caller's window. */
+ * exit the guest), VMLOAD the guest's FS/GS/TR/LDTR/KERNEL_GS_BASE/STAR.../SYSENTER state
+ * (the host's is in the host page, saved once by svm_cpu_init: it never changes), load
+ * the guest GPRs (RAX and RSP live in the VMCB), VMRUN. After #VMEXIT (GIF=0, host
+ * RSP/RIP/RAX back from the save area): store the guest GPRs, VMSAVE the guest's state,
+ * VMLOAD the host's (GS base again the per-CPU block), CLI, STGI: the interrupt that
+ * caused the exit stays pending for the caller's window. */
 #define G(n) (n * 8)
 
 	.text
@@ -23,10 +24,8 @@ svm_enter:
 	pushq %rsi                      /* 0(%rsp): guest VMCB */
 	clgi
 	sti
-	movq %rdx, %rax
-	vmsave %rax
-	movq %rsi, %rax
-	vmload %rax
+	movq %rsi, %rax                 /* the host's own state is in the host page: */
+	vmload %rax                     /* svm_cpu_init saved it once (VMSAVE) */
 	movq G(1)(%rdi), %rcx
 	movq G(2)(%rdi), %rdx
 	movq G(3)(%rdi), %rbx

@@ -26,8 +26,13 @@ static bool load_here(struct svm_vcpu *s, unsigned cpu, struct hv_exit *e)
 	__atomic_store_n(&s->cpu, (int)cpu, __ATOMIC_RELEASE);
 	__asm__ volatile("fxrstor64 %0" : : "m"(*(const uint8_t(*)[512])s->fpu));
 	svm_load_debug_regs(s); /* VMRUN does not switch DR0-DR3 */
-	/* The clean bits cache state per VMCB and CPU: on another pCPU nothing is clean. */
-	s->dirty = CLEAN_ALL;
+	/* The clean bits let VMRUN reuse what this CPU cached from this VMCB (APM 15.15.3): on
+	 * another pCPU than the one it last ran on (asid_cpu, not yet updated), or the first
+	 * time, nothing is clean. Back on the same pCPU after other vCPUs ran there, only what
+	 * sliver changed is dirty, as KVM does (svm.c pre_svm_run marks all dirty only when
+	 * the vCPU's pCPU changed). */
+	if (s->asid_cpu != (int)cpu)
+		s->dirty = CLEAN_ALL;
 	svm_ple_load(s); /* loaded after a put: it was descheduled (KVM: sched_in) */
 	return true;
 }

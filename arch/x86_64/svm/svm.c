@@ -137,6 +137,11 @@ static int svm_cpu_init(const char **why)
 	}
 	wrmsr(MSR_IA32_EFER, rdmsr(MSR_IA32_EFER) | EFER_SVME);
 	wrmsr(MSR_VM_HSAVE_PA, sc->hsave_pa);
+	/* The host state VMRUN does not switch (FS, GS with its base: the per-CPU block, TR,
+	 * LDTR, KERNEL_GS_BASE, STAR/LSTAR/CSTAR/SFMASK, SYSENTER_*) never changes after this
+	 * point, so it is saved once here and VMLOADed after every #VMEXIT (entry.S), as
+	 * KVM saves it once per vCPU load (APM 15.5.2: VMSAVE/VMLOAD). */
+	__asm__ volatile("vmsave %%rax" : : "a"(sc->host_vmcb_pa) : "memory");
 	/* ASID generation 1, starting at ASID 1 (0 is the host's): every vCPU gets a fresh
 	 * ASID from this pCPU on its first run here, with a flush (run.c). */
 	sc->asid_gen = 1;
