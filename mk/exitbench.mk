@@ -19,10 +19,11 @@ $(eval $(call e2e_twin,e2e-exitbench,$(BUILD)/exitbench-bios.iso,--cpus 1 --time
 bench-exits: e2e-exitbench e2e-exitbench-svm
 	tools/exitbench-table.sh build/e2e/e2e-exitbench.log build/e2e/e2e-exitbench-svm.log
 
-# `make bench-exits-stats`: the same runs with EXITSTATS=1 (a build in build/exitstats whose
-# backends count their VMCS / VMCB accesses per exit kind, hv.h hv_exit_stats) and the
-# table of those counts per kind and backend (docs/BENCHMARKS.md). EXITSTATS=1 on any
-# make command line builds that way.
+# `make bench-exits-stats`: the exitbench runs and the fuzz scenario (every exit kind the
+# fuzzers provoke, 2 pCPUs) with EXITSTATS=1 (a build in build/exitstats whose backends
+# count their VMCS / VMCB accesses per exit kind, hv.h hv_exit_stats), and the tables of
+# those counts per kind and backend (docs/BENCHMARKS.md). EXITSTATS=1 on any make command
+# line builds that way.
 ifeq ($(EXITSTATS),1)
 KCFLAGS += -DSLIVER_EXITSTATS
 KASFLAGS += -DSLIVER_EXITSTATS
@@ -30,12 +31,17 @@ endif
 EXITSTATS_BUILD := build/exitstats
 .PHONY: bench-exits-stats
 bench-exits-stats:
-	$(MAKE) BUILD=$(EXITSTATS_BUILD) EXITSTATS=1 $(EXITSTATS_BUILD)/exitbench-bios.iso
-	tools/sliver-run --emu bochs --cpus 1 --timeout 300 --log $(EXITSTATS_BUILD)/vmx.log \
-	    $(EXITSTATS_BUILD)/exitbench-bios.iso >/dev/null
-	tools/sliver-run --emu qemu --icount --cpus 1 --timeout 300 \
-	    --log $(EXITSTATS_BUILD)/svm.log $(EXITSTATS_BUILD)/exitbench-bios.iso >/dev/null
-	tools/exitstats-table.sh $(EXITSTATS_BUILD)/vmx.log $(EXITSTATS_BUILD)/svm.log
+	$(MAKE) BUILD=$(EXITSTATS_BUILD) EXITSTATS=1 $(EXITSTATS_BUILD)/exitbench-bios.iso \
+	    $(EXITSTATS_BUILD)/fuzz-bios.iso
+	set -e; for s in exitbench:1 fuzz:2; do \
+	    n=$${s%%:*}; c=$${s##*:}; \
+	    tools/sliver-run --emu bochs --cpus $$c --timeout 300 \
+	        --log $(EXITSTATS_BUILD)/$$n-vmx.log $(EXITSTATS_BUILD)/$$n-bios.iso >/dev/null; \
+	    tools/sliver-run --emu qemu --icount --cpus $$c --timeout 300 \
+	        --log $(EXITSTATS_BUILD)/$$n-svm.log $(EXITSTATS_BUILD)/$$n-bios.iso >/dev/null; \
+	    echo "$$n:"; \
+	    tools/exitstats-table.sh $(EXITSTATS_BUILD)/$$n-vmx.log $(EXITSTATS_BUILD)/$$n-svm.log; \
+	done
 
 # `make exit-profile`: one CPUID, hypercall and port-I/O round trip per function, Bochs/VMX
 # (with the VMREADs and VMWRITEs) and QEMU/SVM (tools/exit-profile.sh; about 3 minutes).
