@@ -1,8 +1,9 @@
 /* What a hardware-virtualization backend (vmx/, svm/) provides: one const table of the
  * functions hv.h declares, chosen once at boot from CPUID by hv_detect (arch/x86_64/hv.c),
  * so one binary runs on Intel and AMD. Each member has the contract of the hv.h function
- * of the same name without the hv_ prefix. struct hv_vcpu is opaque here: each backend
- * casts it to its own state (struct vmx_vcpu, struct svm_vcpu). struct hv_space is shared:
+ * of the same name without the hv_ prefix. struct hv_vcpu (hv.h: the general registers)
+ * heads each backend's own state (struct vmx_vcpu, struct svm_vcpu), to which the backend
+ * casts it. struct hv_space is shared:
  * both backends map guest-physical [0, size) onto [hpa, hpa + size) with 4-level tables
  * of their own format (EPT, or NPT = ordinary long-mode page tables) rooted at root_pa, so
  * hv_space_ptr is generic. Only hv.c and the backends include this file. */
