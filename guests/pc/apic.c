@@ -87,9 +87,10 @@ static bool oneshot(char *got, size_t n)
 	return irq && hits[VEC_TIMER] == 1 && us >= 1000 && us < 5000 && c1;
 }
 
-/* Periodic: 500 us (divide-by-2, 250000 counts) for 20 ms: 40 periods, at least 37. Each
- * interrupt's TSC time gives its period number (time since the first / 500 us, rounded):
- * the last one's must say 37..40 and no period may be counted twice. Interrupts may be
+/* Periodic: 500 us (divide-by-2, 250000 counts) for 20 ms: 40 periods, at least 37 (more
+ * only as far as the window overran, under QEMU TCG). Each interrupt's TSC time gives its
+ * period number (time since the first / 500 us, rounded): the last one's must say 37..40
+ * and no period may be counted twice. Interrupts may be
  * fewer: missed periods coalesce (core/vlapic.c), which QEMU TCG causes by freezing a
  * vCPU while the other runs (docs/svm.md, QEMU item 6); Bochs delivers all 40. */
 static volatile uint64_t tick_tsc[64];
@@ -109,8 +110,15 @@ static bool periodic(char *got, size_t n)
 	apic_mmio_wr(R_TDCR, TDCR_DIV2);
 	apic_mmio_wr(R_LVT_TIMER, VEC_TIMER | LVT_PERIODIC);
 	apic_mmio_wr(R_TMICT, 250000);
+	uint64_t t0 = rdtsc();
 	spin_us(20000);
 	uint32_t k = hits[VEC_TIMER];
+	/* The window is 20 ms and what the spin overran: QEMU TCG can freeze this vCPU at its
+	 * end while the other pCPU runs (up to vmm.svm_backstop_us), and a period that ends
+	 * meanwhile is in it. Bochs overruns by a few us: 40 at most there. */
+	uint64_t most = us_since(t0) / 500;
+	if (most < 40)
+		most = 40;
 	apic_mmio_wr(R_TMICT, 0);
 	spin_us(2000);
 	rt_irq_register(VEC_TIMER, isr_count);
@@ -124,10 +132,10 @@ static bool periodic(char *got, size_t n)
 	/* Under QEMU TCG an interrupt can be taken late, next to the following one: the
 	 * period numbers then say nothing about duplicates. */
 	bool tcg = on_qemu_tcg();
-	fmt_snprintf(got, n, "%u irqs, the last in period %llu of 20 ms (want 37..40)%s%s", k,
-		     (unsigned long long)last + 1, twice ? ", a period counted twice" : "",
-		     tcg ? " (QEMU TCG)" : "");
-	return k >= 20 && k <= 40 && last + 1 >= 37 && last + 1 <= 40 && (!twice || tcg) &&
+	fmt_snprintf(got, n, "%u irqs, the last in period %llu of 20 ms (want 37..%llu)%s%s", k,
+		     (unsigned long long)last + 1, (unsigned long long)most,
+		     twice ? ", a period counted twice" : "", tcg ? " (QEMU TCG)" : "");
+	return k >= 20 && k <= most && last + 1 >= 37 && last + 1 <= most && (!twice || tcg) &&
 	       hits[VEC_TIMER] == k;
 }
 
@@ -166,7 +174,7 @@ static bool tsc_deadline_moved(char *got, size_t n)
 
 static void timer_check(const char *what, bool (*fn)(char *, size_t))
 {
-	char got[80];
+	char got[128]; /* the periodic line with its TCG notes is ~100 */
 	bool ok = false;
 	unsigned try;
 	for (try = 1; try <= PC_TRIES && !ok; try++)
