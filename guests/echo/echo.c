@@ -1,5 +1,7 @@
 /* echo: answers every ping (SLIVER_PORT_PING) at once from its interrupt handler with an
- * event to the sender on SLIVER_PORT_PONG.
+ * event to each sender on SLIVER_PORT_PONG: pings from several senders that coalesced on the
+ * port (the hypervisor's and a domain's) each get their reply (HC_EVENT_INFO's sender set;
+ * HC_EVENT_RECV names only the last one, and e2e-manydoms-svm's d98 then waited in vain).
  * Command line: duty=<spin_us>/<sleep_us> spins and sleeps in that pattern (it still
  * answers pings while it spins, like dom0 in the 2006 measurement); without it, blocks. */
 #include "guests/lib/rt.h"
@@ -13,11 +15,14 @@ static volatile uint32_t replies;
 static void ping_isr(struct rt_frame *f)
 {
 	(void)f;
-	int32_t src = hc_event_recv(SLIVER_PORT_PING);
-	if (src >= 0) {
-		hc_event_send((uint32_t)src, SLIVER_PORT_PONG);
-		replies++;
-	}
+	static struct sliver_event_info in;
+	if (hc3(HC_EVENT_INFO, SLIVER_PORT_PING, (uint32_t)(uintptr_t)&in, sizeof in) <= 0)
+		return;
+	for (uint32_t h = 0; h < 2 * SLIVER_DOMSET_WORDS; h++) /* 32-bit halves: a 32-bit guest */
+		for (uint32_t m = (uint32_t)(in.senders[h / 2] >> (h % 2 * 32)); m; m &= m - 1) {
+			hc_event_send(h * 32 + (uint32_t)__builtin_ctz(m), SLIVER_PORT_PONG);
+			replies++;
+		}
 }
 
 static bool parse_duty(uint64_t *spin_us, uint64_t *sleep_us)
