@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # exit-profile.sh [--emu bochs|qemu] [--build DIR] KIND...: where the instructions of one
 # exit round trip go (make exit-profile, docs/BENCHMARKS.md "Cost of one exit per kind").
-# KIND: cpuid, hc, io (guests/exitbench's exits). Boots DIR/sliver.elf (default build) with
+# KIND: cpuid, hc, io, yield (guests/exitbench's exits). Boots DIR/sliver.elf (default build) with
 # guests/exitbench (n=50) alone on one pCPU, traces the guest's exiting instruction and
 # everything up to its next execution, and prints that round trip per function
 # (tools/exit-profile.py): under Bochs (VMX; a few seconds per kind) with the VMREADs and
@@ -21,7 +21,7 @@ while [ $# -gt 0 ]; do
 done
 [ $# -gt 0 ] || set -- cpuid hc io
 work=$(mktemp -d "${TMPDIR:-/tmp}/exit-profile.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+[ -n "${KEEP:-}" ] || trap 'rm -rf "$work"' EXIT; echo "work $work" >&2
 mkdir -p "$work/b"
 cp "$build/sliver.elf" "$work/b/"
 printf 'multiboot2 /boot/sliver.elf console=com1 run_ms=300\nmodule2 /guests/exitbench.elf name=exits n=50\n' \
@@ -35,6 +35,7 @@ mark() {
 	cpuid) fn=one_cpuid insn='cpuid' ;;
 	io) fn=one_io insn='in ' ;;
 	hc) fn=one_hc; if [ "$emu" = bochs ]; then insn='vmcall'; else insn='vmmcall'; fi ;;
+	yield) fn=one_yield; if [ "$emu" = bochs ]; then insn='vmcall'; else insn='vmmcall'; fi ;;
 	*) echo "exit-profile: unknown kind $1" >&2; exit 2 ;;
 	esac
 	objdump -d --no-show-raw-insn "$build/guests/exitbench.elf" |
@@ -64,9 +65,10 @@ if [ "$emu" = bochs ]; then
 		sound: driver=dummy
 		display_library: term
 		RC
-		# A linear breakpoint at the guest RIP (sliver's own code there runs only at boot);
+		# A breakpoint at the guest RIP in the guest's code segment (0x08; sliver's is 0x10 and its
+		# boot code runs at the same addresses);
 		# the first 21 hits are the warm-up and the first round trips, then 3 are traced.
-		{ echo "lb 0x$m"; for _ in $(seq 21); do echo c; done
+		{ echo "vb 0x08:0x$m"; for _ in $(seq 21); do echo c; done
 		  echo "trace on"; echo c; echo c; echo c; echo "trace off"; echo quit; } >"$work/cmds.rc"
 		(cd "$work" && TERM=dumb timeout -s KILL 300 setsid bochs -q -f bochsrc -rc cmds.rc \
 			</dev/null >trace.txt 2>bochs.stderr) || true

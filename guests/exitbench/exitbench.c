@@ -4,6 +4,8 @@
  *   hc       HC_CLOCK (a hypercall that never yields or blocks),
  *   io       IN from port 0x1f0, which no device of a sliver domain claims (counted as
  *            io_other, read as all ones),
+ *   yield    HC_YIELD alone on its pCPU: the scheduler's round trip (the yield, then a pick
+ *            that finds nothing better and enters the same vCPU again),
  * and a loop of the same length without an exit (rdtsc: never intercepted) as the baseline.
  * Prints `exitbench: <kind> n=<N> ns_per_exit=<ns>.<tenths> tsc_per_exit=<cycles>
  * exits_per_s=<rate>` per kind and `exitbench: done`, then shuts the domain down with code 0.
@@ -37,6 +39,11 @@ static void one_io(void)
 	__asm__ volatile("inb %w1, %0" : "=a"(v) : "Nd"(EXITBENCH_PORT) : "memory");
 }
 
+static void one_yield(void)
+{
+	(void)hc_yield();
+}
+
 static void one_none(void)
 {
 	(void)tsc();
@@ -68,6 +75,7 @@ int main(const struct sliver_boot_info *bi)
 	bench("cpuid", one_cpuid, n);
 	bench("hc", one_hc, n);
 	bench("io", one_io, n);
+	bench("yield", one_yield, n);
 	rt_printf("exitbench: done\n");
 	return 0;
 }
