@@ -21,7 +21,7 @@ KCFLAGS  := -std=c11 -O2 -g $(WARN) -ffreestanding -nostdlib -nostdinc -mno-red-
             -isystem $(shell $(CC) -print-file-name=include) -Iinclude -I. -MMD -MP
 KASFLAGS := $(filter-out -std=c11,$(KCFLAGS)) -D__ASSEMBLY__
 KLDFLAGS := -nostdlib -z max-page-size=0x1000 -z noexecstack --no-warn-rwx-segments -T linker.ld
-HOSTCFLAGS := -std=gnu11 -O1 -g $(WARN) -Iinclude -I. -fsanitize=address,undefined \
+HOSTCFLAGS := -std=gnu11 -O1 -g $(WARN) -DSCHED_CHECK_HELD=1 -Iinclude -I. -fsanitize=address,undefined \
             -fno-sanitize-recover=all -DHOST_TEST -DFIXTURES=\"$(CURDIR)/test/unit/fixtures\" -MMD -MP
 
 # The mk/*.mk fragments define targets (e2e runs, guest images) before `all`.

@@ -13,7 +13,7 @@
 
 static char ring[RING];
 static unsigned head, tail; /* head: next write; tail: next read */
-static spinlock_t lock = SPINLOCK_INIT;
+static spinlock_t lock = SPINLOCK_INIT(lock_conin);
 static bool escaped;
 static void (*notify)(void);
 struct debug_key {

@@ -224,7 +224,7 @@ void dcon_start_async(void)
 	for (unsigned id = 1; id < SLIVER_MAX_DOMS; id++) {
 		struct domain *d = domains[id];
 		if (d && d->role == SLIVER_ROLE_SERVICE && d->nr_vcpus) {
-			sched_cpumask_t pin = d->vcpu[0]->sv.affinity;
+			sched_cpumask_t pin = d->vcpu[0]->s.sv.affinity;
 			if (pin)
 				cpu = (unsigned)__builtin_ctzll(pin);
 			break;

@@ -136,12 +136,8 @@ static void domain_free_memory(struct domain *d)
  * of them are in the scheduler), EPT/NPT, memory and the structure itself. */
 static void domain_discard(struct domain *d, unsigned inserted)
 {
-	if (inserted) {
-		spin_lock(&vmm_lock);
-		for (unsigned i = 0; i < inserted; i++)
-			sched_vcpu_remove(&vmm_sched, &d->vcpu[i]->sv, now_ns());
-		spin_unlock(&vmm_lock);
-	}
+	for (unsigned i = 0; i < inserted; i++)
+		sd_leave(&d->vcpu[i]->s);
 	for (unsigned i = 0; i < SLIVER_MAX_VCPUS; i++) {
 		if (d->vcpu[i]) {
 			vcpu_free(d->vcpu[i]);
@@ -250,7 +246,7 @@ static const char *module_words(struct domain *d, const char *cl, uint64_t *mem,
 	if (boot != PC_BOOT_SLIVER && !cmdline_has(cl, "lapic"))
 		d->lapic = true;
 	/* The pCPUs that run guests: all, or the first vmm.sched_pcpus. */
-	unsigned ncpu = vmm_sched.nr_pcpus;
+	unsigned ncpu = sd_sched()->nr_pcpus;
 	sched_cpumask_t online = ncpu >= 64 ? ~0ull : SCHED_CPU(ncpu) - 1;
 	if (pin && !(pin & online))
 		return "pin= names no CPU that is online";
@@ -403,8 +399,8 @@ struct domain *domain_create(unsigned id, const struct boot_module *m)
 	}
 	struct domain *d = phys_to_virt(dpa);
 	d->id = id;
-	d->con.lock = (spinlock_t)SPINLOCK_INIT;
-	d->evlock = (spinlock_t)SPINLOCK_INIT;
+	spin_init(&d->con.lock, &lock_dcon, -1);
+	spin_init(&d->evlock, &lock_event, -1);
 	fmt_snprintf(d->cmdline, sizeof d->cmdline, "%s", m->cmdline);
 	default_name(d, m->cmdline);
 	uint64_t mem;
@@ -455,7 +451,7 @@ struct domain *domain_create(unsigned id, const struct boot_module *m)
 			refuse_q(id, m, "cannot create its vCPUs");
 			goto fail;
 		}
-		d->vcpu[i]->sv.affinity = d->pin;
+		d->vcpu[i]->s.sv.affinity = d->pin;
 		if (d->boot == PC_BOOT_SLIVER) {
 			write_boot_info(d, i);
 			continue;
@@ -470,19 +466,15 @@ struct domain *domain_create(unsigned id, const struct boot_module *m)
 	}
 	if (d->boot != PC_BOOT_SLIVER)
 		write_pc_memory(d, mods, mod_at, nmods);
-	uint64_t now = now_ns();
-	spin_lock(&vmm_lock);
 	for (; inserted < d->nr_vcpus; inserted++) {
-		int rc = sched_vcpu_insert(&vmm_sched, &d->vcpu[inserted]->sv, now);
+		int rc = sd_insert(&d->vcpu[inserted]->s);
 		if (rc) {
-			spin_unlock(&vmm_lock);
 			fmt_snprintf(why, sizeof why, "scheduler refused vCPU %u (%d)", inserted,
 				     rc);
 			refuse_q(id, m, why);
 			goto fail;
 		}
 	}
-	spin_unlock(&vmm_lock);
 	d->vcpus_left = d->nr_vcpus;
 	d->state = SLIVER_DOM_RUNNING;
 	domains[id] = d;
@@ -574,32 +566,23 @@ static void apply_evt_allow(struct domain *d)
 void domain_start(struct domain *d)
 {
 	apply_evt_allow(d);
-	uint64_t now = now_ns();
-	sched_cpumask_t mask = 0;
-	spin_lock(&vmm_lock);
-	for (unsigned i = 0; i < d->nr_vcpus; i++) {
-		if (vlapic_waiting(d->vcpu[i])) { /* blocked until the virtual LAPIC's SIPI */
-			d->vcpu[i]->blocked = true;
-			continue;
-		}
-		d->vcpu[i]->wake_ns = now;
-		mask |= sched_wake(&vmm_sched, &d->vcpu[i]->sv, now, WAKE_NEW);
-	}
-	spin_unlock(&vmm_lock);
-	vmm_kick_mask(mask);
+	/* A vCPU that waits for the virtual LAPIC's SIPI starts blocked. */
+	for (unsigned i = 0; i < d->nr_vcpus; i++)
+		sd_start(&d->vcpu[i]->s, vlapic_waiting(d->vcpu[i]));
 }
 
-/* Under vmm_lock: v leaves the scheduler; true when it was the domain's last. */
-static bool leave_locked(struct vcpu *v, uint64_t now, sched_cpumask_t *mask)
+/* The vCPUs of d, as the door takes them. */
+static unsigned door_vcpus(struct domain *d, struct sd_vcpu **out)
 {
-	if (v->gone)
-		return false;
-	if (!v->blocked && v->sv.state != SCHED_VS_BLOCKED)
-		*mask |= sched_sleep(&vmm_sched, &v->sv, now);
-	v->blocked = true;
-	sched_vcpu_remove(&vmm_sched, &v->sv, now);
-	v->gone = true;
-	return __atomic_sub_fetch(&v->dom->vcpus_left, 1, __ATOMIC_ACQ_REL) == 0;
+	for (unsigned i = 0; i < d->nr_vcpus; i++)
+		out[i] = &d->vcpu[i]->s;
+	return d->nr_vcpus;
+}
+
+/* `left` of d's vCPUs left the scheduler: true when they were its last. */
+static bool vcpus_left(struct domain *d, unsigned left)
+{
+	return left && __atomic_sub_fetch(&d->vcpus_left, left, __ATOMIC_ACQ_REL) == 0;
 }
 
 static void domain_finish(struct domain *d)
@@ -616,12 +599,7 @@ static void domain_finish(struct domain *d)
 
 void domain_vcpu_leave(struct vcpu *v)
 {
-	sched_cpumask_t mask = 0;
-	spin_lock(&vmm_lock);
-	bool last = leave_locked(v, now_ns(), &mask);
-	spin_unlock(&vmm_lock);
-	vmm_kick_mask(mask);
-	if (last)
+	if (vcpus_left(v->dom, sd_leave(&v->s)))
 		domain_finish(v->dom);
 }
 
@@ -632,21 +610,9 @@ static void domain_end(struct domain *d, uint32_t state)
 	if (__atomic_exchange_n(&d->dying, true, __ATOMIC_ACQ_REL))
 		return;
 	d->state = state;
-	unsigned self = this_cpu()->id;
-	sched_cpumask_t mask = 0, kick = 0;
-	bool last = false;
-	spin_lock(&vmm_lock);
-	uint64_t now = now_ns();
-	for (unsigned i = 0; i < d->nr_vcpus; i++) {
-		struct vcpu *v = d->vcpu[i];
-		if (v->running_on < 0)
-			last |= leave_locked(v, now, &mask);
-		else if ((unsigned)v->running_on != self)
-			kick |= SCHED_CPU(v->running_on);
-	}
-	spin_unlock(&vmm_lock);
-	vmm_kick_mask(mask | kick);
-	if (last)
+	struct sd_vcpu *v[SLIVER_MAX_VCPUS];
+	unsigned n = door_vcpus(d, v);
+	if (vcpus_left(d, sd_end(v, n, NULL)))
 		domain_finish(d);
 }
 
@@ -692,23 +658,9 @@ int domain_pause(struct domain *d)
 		return -SLIVER_ESRCH;
 	if (d->state == SLIVER_DOM_PAUSED)
 		return -SLIVER_EBUSY;
-	unsigned self = this_cpu()->id;
-	sched_cpumask_t mask = 0, kick = 0;
-	spin_lock(&vmm_lock);
-	uint64_t now = now_ns();
 	d->state = SLIVER_DOM_PAUSED;
-	for (unsigned i = 0; i < d->nr_vcpus; i++) {
-		struct vcpu *v = d->vcpu[i];
-		v->paused = true;
-		if (v->running_on >= 0) {
-			if ((unsigned)v->running_on != self)
-				kick |= SCHED_CPU(v->running_on);
-		} else if (!v->gone && v->sv.state != SCHED_VS_BLOCKED) {
-			mask |= sched_sleep(&vmm_sched, &v->sv, now);
-		}
-	}
-	spin_unlock(&vmm_lock);
-	vmm_kick_mask(mask | kick);
+	struct sd_vcpu *v[SLIVER_MAX_VCPUS];
+	sd_pause(v, door_vcpus(d, v));
 	return 0;
 }
 
@@ -718,20 +670,9 @@ int domain_unpause(struct domain *d)
 		return -SLIVER_ESRCH;
 	if (d->state != SLIVER_DOM_PAUSED)
 		return -SLIVER_EBUSY;
-	sched_cpumask_t mask = 0;
-	spin_lock(&vmm_lock);
-	uint64_t now = now_ns();
 	d->state = SLIVER_DOM_RUNNING;
-	for (unsigned i = 0; i < d->nr_vcpus; i++) {
-		struct vcpu *v = d->vcpu[i];
-		v->paused = false;
-		if (!v->gone && !v->blocked && v->sv.state == SCHED_VS_BLOCKED) {
-			v->wake_ns = now;
-			mask |= sched_wake(&vmm_sched, &v->sv, now, WAKE_NEW);
-		}
-	}
-	spin_unlock(&vmm_lock);
-	vmm_kick_mask(mask);
+	struct sd_vcpu *v[SLIVER_MAX_VCPUS];
+	sd_unpause(v, door_vcpus(d, v));
 	return 0;
 }
 

@@ -11,13 +11,10 @@
 static uint64_t dom_run_ns(const struct domain *d)
 {
 	uint64_t ns = 0;
-	spin_lock(&vmm_lock);
-	uint64_t now = now_ns();
-	if (vmm_run_end_ns && vmm_run_end_ns < now)
-		now = vmm_run_end_ns; /* the report's own printing is nobody's CPU time */
+	/* The report's own printing is nobody's CPU time: counted up to the run's end. */
+	uint64_t until = vmm_run_end_ns ? vmm_run_end_ns : UINT64_MAX;
 	for (unsigned i = 0; i < d->nr_vcpus; i++)
-		ns += d->vcpu[i] ? sched_run_ns(&d->vcpu[i]->sv, now) : 0;
-	spin_unlock(&vmm_lock);
+		ns += d->vcpu[i] ? sd_run_ns(&d->vcpu[i]->s, until) : 0;
 	return ns;
 }
 

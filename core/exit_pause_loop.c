@@ -9,7 +9,7 @@
 void vmm_pause_loop_init(void)
 {
 	struct hv_pause_loop p = {
-		.on = vmm_sched.p.ple != SCHED_PLE_OFF,
+		.on = sd_sched()->p.ple != SCHED_PLE_OFF,
 		.gap = (uint32_t)bootarg_u64("ple.gap"),
 		.window = (uint32_t)bootarg_u64("ple.window"),
 		.window_max = (uint32_t)bootarg_u64("ple.window_max"),
@@ -28,7 +28,7 @@ void vmm_pause_loop_init(void)
 	hv_set_pause_loop(&p);
 	printk("sliver: PAUSE-loop exits on (sched.ple=%s, gap %u, window %u..%u, grow %u, "
 	       "shrink %u)\n",
-	       vmm_sched.p.ple == SCHED_PLE_DIRECTED ? "directed" : "yield", p.gap, p.window,
+	       sd_sched()->p.ple == SCHED_PLE_DIRECTED ? "directed" : "yield", p.gap, p.window,
 	       p.window_max, p.grow, p.shrink);
 }
 
@@ -38,13 +38,8 @@ enum exit_action exit_pause_loop(struct vcpu *v, struct hv_exit *e)
 {
 	(void)e;
 	hv_skip_exit_insn(v->hv);
-	unsigned cpu = this_cpu()->id;
-	spin_lock(&vmm_lock);
-	sched_cpumask_t mask = sched_pause_loop(&vmm_sched, &v->sv, now_ns());
-	bool resched = vmm_sched.p.ple != SCHED_PLE_OFF;
-	spin_unlock(&vmm_lock);
-	vmm_kick_mask(mask & ~SCHED_CPU(cpu));
-	if (resched)
-		vmm_kick_cpu(cpu, true);
+	sd_pause_loop(&v->s);
+	if (sd_sched()->p.ple != SCHED_PLE_OFF)
+		vmm_kick_cpu(this_cpu()->id, true);
 	return ACT_CONTINUE;
 }

@@ -192,10 +192,7 @@ static int64_t hc_sched_set(struct hc_args *c)
 		return -SLIVER_ESRCH;
 	if (c->a[1] > SCHED_MAX_WEIGHT || c->a[2] > 100u * SLIVER_MAX_VCPUS)
 		return -SLIVER_EINVAL;
-	spin_lock(&vmm_lock);
-	int rc = sched_set_params(&vmm_sched, &t->sd, (uint32_t)c->a[1], (uint32_t)c->a[2],
-				  now_ns());
-	spin_unlock(&vmm_lock);
+	int rc = sd_set_params(&t->sd, (uint32_t)c->a[1], (uint32_t)c->a[2]);
 	return rc < 0 ? -SLIVER_EINVAL : 0;
 }
 
@@ -211,9 +208,7 @@ static int64_t hc_sched_global(struct hc_args *c)
 		return -SLIVER_EFAULT;
 	memcpy(word, src, len);
 	word[len] = 0;
-	spin_lock(&vmm_lock);
-	int rc = sched_config_word(&vmm_sched, word, strnlen(word, len), now_ns());
-	spin_unlock(&vmm_lock);
+	int rc = sd_config_word(word, strnlen(word, len));
 	return rc == 0 ? 0 : -SLIVER_EINVAL;
 }
 

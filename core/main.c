@@ -1,6 +1,7 @@
 /* The hypervisor's C entry: platform bring-up on the BSP, then every CPU enters the VMM
  * loop (or the platform selftest when the command line says `selftest`). */
 #include "arch/x86_64/cpu.h"
+#include "arch/x86_64/spinlock.h"
 #include "arch/x86_64/idt.h"
 #include "arch/x86_64/lapic.h"
 #include "arch/x86_64/panic.h"
@@ -146,6 +147,7 @@ void kmain(uint32_t magic, uint32_t mbi_pa)
 	bsp->ist_stack = bsp_ist_stack;
 	idt_init();
 	cpu_init_this(bsp);
+	lock_check_on = LOCK_CHECK; /* every spin lock checks its rank from here on */
 	pic_mask_all();
 
 	if (magic != MB2_BOOTLOADER_MAGIC)

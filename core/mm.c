@@ -7,7 +7,7 @@
 
 static uint64_t *bitmap; /* 1 = free */
 static size_t nframes, nfree, ntotal, high_total, high_free;
-static spinlock_t lock = SPINLOCK_INIT;
+static spinlock_t lock = SPINLOCK_INIT(lock_frames);
 static size_t nallocs, fail_at; /* test hook: mm_test_fail_at */
 static const char *warning;
 

@@ -38,6 +38,7 @@ static struct {
 	uint64_t interval_ns, jitter_ns, count, sent, lost, late, rng;
 	uint64_t due_ns;	     /* scheduled send time of the next ping */
 	volatile uint64_t posted_ns; /* scheduled time of the outstanding ping, 0: none */
+	uint64_t posted_at;	     /* when it was actually raised */
 	struct timer t;
 	spinlock_t lock;
 	struct hist rtt; /* round trips in ns, from the scheduled send time */
@@ -85,6 +86,7 @@ static void ping_fire(struct timer *t, void *arg)
 	if (now - due > PING_LATE_NS)
 		ping.late++;
 	ping.posted_ns = due;
+	ping.posted_at = now;
 	ping.due_ns = next;
 	spin_unlock(&ping.lock);
 	event_raise(d, SLIVER_PORT_PING, SLIVER_DOMID_HV);
@@ -117,7 +119,7 @@ void ping_start(const char *cmdline)
 	ping.dom = (unsigned)dom;
 	ping.cpu = (unsigned)cpu;
 	ping.interval_ns = us * 1000;
-	ping.lock = (spinlock_t)SPINLOCK_INIT;
+	spin_init(&ping.lock, &lock_ping, -1);
 	printk("sliver: ping d%u from pCPU %u every %lu +- %lu us from %lu ms%s\n", ping.dom,
 	       ping.cpu, (unsigned long)us, (unsigned long)jitter_us, (unsigned long)delay_ms,
 	       ping.count ? "" : " until the end of the run");
@@ -152,7 +154,10 @@ void ping_reply(unsigned from_dom)
 	if (!ping.on || from_dom != ping.dom)
 		return;
 	spin_lock(&ping.lock);
-	if (ping.posted_ns && !ping.stopped) {
+	/* A reply that arrived before the outstanding ping was raised answers an earlier one
+	 * (counted lost already; ping_fire took the lock between this reply's arrival and
+	 * here): not this one's, whose round trip it would make negative. */
+	if (ping.posted_ns && !ping.stopped && now >= ping.posted_at) {
 		/* Answered after its successor was due (the last ping's successor is never sent,
 		 * its time is due_ns all the same): lost, as ping_fire would count it. */
 		if (now >= ping.due_ns)

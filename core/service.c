@@ -82,7 +82,7 @@ struct svc_ping {
 	bool active;
 };
 static struct svc_ping pings[SLIVER_MAX_DOMS];
-static spinlock_t ping_lock = SPINLOCK_INIT;
+static spinlock_t ping_lock = SPINLOCK_INIT(lock_svc_ping);
 
 static int64_t hc_ping(struct domain *svc, uint64_t dom, uint64_t gpa)
 {
@@ -183,10 +183,8 @@ static void text_sched_pr(void *arg, const char *fmt, ...)
 /* The policy and its keys, as the policy shows them (sched_config_show). */
 static void sched_text(struct text *t)
 {
-	spin_lock(&vmm_lock);
-	text_add(t, "sched=%s", vmm_sched.ops->name);
-	sched_config_show(&vmm_sched, text_sched_pr, t);
-	spin_unlock(&vmm_lock);
+	text_add(t, "sched=%s", sd_sched()->ops->name);
+	sd_config_show(text_sched_pr, t);
 	text_add(t, "\n");
 }
 
@@ -198,12 +196,7 @@ static int64_t hc_vcpu_pin(uint64_t dom, uint64_t vcpu, uint64_t mask)
 	sched_cpumask_t all = cpu_count() >= 64 ? ~0ull : (1ull << cpu_count()) - 1;
 	if (!(mask & all) || (mask & ~all))
 		return -SLIVER_EINVAL;
-	spin_lock(&vmm_lock);
-	sched_cpumask_t kick = sched_set_affinity(&vmm_sched, &v->sv, mask, now_ns());
-	kick |= sched_take_kicks(&vmm_sched);
-	spin_unlock(&vmm_lock);
-	vmm_kick_mask(kick);
-	return 0;
+	return sd_set_affinity(&v->s, mask);
 }
 
 /* --- latency and counters --- */
@@ -257,20 +250,20 @@ static int64_t hc_vcpu_counters(struct domain *d, const uint64_t a[5])
 	if (!v)
 		return -SLIVER_ESRCH;
 	struct sliver_vcpu_counters c = {0};
-	spin_lock(&vmm_lock);
+	struct sd_info in;
+	sd_info(&v->s, &in); /* run_ns with the running interval included */
 	c.dom_id = v->dom->id;
 	c.vcpu_id = v->id;
-	c.pcpu = v->sv.pcpu;
-	c.state = v->sv.state;
-	c.run_ns = sched_run_ns(&v->sv, now_ns()); /* the running interval included */
-	c.wait_ns = v->wait_ns;
-	c.wakes = v->sv.c.wakes;
-	c.boosts = v->sv.c.boosts;
-	c.preempts = v->sv.c.preempts;
-	c.migrations = v->sv.c.migrations;
-	c.yields = v->sv.c.yields;
+	c.pcpu = in.pcpu;
+	c.state = in.state;
+	c.run_ns = in.c.run_ns;
+	c.wait_ns = in.wait_ns;
+	c.wakes = in.c.wakes;
+	c.boosts = in.c.boosts;
+	c.preempts = in.c.preempts;
+	c.migrations = in.c.migrations;
+	c.yields = in.c.yields;
 	c.exits = v->exits;
-	spin_unlock(&vmm_lock);
 	uint64_t len = a[3] < sizeof(c) ? a[3] : sizeof(c);
 	void *buf = gbuf(d, a[2], len);
 	if (!buf)
@@ -350,23 +343,21 @@ static int64_t hc_counters_reset(uint64_t dom)
 {
 	if (dom && !target(dom))
 		return -SLIVER_ESRCH;
-	spin_lock(&vmm_lock);
+	/* One vCPU's run-queue lock at a time: no lock is held across the walk. */
 	for (unsigned id = 1; id < SLIVER_MAX_DOMS; id++) {
 		struct domain *d = domain_get(id);
 		if (!d || (dom && dom != id))
 			continue;
 		for (unsigned i = 0; i < d->nr_vcpus; i++) {
 			struct vcpu *v = d->vcpu[i];
-			memset(&v->sv.c, 0, sizeof(v->sv.c));
-			v->wait_ns = 0;
-			v->exits = 0;
+			sd_counters_reset(&v->s);
+			__atomic_store_n(&v->exits, 0, __ATOMIC_RELAXED);
 			__atomic_store_n(&v->reset_lat, true, __ATOMIC_RELEASE);
 		}
-		memset(&d->sd.c, 0, sizeof(d->sd.c));
+		sd_dom_counters_reset(&d->sd);
 		for (unsigned r = 0; r < HV_NR_EXIT_REASONS; r++)
 			__atomic_store_n(&d->exits[r], 0, __ATOMIC_RELAXED);
 	}
-	spin_unlock(&vmm_lock);
 	if (!dom)
 		for (unsigned c = 0; c < cpu_count(); c++)
 			__atomic_store_n(&((struct vmm_cpu *)percpu[c].vmm)->reset_decision, true,
@@ -382,19 +373,18 @@ static bool trace_window, trace_open;
 static void trace_text(struct text *t)
 {
 	static struct sched_trace_rec rec[SCHED_TRACE_LEN];
-	for (unsigned c = 0; c < cpu_count(); c++) {
-		spin_lock(&vmm_lock);
-		uint32_t head = vmm_sched.pcpu[c].trace.head;
+	for (unsigned c = 0; c < sd_sched()->nr_pcpus; c++) {
+		uint32_t head;
+		unsigned n = sd_trace_read(c, rec, SCHED_TRACE_LEN, &head);
 		uint32_t from = trace_window ? trace_from[c] : head - 16;
 		uint32_t to = trace_window && !trace_open ? trace_to[c] : head;
 		uint32_t want = head - from > SCHED_TRACE_LEN ? SCHED_TRACE_LEN : head - from;
-		unsigned n = sched_trace_read(&vmm_sched, c, rec, want);
-		spin_unlock(&vmm_lock);
+		unsigned first = n > want ? n - want : 0; /* the last `want` records */
 		unsigned skip_tail = head - to < n ? head - to : n;
 		if (head - from > SCHED_TRACE_LEN)
 			text_add(t, "trace cpu%u: %u older records were overwritten\n", c,
 				 head - from - SCHED_TRACE_LEN);
-		for (unsigned i = 0; i + skip_tail < n; i++)
+		for (unsigned i = first; i + skip_tail < n; i++)
 			text_add(t, "trace cpu%u t_us=%lu.%03lu %s d%uv%u arg=%ld\n", c,
 				 rec[i].t / 1000, rec[i].t % 1000, sched_ev_name(rec[i].ev),
 				 rec[i].dom, rec[i].vcpu, (long)rec[i].arg);
@@ -407,9 +397,9 @@ static int64_t hc_trace(struct domain *d, uint64_t op, uint64_t gpa, uint64_t le
 	switch (op) {
 	case SLIVER_TRACE_ON:
 	case SLIVER_TRACE_OFF:
-		spin_lock(&vmm_lock);
-		for (unsigned c = 0; c < cpu_count(); c++) {
-			uint32_t head = vmm_sched.pcpu[c].trace.head;
+		for (unsigned c = 0; c < sd_sched()->nr_pcpus; c++) {
+			uint32_t head;
+			sd_trace_read(c, NULL, 0, &head);
 			if (op == SLIVER_TRACE_ON)
 				trace_from[c] = head;
 			else
@@ -417,7 +407,6 @@ static int64_t hc_trace(struct domain *d, uint64_t op, uint64_t gpa, uint64_t le
 		}
 		trace_window = trace_window || op == SLIVER_TRACE_ON;
 		trace_open = op == SLIVER_TRACE_ON;
-		spin_unlock(&vmm_lock);
 		return 0;
 	case SLIVER_TRACE_DUMP:
 		t.len = 0;
@@ -517,9 +506,7 @@ static void key_runqueues(void)
 {
 	sched_text(&key_text);
 	key_flush();
-	spin_lock(&vmm_lock);
-	sched_dump(&vmm_sched, sched_print, NULL);
-	spin_unlock(&vmm_lock);
+	sd_dump(sched_print, NULL);
 }
 
 static void key_pcpus(void)
@@ -551,11 +538,13 @@ void service_report(void)
 		struct domain *d = domains[id];
 		for (unsigned i = 0; d && i < d->nr_vcpus; i++) {
 			struct vcpu *v = d->vcpu[i];
+			struct sd_info in;
+			sd_info(&v->s, &in);
 			printk("vcpu d%uv%u sched_state=%u prio=%u pcpu=%u running_on=%d "
 			       "blocked=%d "
 			       "paused=%d irr=%lx:%lx:%lx:%lx\n",
-			       id, i, v->sv.state, v->sv.prio, v->sv.pcpu, v->running_on,
-			       v->blocked, v->paused, v->irr[0], v->irr[1], v->irr[2], v->irr[3]);
+			       id, i, in.state, in.prio, in.pcpu, in.running_on, in.blocked,
+			       in.paused, v->irr[0], v->irr[1], v->irr[2], v->irr[3]);
 		}
 	}
 }

@@ -18,7 +18,8 @@ static void vtimer_fire(struct timer *t, void *arg)
 	(void)t;
 	struct vtimer *vt = arg;
 	struct vcpu *v = vt->v;
-	if (vt->gen != __atomic_load_n(&v->timer_gen, __ATOMIC_ACQUIRE) || v->gone)
+	if (vt->gen != __atomic_load_n(&v->timer_gen, __ATOMIC_ACQUIRE) ||
+	    __atomic_load_n(&v->s.gone, __ATOMIC_ACQUIRE))
 		return;
 	event_raise(v->dom, SLIVER_PORT_TIMER, SLIVER_DOMID_HV);
 }
@@ -27,7 +28,7 @@ static void lapic_timer_fire(struct timer *t, void *arg)
 {
 	(void)t;
 	struct vtimer *vt = arg;
-	if (!vt->v->gone)
+	if (!__atomic_load_n(&vt->v->s.gone, __ATOMIC_ACQUIRE))
 		vlapic_timer_expired(vt->v, vt->gen);
 }
 
@@ -42,7 +43,6 @@ struct vcpu *vcpu_create(struct domain *d, unsigned id, uint64_t entry)
 	struct vcpu *v = phys_to_virt(pa);
 	v->dom = d;
 	v->id = id;
-	v->running_on = -1;
 	v->msr_pat = 0x0007040600070406ull;
 	hist_reset(&v->lat);
 	for (unsigned c = 0; c < ncpu; c++) {
@@ -66,9 +66,9 @@ struct vcpu *vcpu_create(struct domain *d, unsigned id, uint64_t entry)
 		frames_free(pa, frames);
 		return NULL;
 	}
-	v->sv.dom = &d->sd;
-	v->sv.id = id;
-	v->sv.owner = v;
+	v->s.sv.dom = &d->sd;
+	v->s.sv.id = id;
+	v->s.sv.owner = v;
 	return v;
 }
 
@@ -146,37 +146,8 @@ void vcpu_irq_clear(struct vcpu *v, int vector)
 
 static void notify(struct vcpu *v, unsigned flags)
 {
-	sched_cpumask_t mask = 0;
-	int kick = -1;
-	unsigned self = this_cpu()->id;
-	spin_lock(&vmm_lock);
-	if (!v->gone) {
-		if (v->blocked && v->paused) {
-			v->blocked = false; /* runnable again once its domain is unpaused */
-		} else if (v->blocked) {
-			uint64_t now = now_ns();
-			v->blocked = false;
-			v->wake_ns = now;
-			v->ready_ns = now;
-			__atomic_fetch_add(&v->dom->wakes, 1, __ATOMIC_RELAXED);
-			mask = sched_wake(&vmm_sched, &v->sv, now, flags);
-		} else if (!v->paused) {
-			/* Runnable or running: the scheduler hears of every event (sched.h), so a
-			 * vCPU waiting in a run queue gets its latency slice like a blocked one;
-			 * its event-to-run time is measured like a wake. */
-			uint64_t now = now_ns();
-			if (v->sv.state != SCHED_VS_RUNNING && !v->wake_ns)
-				v->wake_ns = now;
-			mask = sched_wake(&vmm_sched, &v->sv, now, flags);
-			if (v->running_on >= 0 && (unsigned)v->running_on != self)
-				kick = v->running_on; /* force an exit so the vector goes in at
-							 entry */
-		}
-	}
-	spin_unlock(&vmm_lock);
-	vmm_kick_mask(mask);
-	if (kick >= 0)
-		vmm_kick_cpu((unsigned)kick, false);
+	if (sd_notify(&v->s, flags) == SD_WAKE_WOKE)
+		__atomic_fetch_add(&v->dom->wakes, 1, __ATOMIC_RELAXED);
 }
 
 static void irq_raise(struct vcpu *v, uint8_t vector, unsigned flags)
@@ -226,19 +197,17 @@ void vcpu_set_lapic_timer(struct vcpu *v, uint64_t deadline_ns)
 	vtimer_arm(v, cpu_count(), &v->lapic_timer_gen, deadline_ns);
 }
 
+/* Under v's run-queue lock (sd_block): an interrupt made pending before it blocks, or its
+ * domain's end, keeps it running. */
+static bool block_refused(void *arg)
+{
+	struct vcpu *v = arg;
+	return vcpu_irq_pending(v) || v->dom->dying;
+}
+
 bool vcpu_block(struct vcpu *v)
 {
-	sched_cpumask_t mask = 0;
-	bool blocked = false;
-	spin_lock(&vmm_lock);
-	if (!vcpu_irq_pending(v) && !v->dom->dying) {
-		v->blocked = true;
-		blocked = true;
-		mask = sched_sleep(&vmm_sched, &v->sv, now_ns());
-	}
-	spin_unlock(&vmm_lock);
-	vmm_kick_mask(mask);
-	return blocked;
+	return sd_block(&v->s, block_refused, v);
 }
 
 void vcpu_dump(struct vcpu *v)

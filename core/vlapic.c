@@ -119,7 +119,7 @@ static void reset_regs(struct vcpu *v)
 void vlapic_init(struct vcpu *v)
 {
 	struct vlapic *l = L(v);
-	l->lock = (spinlock_t)SPINLOCK_INIT;
+	spin_init(&l->lock, &lock_vlapic, -1);
 	l->apic_base = VLAPIC_BASE_GPA | BASE_EN | (v->id == 0 ? BASE_BSP : 0);
 	for (unsigned w = 0; w < 4; w++)
 		l->irr[w] = l->isr[w] = 0;

@@ -11,6 +11,7 @@
  * vmm.create_loop= (domain_create_loop), vmm.svm_backstop_us= (see backstop_fn). Every key is
  * checked once (core/bootargs.c). */
 #include "arch/x86_64/idt.h"
+#include "arch/x86_64/panic.h"
 #include "arch/x86_64/power.h"
 #include "arch/x86_64/smp.h"
 #include "arch/x86_64/tsc.h"
@@ -23,8 +24,6 @@
 #include "lib/cmdline.h"
 #include "lib/string.h"
 
-struct sched vmm_sched;
-spinlock_t vmm_lock = SPINLOCK_INIT;
 static struct vmm_cpu vmm_cpus[MAX_CPUS];
 static volatile bool run_over;
 static uint64_t run_ms;
@@ -103,12 +102,24 @@ void vmm_kick_cpu(unsigned cpu, bool resched)
 		smp_send_ipi(cpu, VEC_RESCHEDULE);
 }
 
-void vmm_kick_mask(sched_cpumask_t mask)
+/* The scheduler door's view of the machine (core/sched_door.h). */
+static unsigned port_self(void)
 {
-	for (unsigned c = 0; mask && c < cpu_count(); c++, mask >>= 1)
-		if (mask & 1)
-			vmm_kick_cpu(c, true);
+	return this_cpu()->id;
 }
+
+static void port_bug(const char *what, unsigned a, unsigned b)
+{
+	panic("scheduler: %s (pCPU %u, %u)", what, a, b);
+}
+
+static const struct sd_port door_port = {
+	.self = port_self,
+	.now = now_ns,
+	.cycles = rdtsc,
+	.kick = vmm_kick_cpu,
+	.bug = port_bug,
+};
 
 /* SVM has no preemption-timer backstop, and QEMU's TCG runs its vCPUs round-robin on one
  * thread (always under -icount): a vCPU runs until the next QEMU_CLOCK_VIRTUAL deadline
@@ -147,6 +158,30 @@ static bool all_ended(void)
 	return true;
 }
 
+/* One line per scheduler pCPU: its run-queue lock's use and waits over the run (the door's
+ * statistics; a wait's p99 from its log2 histogram, the bucket's upper end). */
+static void lock_report(void)
+{
+	for (unsigned c = 0; c < sd_sched()->nr_pcpus; c++) {
+		struct sd_lockstat st;
+		sd_lockstat(c, &st, false);
+		uint64_t n = st.waits, seen = 0, p99 = 0;
+		for (unsigned k = 0; k < 24 && n; k++) {
+			seen += st.log2[k];
+			if (seen * 100 >= n * 99) {
+				p99 = 2ull << k;
+				break;
+			}
+		}
+		printk("locks cpu%u acquires=%lu waits=%lu wait_avg_ns=%lu wait_p99_ns=%lu "
+		       "wait_max_ns=%lu try_fail=%lu finishes=%lu\n",
+		       c, (unsigned long)st.acquires, (unsigned long)st.waits,
+		       (unsigned long)(n ? tsc_to_ns(st.wait_cycles / n) : 0),
+		       (unsigned long)tsc_to_ns(p99), (unsigned long)tsc_to_ns(st.max_wait),
+		       (unsigned long)st.try_fail, (unsigned long)st.finishes);
+	}
+}
+
 static void finish_run(const char *why)
 {
 	ping_stop();
@@ -177,6 +212,7 @@ static void finish_run(const char *why)
 		}
 	}
 	ping_report();
+	lock_report();
 	nmi_test_report();
 	service_report();
 	printk("sliver: run complete: PASS\n");
@@ -186,7 +222,7 @@ static void finish_run(const char *why)
 /* The scheduler's words go to sched/; a bad one is ignored with one line (bootargs.c). */
 static int sched_word(const char *w, size_t wl)
 {
-	return sched_config_word(&vmm_sched, w, wl, 0);
+	return sd_config_word(w, wl);
 }
 
 static void apply_sched_args(const char *cmdline)
@@ -225,7 +261,7 @@ void vmm_boot(void)
 	uint64_t sched_pcpus = bootarg_u64("vmm.sched_pcpus"); /* 0: all */
 	if (sched_pcpus == 0 || sched_pcpus > cpu_count())
 		sched_pcpus = cpu_count();
-	if (sched_init(&vmm_sched, (unsigned)sched_pcpus)) {
+	if (sd_init((unsigned)sched_pcpus, &door_port)) {
 		printk("sliver: scheduler init failed for %u CPUs\n", cpu_count());
 		hv_exit(EXIT_FAIL);
 	}
@@ -233,10 +269,10 @@ void vmm_boot(void)
 	vmm_pause_loop_init();
 	dcon_init(boot_info.cmdline);
 	printk("sliver: %s on, scheduler %s, %u pCPU(s), %u module(s)\n", hv_backend_name(),
-	       vmm_sched.ops->name, cpu_count(), boot_info.nr_modules);
-	if (vmm_sched.nr_pcpus < cpu_count())
+	       sd_sched()->ops->name, cpu_count(), boot_info.nr_modules);
+	if (sd_sched()->nr_pcpus < cpu_count())
 		printk("sliver: guests on pCPU 0-%u only (vmm.sched_pcpus)\n",
-		       vmm_sched.nr_pcpus - 1);
+		       sd_sched()->nr_pcpus - 1);
 
 	if (boot_info.nr_modules)
 		domain_create_loop((unsigned)bootarg_u64("vmm.create_loop"), &boot_info.modules[0]);
@@ -266,19 +302,9 @@ void vmm_boot(void)
 	break_at = now_ns() + break_ms * 1000000;
 }
 
-/* Lets go of the vCPU this pCPU ran last, in two steps: its scheduling state under the
- * same vmm_lock section as the pick that replaced it (one lock round trip per switch, not
- * two: each one can wait for another pCPU's whole pick_next, and a wake-to-run path pays
- * it), then, with the lock dropped, VMCLEAR so that any pCPU can run it next (a pCPU
- * that already picked it waits for hv_vcpu_loaded_on). */
-static void release_locked(struct vcpu *v, unsigned cpu, uint64_t now)
-{
-	if (v->running_on == (int)cpu)
-		v->running_on = -1;
-	if (v->sv.state == SCHED_VS_RUNNABLE && !v->ready_ns)
-		v->ready_ns = now; /* preempted: waits in a run queue from now */
-}
-
+/* After the pick that replaced it (sd_pick let go of its scheduling state), VMCLEAR the
+ * vCPU this pCPU ran last so that any pCPU can run it next (a pCPU that already picked it
+ * waits for hv_vcpu_loaded_on); a dying domain's vCPU leaves the scheduler for good. */
 static void switch_away(struct vmm_cpu *pc, struct vcpu *v)
 {
 	hv_vcpu_put(v->hv);
@@ -302,7 +328,7 @@ static enum exit_action run_vcpu(struct vmm_cpu *pc, struct vcpu *v)
 	while (!__atomic_load_n(&pc->need_resched, __ATOMIC_ACQUIRE)) {
 		if (d->dying)
 			return ACT_DEAD;
-		if (__atomic_load_n(&v->paused, __ATOMIC_ACQUIRE))
+		if (__atomic_load_n(&v->s.paused, __ATOMIC_ACQUIRE))
 			return ACT_PAUSE;
 		if (!vcpu_before_entry(v)) { /* INIT without SIPI yet */
 			if (vcpu_block(v))
@@ -348,7 +374,7 @@ static enum exit_action run_vcpu(struct vmm_cpu *pc, struct vcpu *v)
 		 * vCPU is running nothing sets it (vcpu.c). */
 		if (!entered && e.entry_tsc) {
 			entered = true;
-			uint64_t woke = __atomic_exchange_n(&v->wake_ns, 0, __ATOMIC_ACQ_REL);
+			uint64_t woke = __atomic_exchange_n(&v->s.wake_ns, 0, __ATOMIC_ACQ_REL);
 			uint64_t ran = tsc_to_ns(e.entry_tsc - tsc_at_boot);
 			if (woke)
 				hist_record(&v->lat, ran > woke ? ran - woke : 0);
@@ -375,19 +401,12 @@ static enum exit_action run_vcpu(struct vmm_cpu *pc, struct vcpu *v)
 
 static void after_run(struct vcpu *v, enum exit_action act)
 {
-	sched_cpumask_t mask = 0;
-	spin_lock(&vmm_lock);
-	uint64_t now = now_ns();
-	if (act == ACT_YIELD) {
-		sched_yield(&vmm_sched, &v->sv, now);
-	} else if (act == ACT_DEAD && !v->gone && !v->blocked) {
-		v->blocked = true;
-		mask = sched_sleep(&vmm_sched, &v->sv, now);
-	} else if (act == ACT_PAUSE && v->paused && v->sv.state != SCHED_VS_BLOCKED) {
-		mask = sched_sleep(&vmm_sched, &v->sv, now);
-	}
-	spin_unlock(&vmm_lock);
-	vmm_kick_mask(mask & ~SCHED_CPU(this_cpu()->id));
+	if (act == ACT_YIELD)
+		sd_yield(&v->s);
+	else if (act == ACT_DEAD)
+		sd_stop(&v->s);
+	else if (act == ACT_PAUSE)
+		sd_pause_self(&v->s);
 }
 
 void vmm_cpu_loop(void)
@@ -402,7 +421,7 @@ void vmm_cpu_loop(void)
 	timer_init(&pc->slice, slice_end, pc);
 	timer_init(&pc->backstop, backstop_fn, NULL);
 	ping_cpu_start(cpu);
-	while (cpu >= vmm_sched.nr_pcpus) { /* outside the scheduler: timers only */
+	while (cpu >= sd_sched()->nr_pcpus) { /* outside the scheduler: timers only */
 		uint64_t idle_from = now_ns();
 		cpu_idle_wait();
 		pc->idle_ns += now_ns() - idle_from;
@@ -411,38 +430,26 @@ void vmm_cpu_loop(void)
 		if (cpu == 0 && run_over)
 			finish_run("run_ms reached");
 		__atomic_store_n(&pc->need_resched, 0, __ATOMIC_RELEASE);
-		spin_lock(&vmm_lock);
-		uint64_t now = now_ns(), t0 = rdtsc();
-		struct sched_pick p = sched_pick_next(&vmm_sched, cpu, now);
+		uint64_t run_until, held;
+		struct sd_vcpu *sv =
+			sd_pick(cpu, pc->curr ? &pc->curr->s : NULL, &run_until, &held);
+		struct vcpu *v = sv ? sv->sv.owner : NULL;
 		if (__atomic_exchange_n(&pc->reset_decision, false, __ATOMIC_ACQ_REL)) {
 			hist_reset(&pc->decision);
 			hist_reset(&pc->conwrite);
 		}
-		hist_record(&pc->decision, rdtsc() - t0);
+		hist_record(&pc->decision, held);
 		pc->sched_calls++;
-		struct vcpu *v = p.vcpu ? p.vcpu->owner : NULL;
-		struct vcpu *prev = pc->curr != v ? pc->curr : NULL;
-		if (prev)
-			release_locked(prev, cpu, now);
-		if (v) {
-			v->running_on = (int)cpu;
-			if (v->ready_ns) {
-				v->wait_ns += now - v->ready_ns;
-				v->ready_ns = 0;
-			}
-		}
-		spin_unlock(&vmm_lock);
-		if (prev)
-			switch_away(pc, prev);
-		vmm_kick_mask(p.kick & ~SCHED_CPU(cpu));
+		if (pc->curr && pc->curr != v)
+			switch_away(pc, pc->curr);
 		/* Just taken from another pCPU: wait until that one has let go of it (VMCLEAR,
 		 * right after its own pick_next). */
 		while (v && v != pc->curr && hv_vcpu_loaded_on(v->hv) >= 0)
 			cpu_relax();
 		pc->curr = v;
-		pc->run_until = p.run_until;
-		if (p.run_until != SCHED_NEVER)
-			timer_set(&pc->slice, p.run_until);
+		pc->run_until = run_until;
+		if (run_until != SCHED_NEVER)
+			timer_set(&pc->slice, run_until);
 		else
 			timer_cancel(&pc->slice);
 		if (!v) {
@@ -450,8 +457,9 @@ void vmm_cpu_loop(void)
 				finish_run("all domains ended");
 			/* Sleep until something asks for a decision (a kick, a wake, the slice or
 			 * run timer all set need_resched). An interrupt that needs none, such as
-			 * the console's THR-empty drain or typed input, costs no pick_next: picks
-			 * take vmm_lock, and every needless one can delay another pCPU's switch. */
+			 * the console's THR-empty drain or typed input, costs no pick_next: a pick
+			 * takes this pCPU's run-queue lock, which a wake from elsewhere may need.
+			 */
 			uint64_t idle_from = now_ns();
 			while (!__atomic_load_n(&pc->need_resched, __ATOMIC_ACQUIRE) &&
 			       !(cpu == 0 && !run_ms && all_ended()))

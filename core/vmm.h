@@ -10,6 +10,7 @@
 #include "arch/x86_64/hv.h"
 #include "core/bootinfo.h"
 #include "core/evpolicy.h"
+#include "core/sched_door.h"
 #include "core/timer.h"
 #include "core/vlapic.h"
 #include "lib/hist.h"
@@ -40,15 +41,8 @@ struct vcpu {
 	struct domain *dom;
 	unsigned id;
 	struct hv_vcpu *hv;
-	struct sched_vcpu sv;
+	struct sd_vcpu s;     /* its scheduling state, under its run-queue lock (sched_door.h) */
 	uint64_t irr[4];      /* pending virtual interrupt vectors (atomic bit ops) */
-	bool blocked;	      /* in HLT/HC_BLOCK: under vmm_lock */
-	int running_on;	      /* pCPU running it, -1: none (under vmm_lock) */
-	bool gone;	      /* removed from the scheduler: its domain is ending */
-	bool paused;	      /* its domain is paused: kept out of the scheduler (vmm_lock) */
-	uint64_t wake_ns;     /* when it was last woken (wake-to-run latency) */
-	uint64_t ready_ns;    /* runnable but not running since (0: not waiting) */
-	uint64_t wait_ns;     /* total time runnable but waiting in a run queue */
 	uint64_t exits;	      /* VM exits of this vCPU */
 	bool reset_lat;	      /* HC_COUNTERS_RESET: its pCPU clears `lat` before the next record */
 	uint64_t guest_tsc;   /* TSC ticks spent in the guest (between entry and exit) */
@@ -135,8 +129,6 @@ struct vmm_cpu {
 	struct timer backstop; /* SVM: a guest run never goes without a near host timer */
 };
 
-extern struct sched vmm_sched;
-extern spinlock_t vmm_lock; /* serializes sched/ calls and vCPU block/wake state */
 extern struct domain *domains[SLIVER_MAX_DOMS];
 
 static inline struct vmm_cpu *vmm_this(void)
@@ -273,6 +265,5 @@ bool service_ping_reply(unsigned from_dom);
 /* vmm.c */
 extern uint64_t vmm_run_end_ns; /* 0 until the run is over (run_ms, all ended), then its end */
 void vmm_kick_cpu(unsigned cpu, bool resched);
-void vmm_kick_mask(sched_cpumask_t mask);
 
 #endif

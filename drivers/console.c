@@ -29,7 +29,7 @@
 
 enum { PRIO, GUEST, NRINGS };
 
-static spinlock_t lock = SPINLOCK_INIT; /* synchronous writes */
+static spinlock_t lock = SPINLOCK_INIT(lock_console); /* synchronous writes */
 static bool lock_broken, mirror_e9;
 static volatile bool async;
 static volatile int sync_cpu = -1; /* writes synchronously while it holds the drain */

@@ -97,4 +97,5 @@ TEST_TARGETS += e2e-console-async-qemu
 # The drain's watchdog for a lost THR-empty interrupt (issue 26): the real drivers/console.c
 # over a model UART that loses interrupts.
 UNIT_TESTS += condrain
-UNIT_SRCS_condrain := test/unit/test_condrain.c drivers/console.c lib/conring.c lib/fmt.c
+UNIT_SRCS_condrain := test/unit/test_condrain.c drivers/console.c lib/conring.c lib/fmt.c \
+                      lib/lockorder.c lib/lockranks.c

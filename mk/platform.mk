@@ -7,7 +7,8 @@ HV_SRCS += boot/multiboot2.S boot/ap_trampoline.S \
 	drivers/acpi_tables.c drivers/acpi_fadt.c drivers/ioapic.c \
 	core/main.c core/bootinfo.c core/memmap.c core/mm.c core/timerq.c core/timer.c \
 	core/selftest.c core/conin.c core/bootargs.c \
-	lib/string.c lib/fmt.c lib/cmdline.c lib/cmdcheck.c lib/clockconv.c lib/hist.c
+	lib/string.c lib/fmt.c lib/cmdline.c lib/cmdcheck.c lib/clockconv.c lib/hist.c \
+	lib/lockorder.c lib/lockranks.c
 
 UNIT_TESTS += fmt cmdline memmap timerq clockconv hist
 UNIT_SRCS_fmt := test/unit/test_fmt.c lib/fmt.c

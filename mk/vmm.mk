@@ -10,7 +10,7 @@ UNIT_SRCS_mulshift := test/unit/test_mulshift.c lib/clockconv.c
 UNIT_SRCS_cpulist := test/unit/test_cpulist.c core/cpulist.c
 
 HV_SRCS += arch/x86_64/hv.c \
-	core/vmm.c core/domain.c core/domain_stats.c core/vcpu.c core/loader.c core/cpulist.c core/event.c core/evpolicy.c core/hypercall.c \
+	core/vmm.c core/sched_door.c core/domain.c core/domain_stats.c core/vcpu.c core/loader.c core/cpulist.c core/event.c core/evpolicy.c core/hypercall.c \
 	core/dcon.c core/ping.c core/exit.c core/exit_cpuid_msr.c core/exit_io.c \
 	core/exit_hlt.c core/exit_cr.c core/exit_fault.c core/vlapic.c core/gwalk.c core/insn_fetch.c core/insn_mov.c \
 	core/exit_pc.c core/pcboot.c core/exit_pause_loop.c
@@ -155,3 +155,33 @@ TEST_TARGETS += e2e-novirt-qemu
 UNIT_TESTS += pcboot
 UNIT_SRCS_pcboot := test/unit/test_pcboot.c core/pcboot.c core/loader.c drivers/acpi_tables.c drivers/acpi_fadt.c \
                     lib/cmdline.c lib/clockconv.c lib/fmt.c
+
+# Issue 24 end to end: many pCPUs at once under the per-pCPU run-queue locks. Equal-weight
+# hog domains over-committing the machine, an echo domain pinged from another pCPU's timer
+# (a cross-pCPU wake at every ping); tools/e2e-smp-check: shares equal within 10%, the
+# machine busy, every ping answered within the bound.
+# Bochs/VMX on 4 pCPUs at ips=1e9 (one instruction, one ns: the bench's time base), so the
+# bound is on the path's length: 25 us (measured p99 10.3, max 11.5).
+# QEMU/SVM on 8 pCPUs: TCG runs them in turns under -icount, a pCPU's turn lasting to the next
+# timer deadline, so its timers and IPIs wait for the others' turns (the pinger sends late at
+# nearly every ping, p99 ~6.5 ms): a correctness run (shares, no loss, the locks), with pings
+# every 10 ms each answered before the next.
+# Both boot the checked build (CHECKED=1, build/checked): every policy asserts the run-queue
+# locks it touches (SCHED_HELD, sched/sched_priv.h), which the default build leaves out.
+ifeq ($(CHECKED),1)
+KCFLAGS += -DSCHED_CHECK_HELD=1
+else
+CHECKED_BUILD := build/checked
+.PHONY: $(CHECKED_BUILD)/smp4-bios.iso $(CHECKED_BUILD)/smp8-bios.iso
+$(CHECKED_BUILD)/smp4-bios.iso $(CHECKED_BUILD)/smp8-bios.iso:
+	$(MAKE) BUILD=$(CHECKED_BUILD) CHECKED=1 $@
+endif
+e2e-smp4: $(CHECKED_BUILD)/smp4-bios.iso
+	tools/e2e.sh $@ $(E2E_END) -- --emu bochs --cpus 4 --ips 1000000000 --timeout 600 $<
+	tools/e2e-smp-check build/e2e/$@.log --pcpus 4 --hogs d1,d2 --echo d3 --ping-p99-us 25
+e2e-smp8-svm: $(CHECKED_BUILD)/smp8-bios.iso
+	tools/e2e.sh $@ $(E2E_END) -- --emu qemu --icount --cpus 8 --timeout 300 $<
+	tools/e2e-smp-check build/e2e/$@.log --pcpus 8 --hogs d1,d2,d3,d4 --echo d5 \
+	    --ping-p99-us 10000
+TEST_TARGETS += e2e-smp4
+SVM_TESTS += e2e-smp8-svm

@@ -30,19 +30,20 @@
 
 void cr_heap_del(struct sched *s, struct sched_vcpu *v)
 {
+	SCHED_HELD(s, v->pcpu);
 	struct sched_pcpu *pc = &s->pcpu[v->pcpu];
 	switch (cv(v)->heap) {
 	case HEAP_BOOST:
 		hn_remove(&cpc(pc)->rq_boost, &cv(v)->hn);
-		pc->nr_queued--;
+		SCHED_ADD(pc->nr_queued, -1u);
 		break;
 	case HEAP_NORM:
 		hn_remove(&cpc(pc)->rq_norm, &cv(v)->hn);
-		pc->nr_queued--;
+		SCHED_ADD(pc->nr_queued, -1u);
 		break;
 	case HEAP_PIN:
 		hn_remove(&cpc(pc)->rq_pin, &cv(v)->hn);
-		pc->nr_queued--;
+		SCHED_ADD(pc->nr_queued, -1u);
 		break;
 	case HEAP_SLEEP:
 		hn_remove(&cpc(pc)->sleepers, &cv(v)->hn);
@@ -63,9 +64,10 @@ void cr_heap_del(struct sched *s, struct sched_vcpu *v)
 
 void cr_enqueue(struct sched *s, struct sched_vcpu *v)
 {
+	SCHED_HELD(s, v->pcpu);
 	struct sched_pcpu *pc = &s->pcpu[v->pcpu];
-	v->state = SCHED_VS_RUNNABLE;
-	cv(v)->hn.seq = s->seq++;
+	SCHED_PUT(v->state, (uint8_t)SCHED_VS_RUNNABLE);
+	cv(v)->hn.seq = sched_next_seq(s);
 	if (v->prio == SCHED_PRI_BOOST) {
 		/* Least boosted time per weight first (start-time fair queueing on bvt, the
 		 * virtual time only boosted ns advance; credit1 queues boosts FIFO): a vCPU that
@@ -76,7 +78,8 @@ void cr_enqueue(struct sched *s, struct sched_vcpu *v)
 		hn_insert(&cpc(pc)->rq_boost, &cv(v)->hn);
 	} else {
 		cv(v)->hn.key = cv(v)->vtime;
-		v->prio = cr_vcredit(s, v) > 0 ? SCHED_PRI_UNDER : SCHED_PRI_OVER;
+		SCHED_PUT(v->prio,
+			  (uint8_t)(cr_vcredit(s, v) > 0 ? SCHED_PRI_UNDER : SCHED_PRI_OVER));
 		/* Pinned vCPUs (allowed only here) queue apart, so that the movable ones are
 		 * at a heap root where stealing and balancing see them at once, however many
 		 * pinned vCPUs are ahead of them in line. */
@@ -88,7 +91,7 @@ void cr_enqueue(struct sched *s, struct sched_vcpu *v)
 			hn_insert(&cpc(pc)->rq_norm, &cv(v)->hn);
 		}
 	}
-	pc->nr_queued++;
+	SCHED_ADD(pc->nr_queued, 1);
 	credit_note(s, v->pcpu);
 }
 
@@ -110,7 +113,13 @@ void cr_transfer(struct sched *s, struct sched_vcpu *v, unsigned to, uint64_t no
 	unsigned from = v->pcpu;
 	if (from == to)
 		return;
+	SCHED_HELD(s, from);
+	SCHED_HELD(s, to);
 	struct sched_pcpu *pf = &s->pcpu[from], *pt = &s->pcpu[to];
+	if (pf->curr == v) { /* it blocked there: no longer that pCPU's */
+		SCHED_PUT(pf->curr, (struct sched_vcpu *)NULL);
+		credit_note(s, from);
+	}
 	cr_vclock_advance(s, from, now);
 	cr_vclock_advance(s, to, now);
 	uint8_t heap = cv(v)->heap;
@@ -123,11 +132,11 @@ void cr_transfer(struct sched *s, struct sched_vcpu *v, unsigned to, uint64_t no
 		cpc(pf)->w_active -= cv(v)->w_acct;
 		cpc(pt)->w_active += cv(v)->w_acct;
 	}
-	pf->nr_vcpus--;
-	pt->nr_vcpus++;
-	v->pcpu = (uint16_t)to;
+	SCHED_ADD(pf->nr_vcpus, -1u);
+	SCHED_ADD(pt->nr_vcpus, 1);
+	SCHED_PUT(v->pcpu, (uint16_t)to);
 	v->c.migrations++;
-	v->dom->c.migrations++;
+	sched_add(&v->dom->c.migrations, 1);
 	sched_trace_ev(s, from, now, SCHED_EV_MIGRATE, v, to);
 	sched_trace_ev(s, to, now, SCHED_EV_MIGRATE, v, to);
 	if (heap == HEAP_SLEEP) {
@@ -142,24 +151,27 @@ void cr_charge(struct sched *s, struct sched_vcpu *v, uint64_t now)
 {
 	struct sched_dom *d = v->dom;
 	uint64_t dt = now > v->since ? now - v->since : 0;
-	v->since = now;
+	if (dt) /* `now` may be a little behind a peer's (sched.h): never back */
+		v->since = now;
 	if (capped(v)) {
 		/* Refill first (the lease still counts, so a bucket that was full when the lease
 		 * began keeps the refill earned while it drained), then consume. */
+		sched_dom_lock(s, d);
 		cr_cap_refill(s, d, now);
 		cd(d)->cap_tokens -= (int64_t)dt;
 		cd(d)->cap_reserved -= (int64_t)cv(v)->lease;
-		cv(v)->lease = 0;
 		if (cd(d)->cap_tokens > cr_cap_depth(s, d))
 			cd(d)->cap_tokens = cr_cap_depth(s, d);
+		sched_dom_unlock(s, d);
+		cv(v)->lease = 0;
 	}
 	if (!dt)
 		return;
 	v->c.run_ns += dt;
-	d->c.run_ns += dt;
+	sched_add(&d->c.run_ns, dt);
 	if (v->prio == SCHED_PRI_BOOST) {
 		v->c.boost_ns += dt;
-		d->c.boost_ns += dt;
+		sched_add(&d->c.boost_ns, dt);
 		/* The budget pays for the latency slice used, not for the rest of a normal
 		 * slice the vCPU already held when an event boosted it while running. */
 		uint64_t used = cv(v)->boost_left < dt ? cv(v)->boost_left : dt;
@@ -174,7 +186,7 @@ void cr_unboost(struct sched *s, struct sched_vcpu *v, uint64_t now)
 	if (v->prio != SCHED_PRI_BOOST)
 		return;
 	cv(v)->boost_left = 0;
-	v->prio = cr_vcredit(s, v) > 0 ? SCHED_PRI_UNDER : SCHED_PRI_OVER;
+	SCHED_PUT(v->prio, (uint8_t)(cr_vcredit(s, v) > 0 ? SCHED_PRI_UNDER : SCHED_PRI_OVER));
 	sched_trace_ev(s, v->pcpu, now, SCHED_EV_UNBOOST, v, cr_vcredit(s, v));
 }
 
@@ -199,9 +211,9 @@ static int credit_vcpu_insert(struct sched *s, struct sched_vcpu *v, uint64_t no
 		d->weight = SCHED_DEFAULT_WEIGHT;
 	unsigned p = sched_least_loaded(s, sched_affinity(s, v));
 	cr_vclock_advance(s, p, now);
-	v->pcpu = (uint16_t)p;
-	v->state = SCHED_VS_BLOCKED;
-	v->prio = SCHED_PRI_UNDER;
+	SCHED_PUT(v->pcpu, (uint16_t)p);
+	SCHED_PUT(v->state, (uint8_t)SCHED_VS_BLOCKED);
+	SCHED_PUT(v->prio, (uint8_t)SCHED_PRI_UNDER);
 	cv(v)->heap = HEAP_NONE;
 	cv(v)->flags = 0;
 	cv(v)->vtime = cpc(&s->pcpu[p])->vclock + cr_start_offset(s, v);
@@ -215,7 +227,7 @@ static int credit_vcpu_insert(struct sched *s, struct sched_vcpu *v, uint64_t no
 	cv(v)->lease = 0;
 	cv(v)->boost_left = 0;
 	v->since = now;
-	s->pcpu[p].nr_vcpus++;
+	SCHED_ADD(s->pcpu[p].nr_vcpus, 1);
 	s->nr_vcpus++;
 	if (d->nr_vcpus++ == 0) {
 		cd(d)->nr_earn = 0;
@@ -236,14 +248,14 @@ static void credit_vcpu_remove(struct sched *s, struct sched_vcpu *v, uint64_t n
 	if (pc->curr == v) {
 		if (v->state == SCHED_VS_RUNNING)
 			cr_charge(s, v, now);
-		pc->curr = NULL;
+		SCHED_PUT(pc->curr, NULL);
 		credit_note(s, v->pcpu);
 	}
 	cr_heap_del(s, v);
 	sched_yield_forget(s, v);
 	cr_deactivate(s, pc, v);
-	v->state = SCHED_VS_BLOCKED;
-	pc->nr_vcpus--;
+	SCHED_PUT(v->state, (uint8_t)SCHED_VS_BLOCKED);
+	SCHED_ADD(pc->nr_vcpus, -1u);
 	s->nr_vcpus--;
 	sched_dom_del_vcpu(s, v);
 	cr_rw_flush(s, now);
@@ -275,7 +287,7 @@ static int credit_set_params(struct sched *s, struct sched_dom *d, uint32_t weig
 			cr_heap_del(s, v);
 			cv(v)->hn.key = now;
 			cr_park_insert(s, v);
-			s->kick_pending |= SCHED_CPU(v->pcpu);
+			__atomic_fetch_or(&s->kick_pending, SCHED_CPU(v->pcpu), __ATOMIC_RELAXED);
 		}
 	}
 	return 0;
@@ -300,7 +312,7 @@ static sched_cpumask_t set_affinity_body(struct sched *s, struct sched_vcpu *v,
 	switch (v->state) {
 	case SCHED_VS_RUNNING:
 		cv(v)->flags |= F_MOVE;
-		s->pcpu[v->pcpu].resched = true;
+		SCHED_PUT(s->pcpu[v->pcpu].resched, true);
 		return sched_take_kicks(s) | SCHED_CPU(v->pcpu);
 	case SCHED_VS_RUNNABLE:
 		cr_vclock_advance(s, v->pcpu, now);
@@ -347,6 +359,8 @@ const struct sched_ops sched_credit_ops = {
 	.set_affinity = credit_set_affinity,
 	.params_changed = NULL, /* its config op applies its own keys */
 	.dump = cr_dump,
+	.finish = cr_finish,
+	.audit = cr_audit,
 	.config = cr_config,
 	.config_get = cr_config_get,
 	.config_show = cr_config_show,

@@ -15,7 +15,8 @@ static const uint8_t pri_to_prio[] = {SCHED_PRI_OVER, SCHED_PRI_UNDER, SCHED_PRI
 void c1_set_pri(struct c1_vcpu *cv, int pri)
 {
 	cv->pri = (int16_t)pri;
-	cv->v->prio = pri >= C1_PRI_OVER ? pri_to_prio[pri - C1_PRI_OVER] : SCHED_PRI_IDLE;
+	SCHED_PUT(cv->v->prio,
+		  pri >= C1_PRI_OVER ? pri_to_prio[pri - C1_PRI_OVER] : (uint8_t)SCHED_PRI_IDLE);
 }
 
 static int c1_pri_of(const struct sched_vcpu *v) /* the idle vCPU is NULL */
@@ -28,13 +29,13 @@ void c1_charge(struct sched_vcpu *v, uint64_t now)
 	if (now > v->since) {
 		uint64_t d = now - v->since;
 		v->c.run_ns += d;
-		v->dom->c.run_ns += d;
+		sched_add(&v->dom->c.run_ns, d);
 		if (C1V(v)->pri == C1_PRI_BOOST) {
 			v->c.boost_ns += d;
-			v->dom->c.boost_ns += d;
+			sched_add(&v->dom->c.boost_ns, d);
 		}
+		v->since = now; /* `now` may be a little behind a peer's (sched.h) */
 	}
-	v->since = now;
 }
 
 /* 3.0.4:272 __runq_insert: after every vCPU of the same or better priority (FIFO within a
@@ -47,13 +48,14 @@ void c1_runq_insert(struct sched *s, unsigned p, struct sched_vcpu *v)
 		if (cv->pri > c1_runq_entry(it)->pri)
 			break;
 	c1_list_add_tail(&cv->runq_elem, it);
-	s->pcpu[p].nr_queued++;
+	SCHED_ADD(s->pcpu[p].nr_queued, 1);
 }
 
 void c1_runq_remove(struct sched *s, struct sched_vcpu *v) /* 3.0.4:291 */
 {
+	SCHED_HELD(s, v->pcpu);
 	c1_list_del_init(&C1V(v)->runq_elem);
-	s->pcpu[v->pcpu].nr_queued--;
+	SCHED_ADD(s->pcpu[v->pcpu].nr_queued, -1u);
 }
 
 /* 3.0.4:298 __runq_tickle: v was queued on p. p is signalled if v is strictly better than
@@ -66,12 +68,14 @@ sched_cpumask_t c1_tickle(struct sched *s, unsigned p, struct sched_vcpu *v)
 	if (C1V(v)->pri > cur)
 		m |= SCHED_CPU(p);
 	if (cur > C1_PRI_IDLE)
-		m |= C1S(s)->idlers & sched_affinity(s, v);
+		m |= SCHED_GET(C1S(s)->idlers) & sched_affinity(s, v);
+	/* Other pCPUs' resched flags are set without their locks: a request, read by their
+	 * own pick (Xen's cpu_raise_softirq). */
 	for (unsigned q = 0; q < s->nr_pcpus; q++)
 		if (m & SCHED_CPU(q))
-			s->pcpu[q].resched = true;
+			SCHED_PUT(s->pcpu[q].resched, true);
 	if (m)
-		C1S(s)->tickles++;
+		sched_add(&C1S(s)->tickles, 1);
 	return m;
 }
 
@@ -101,11 +105,15 @@ void c1_move(struct sched *s, struct sched_vcpu *v, unsigned to, uint64_t now)
 {
 	if (to == v->pcpu)
 		return;
-	s->pcpu[v->pcpu].nr_vcpus--;
-	s->pcpu[to].nr_vcpus++;
-	v->pcpu = (uint16_t)to;
+	SCHED_HELD(s, v->pcpu);
+	SCHED_HELD(s, to);
+	if (s->pcpu[v->pcpu].curr == v) /* it blocked there: no longer that pCPU's */
+		SCHED_PUT(s->pcpu[v->pcpu].curr, (struct sched_vcpu *)NULL);
+	SCHED_ADD(s->pcpu[v->pcpu].nr_vcpus, -1u);
+	SCHED_ADD(s->pcpu[to].nr_vcpus, 1);
+	SCHED_PUT(v->pcpu, (uint16_t)to);
 	v->c.migrations++;
-	v->dom->c.migrations++;
+	sched_add(&v->dom->c.migrations, 1);
 	sched_trace_ev(s, to, now, SCHED_EV_MIGRATE, v, to);
 }
 
@@ -123,7 +131,7 @@ static void c1_init(struct sched *s)
 	c1_restart_ticks(s, 0);
 	for (unsigned p = 0; p < s->nr_pcpus; p++) {
 		c1_list_init(&C1P(s, p)->runq);
-		s->pcpu[p].resched = true; /* the first pick_next schedules */
+		SCHED_PUT(s->pcpu[p].resched, true); /* the first pick_next schedules */
 	}
 	c->idlers = sched_all_pcpus(s); /* 3.0.4:371 start off idling */
 }
@@ -153,10 +161,10 @@ static int c1_vcpu_insert(struct sched *s, struct sched_vcpu *v, uint64_t now)
 	cv->credit = 0;
 	cv->flags = 0;
 	c1_set_pri(cv, C1_PRI_UNDER);
-	v->state = SCHED_VS_BLOCKED;
+	SCHED_PUT(v->state, (uint8_t)SCHED_VS_BLOCKED);
 	/* Initial placement (Xen's toolstack/domctl chose v->processor): least loaded. */
-	v->pcpu = (uint16_t)sched_least_loaded(s, sched_affinity(s, v));
-	s->pcpu[v->pcpu].nr_vcpus++;
+	SCHED_PUT(v->pcpu, (uint16_t)sched_least_loaded(s, sched_affinity(s, v)));
+	SCHED_ADD(s->pcpu[v->pcpu].nr_vcpus, 1);
 	d->nr_vcpus++;
 	s->nr_vcpus++;
 	sched_dom_add_vcpu(s, v);
@@ -172,13 +180,13 @@ static void c1_vcpu_remove(struct sched *s, struct sched_vcpu *v, uint64_t now)
 		c1_runq_remove(s, v);
 	c1_acct_stop(s, cv);
 	if (pc->curr == v) {
-		pc->curr = NULL;
-		pc->resched = true;
+		SCHED_PUT(pc->curr, (struct sched_vcpu *)NULL);
+		SCHED_PUT(pc->resched, true);
 	}
 	sched_yield_forget(s, v);
-	v->state = SCHED_VS_BLOCKED;
+	SCHED_PUT(v->state, (uint8_t)SCHED_VS_BLOCKED);
 	cv->flags = 0;
-	pc->nr_vcpus--;
+	SCHED_ADD(pc->nr_vcpus, -1u);
 	s->nr_vcpus--;
 	sched_dom_del_vcpu(s, v);
 }
@@ -193,30 +201,30 @@ static sched_cpumask_t c1_wake(struct sched *s, struct sched_vcpu *v, uint64_t n
 	const bool event = (flags & (WAKE_EVENT | WAKE_TIMER)) != 0;
 	if (event) {
 		v->c.events++;
-		v->dom->c.events++;
+		sched_add(&v->dom->c.events, 1);
 	}
 	if (v->state != SCHED_VS_BLOCKED)
 		return sched_take_kicks(s);
 	struct c1_vcpu *cv = C1V(v);
 	if (cv->flags & C1_PARKED) {
-		v->state = SCHED_VS_PARKED; /* runnable once unparked (credit1_acct.c) */
+		SCHED_PUT(v->state, (uint8_t)SCHED_VS_PARKED); /* runnable once unparked */
 		return sched_take_kicks(s);
 	}
 	v->c.wakes++;
-	v->dom->c.wakes++;
+	sched_add(&v->dom->c.wakes, 1);
 	/* 3.0.4:687: boost a waking vCPU that is UNDER and not parked. 3.0.4 boosted every
 	 * wake; the interface lets only event and timer wakes boost (Xen fixed its
 	 * migration wakes in 2015). */
 	if (event && cv->pri == C1_PRI_UNDER) {
 		c1_set_pri(cv, C1_PRI_BOOST);
 		v->c.boosts++;
-		v->dom->c.boosts++;
+		sched_add(&v->dom->c.boosts, 1);
 		sched_trace_ev(s, v->pcpu, now, SCHED_EV_BOOST, v, cv->credit);
 	} else if (event && cv->pri == C1_PRI_OVER) {
 		v->c.boost_deny++;
-		v->dom->c.boost_deny++;
+		sched_add(&v->dom->c.boost_deny, 1);
 	}
-	v->state = SCHED_VS_RUNNABLE;
+	SCHED_PUT(v->state, (uint8_t)SCHED_VS_RUNNABLE);
 	c1_runq_insert(s, v->pcpu, v); /* 3.0.4:694: on its own pCPU, no cpu_pick */
 	sched_trace_ev(s, v->pcpu, now, SCHED_EV_WAKE, v, flags);
 	return c1_tickle(s, v->pcpu, v) | sched_take_kicks(s); /* 3.0.4:695 */
@@ -229,12 +237,12 @@ static sched_cpumask_t c1_sleep(struct sched *s, struct sched_vcpu *v, uint64_t 
 	sched_cpumask_t kick = 0;
 	if (v->state == SCHED_VS_RUNNING) {
 		c1_charge(v, now);
-		s->pcpu[v->pcpu].resched = true;
+		SCHED_PUT(s->pcpu[v->pcpu].resched, true);
 		kick = SCHED_CPU(v->pcpu);
 	} else if (v->state == SCHED_VS_RUNNABLE) {
 		c1_runq_remove(s, v);
 	}
-	v->state = SCHED_VS_BLOCKED;
+	SCHED_PUT(v->state, (uint8_t)SCHED_VS_BLOCKED);
 	sched_trace_ev(s, v->pcpu, now, SCHED_EV_SLEEP, v, 0);
 	return kick | sched_take_kicks(s);
 }
@@ -247,7 +255,7 @@ static void c1_yield(struct sched *s, struct sched_vcpu *v, uint64_t now)
 	c1_charge(v, now);
 	C1V(v)->flags |= C1_YIELD;
 	v->c.yields++;
-	v->dom->c.yields++;
+	sched_add(&v->dom->c.yields, 1);
 	sched_trace_ev(s, v->pcpu, now, SCHED_EV_YIELD, v, 0);
 }
 
@@ -259,21 +267,29 @@ static sched_cpumask_t c1_yield_to(struct sched *s, struct sched_vcpu *v, struct
 				   uint64_t now)
 {
 	c1_advance(s, now);
-	s->pcpu[t->pcpu].yield_next = t;
-	if (t->pcpu == v->pcpu) {
+	unsigned tp = SCHED_GET(t->pcpu);
+	if (!sched_peer(s, tp) || t->pcpu != tp || t->state != SCHED_VS_RUNNABLE)
+		return sched_take_kicks(s); /* refused: t's pCPU is busy elsewhere, or t moved */
+	s->pcpu[tp].yield_next = t;
+	if (tp == v->pcpu) {
 		c1_yield(s, v, now);
 		return sched_take_kicks(s);
 	}
-	s->pcpu[t->pcpu].resched = true;
-	return SCHED_CPU(t->pcpu) | sched_take_kicks(s);
+	SCHED_PUT(s->pcpu[tp].resched, true);
+	return SCHED_CPU(tp) | sched_take_kicks(s);
 }
 
 /* 3.0.4:1047 csched_runq_steal: the first queued vCPU of peer strictly better than pri
  * that may run on p; none from a peer whose current vCPU is idle. */
 static struct sched_vcpu *c1_runq_steal(struct sched *s, unsigned peer, unsigned p, int pri)
 {
-	if (!s->pcpu[peer].curr)
+	/* 3.0.4 tried the peer's lock and went on when it was taken (csched_load_balance). */
+	if (!sched_peek(s, peer))
 		return NULL;
+	if (!s->pcpu[peer].curr) {
+		sched_unpeer(s, peer);
+		return NULL;
+	}
 	struct c1_list *rq = &C1P(s, peer)->runq;
 	for (struct c1_list *it = rq->next; it != rq; it = it->next) {
 		struct c1_vcpu *cv = c1_runq_entry(it);
@@ -284,13 +300,14 @@ static struct sched_vcpu *c1_runq_steal(struct sched *s, unsigned peer, unsigned
 			return cv->v;
 		}
 	}
+	sched_unpeer(s, peer);
 	return NULL;
 }
 
 /* 3.0.4:1093 csched_load_balance: peers that are not idle, from p's neighbour on. */
 static struct sched_vcpu *c1_load_balance(struct sched *s, unsigned p, int pri, uint64_t now)
 {
-	sched_cpumask_t workers = sched_all_pcpus(s) & ~C1S(s)->idlers & ~SCHED_CPU(p);
+	sched_cpumask_t workers = sched_all_pcpus(s) & ~SCHED_GET(C1S(s)->idlers) & ~SCHED_CPU(p);
 	unsigned peer = p;
 	while (workers) {
 		peer = c1_cycle(s, peer, workers);
@@ -298,7 +315,7 @@ static struct sched_vcpu *c1_load_balance(struct sched *s, unsigned p, int pri, 
 		struct sched_vcpu *v = c1_runq_steal(s, peer, p, pri);
 		if (v) {
 			c1_move(s, v, p, now);
-			C1S(s)->steals++;
+			sched_add(&C1S(s)->steals, 1);
 			return v;
 		}
 	}
@@ -337,21 +354,25 @@ static struct sched_pick c1_pick_next(struct sched *s, unsigned p, uint64_t now)
 	bool runs = prev && prev->state == SCHED_VS_RUNNING;
 	if (runs)
 		c1_charge(prev, now);
-	if (!pc->resched && now < cp->slice_end && runs &&
-	    !(C1V(prev)->flags & (C1_YIELD | C1_MOVE)) && !pc->yield_next) {
+	if (!SCHED_GET(pc->resched) && now < cp->slice_end && runs &&
+	    !(C1V(prev)->flags & (C1_YIELD | C1_MOVE | C1_PARKED)) && !pc->yield_next) {
 		r.vcpu = prev;
 		r.run_until = c1_until(s, p);
 		r.kick = sched_take_kicks(s) & ~SCHED_CPU(p);
 		return r;
 	}
-	pc->resched = false;
+	SCHED_PUT(pc->resched, false);
 	pc->picks++;
 	bool move = false;
-	if (runs) { /* 3.0.4:1167: the current vCPU goes back in the queue */
+	if (runs && (C1V(prev)->flags & C1_PARKED)) {
+		/* Parked by the accounting while it ran: off the pCPU, not runnable. */
+		C1V(prev)->flags &= (uint16_t) ~(C1_YIELD | C1_MOVE);
+		SCHED_PUT(prev->state, (uint8_t)SCHED_VS_PARKED);
+	} else if (runs) { /* 3.0.4:1167: the current vCPU goes back in the queue */
 		struct c1_vcpu *cv = C1V(prev);
 		move = (cv->flags & C1_MOVE) || !sched_allowed(s, prev, p);
 		cv->flags &= (uint16_t) ~(C1_YIELD | C1_MOVE);
-		prev->state = SCHED_VS_RUNNABLE;
+		SCHED_PUT(prev->state, (uint8_t)SCHED_VS_RUNNABLE);
 		if (!move)
 			c1_runq_insert(s, p, prev);
 	}
@@ -372,35 +393,42 @@ static struct sched_pick c1_pick_next(struct sched *s, unsigned p, uint64_t now)
 		}
 	}
 	if (move) { /* schedule.c:219 vcpu_migrate: pick_cpu, then wake there */
-		c1_move(s, prev, c1_cpu_pick(s, prev), now);
-		c1_runq_insert(s, prev->pcpu, prev);
-		s->kick_pending |= c1_tickle(s, prev->pcpu, prev);
+		unsigned to = c1_cpu_pick(s, prev);
+		if (sched_peer(s, to)) {
+			c1_move(s, prev, to, now);
+			c1_runq_insert(s, prev->pcpu, prev);
+			__atomic_fetch_or(&s->kick_pending, c1_tickle(s, prev->pcpu, prev),
+					  __ATOMIC_RELAXED);
+		} else {
+			c1_runq_insert(s, p, prev); /* where it may not run: finish moves it */
+			sched_defer(s);
+		}
 	}
-	/* 3.0.4:1191-1199: the idlers mask. */
+	/* 3.0.4:1191-1199: the idlers mask (each pCPU its own bit, atomically). */
 	if (next)
-		C1S(s)->idlers &= ~SCHED_CPU(p);
+		__atomic_fetch_and(&C1S(s)->idlers, ~SCHED_CPU(p), __ATOMIC_RELAXED);
 	else
-		C1S(s)->idlers |= SCHED_CPU(p);
+		__atomic_fetch_or(&C1S(s)->idlers, SCHED_CPU(p), __ATOMIC_RELAXED);
 	cp->slice_end = now + C1S(s)->tslice_ns; /* 3.0.4:1204, schedule.c:569 */
 	if (prev && prev != next && prev->state == SCHED_VS_RUNNABLE) {
 		prev->c.preempts++;
-		prev->dom->c.preempts++;
+		sched_add(&prev->dom->c.preempts, 1);
 	}
 	if (next) {
-		next->state = SCHED_VS_RUNNING;
+		SCHED_PUT(next->state, (uint8_t)SCHED_VS_RUNNING);
 		next->since = now;
 		if (next != prev) {
 			next->c.switches++;
-			next->dom->c.switches++;
+			sched_add(&next->dom->c.switches, 1);
 			sched_trace_ev(s, p, now, SCHED_EV_SWITCH, next,
 				       prev ? (int64_t)prev->dom->id : -1);
 		}
 		if (next->in_spin_loop && next != prev)
-			next->in_spin_loop = false;
+			SCHED_PUT(next->in_spin_loop, false);
 	}
 	if (next != prev)
 		pc->last_pick = now;
-	pc->curr = next;
+	SCHED_PUT(pc->curr, next);
 	pc->curr_since = now;
 	r.vcpu = next;
 	r.run_until = c1_until(s, p);
@@ -435,7 +463,7 @@ static sched_cpumask_t c1_set_affinity(struct sched *s, struct sched_vcpu *v, sc
 		return 0;
 	if (v->state == SCHED_VS_RUNNING) {
 		C1V(v)->flags |= C1_MOVE;
-		s->pcpu[v->pcpu].resched = true;
+		SCHED_PUT(s->pcpu[v->pcpu].resched, true);
 		return SCHED_CPU(v->pcpu);
 	}
 	bool queued = v->state == SCHED_VS_RUNNABLE;
@@ -446,6 +474,56 @@ static sched_cpumask_t c1_set_affinity(struct sched *s, struct sched_vcpu *v, sc
 		return 0;
 	c1_runq_insert(s, v->pcpu, v);
 	return c1_tickle(s, v->pcpu, v);
+}
+
+/* Every lock held: the ticks a call could not process, and vCPUs queued where their
+ * affinity no longer lets them run (a move whose target's lock was taken). */
+static sched_cpumask_t c1_finish(struct sched *s, uint64_t now)
+{
+	c1_advance(s, now);
+	sched_cpumask_t k = 0;
+	for (unsigned p = 0; p < s->nr_pcpus; p++) {
+		struct c1_list *rq = &C1P(s, p)->runq, *it, *nx;
+		for (it = rq->next; it != rq; it = nx) {
+			nx = it->next;
+			struct sched_vcpu *v = c1_runq_entry(it)->v;
+			if (sched_allowed(s, v, p))
+				continue;
+			c1_runq_remove(s, v);
+			c1_move(s, v, c1_cpu_pick(s, v), now);
+			c1_runq_insert(s, v->pcpu, v);
+			k |= c1_tickle(s, v->pcpu, v);
+		}
+	}
+	return k | sched_take_kicks(s);
+}
+
+/* Each run queue: only RUNNABLE vCPUs of its pCPU, linked both ways, nr_queued of them. */
+static unsigned c1_audit(const struct sched *s, sched_print_fn pr, void *arg)
+{
+	unsigned bad = 0;
+	for (unsigned p = 0; p < s->nr_pcpus; p++) {
+		const struct c1_list *rq = &SCHED_PRIV(const struct c1_pcpu, &s->pcpu[p])->runq;
+		uint32_t n = 0;
+		for (const struct c1_list *it = rq->next; it != rq; it = it->next) {
+			const struct sched_vcpu *v = c1_runq_entry((struct c1_list *)it)->v;
+			if (++n > s->nr_vcpus || it->next->prev != it) {
+				pr(arg, "audit: credit1 pCPU %u: run queue broken\n", p);
+				return bad + 1;
+			}
+			if (v->state != SCHED_VS_RUNNABLE || v->pcpu != p) {
+				pr(arg, "audit: credit1 pCPU %u: d%uv%u state=%u pcpu=%u queued\n",
+				   p, v->dom->id, v->id, v->state, v->pcpu);
+				bad++;
+			}
+		}
+		if (n != s->pcpu[p].nr_queued) {
+			pr(arg, "audit: credit1 pCPU %u: %u queued, nr_queued %u\n", p, n,
+			   s->pcpu[p].nr_queued);
+			bad++;
+		}
+	}
+	return bad;
 }
 
 static void c1_dump(struct sched *s, sched_print_fn pr, void *arg)
@@ -541,6 +619,8 @@ const struct sched_ops sched_credit1_ops = {
 	.set_affinity = c1_set_affinity,
 	.params_changed = NULL,
 	.dump = c1_dump,
+	.finish = c1_finish,
+	.audit = c1_audit,
 	.config = c1_config,
 	.slice_ns = c1_slice_ns,
 };

@@ -47,8 +47,8 @@ void c1_acct_stop(struct sched *s, struct c1_vcpu *cv)
 static void c1_vcpu_acct(struct sched *s, unsigned p, uint64_t t)
 {
 	struct sched_vcpu *v = s->pcpu[p].curr;
-	if (!v || v->state != SCHED_VS_RUNNING)
-		return; /* 3.0.4:1021 the idle vCPU is not accounted */
+	if (!v || v->state != SCHED_VS_RUNNING || (C1V(v)->flags & C1_PARKED))
+		return; /* 3.0.4:1021 the idle vCPU is not accounted, nor a parked one */
 	struct c1_vcpu *cv = C1V(v);
 	/* 3.0.4:542: a boosted vCPU found running at a tick is no longer boosted. */
 	if (cv->pri == C1_PRI_BOOST) {
@@ -63,8 +63,8 @@ static void c1_vcpu_acct(struct sched *s, unsigned p, uint64_t t)
 		 * pCPU per core (what the simulator and our hypervisor model) this only
 		 * happens when the affinity excludes p. */
 		cv->flags |= C1_MOVE;
-		s->pcpu[p].resched = true;
-		s->kick_pending |= SCHED_CPU(p);
+		SCHED_PUT(s->pcpu[p].resched, true);
+		__atomic_fetch_or(&s->kick_pending, SCHED_CPU(p), __ATOMIC_RELAXED);
 	}
 }
 
@@ -74,17 +74,17 @@ static void c1_park(struct sched *s, struct c1_vcpu *cv)
 	struct sched_vcpu *v = cv->v;
 	cv->flags |= C1_PARKED;
 	v->c.parks++;
-	v->dom->c.parks++;
+	sched_add(&v->dom->c.parks, 1);
 	sched_trace_ev(s, v->pcpu, C1S(s)->now, SCHED_EV_PARK, v, cv->credit);
-	if (v->state == SCHED_VS_RUNNING) { /* 3.0.4:637: its pCPU reschedules */
-		c1_charge(v, C1S(s)->now);
-		v->state = SCHED_VS_PARKED;
-		s->pcpu[v->pcpu].resched = true;
-		s->kick_pending |= SCHED_CPU(v->pcpu);
+	if (v->state == SCHED_VS_RUNNING) {
+		/* 3.0.4:637: its pCPU reschedules. It runs until then (and is charged until
+		 * then: counters are exact); that pick parks it (credit1.c). */
+		SCHED_PUT(s->pcpu[v->pcpu].resched, true);
+		__atomic_fetch_or(&s->kick_pending, SCHED_CPU(v->pcpu), __ATOMIC_RELAXED);
 		C1S(s)->parks_run++;
 	} else if (v->state == SCHED_VS_RUNNABLE) { /* 3.0.4:639 */
 		c1_runq_remove(s, v);
-		v->state = SCHED_VS_PARKED;
+		SCHED_PUT(v->state, (uint8_t)SCHED_VS_PARKED);
 	}
 	/* BLOCKED: stays blocked, parked (a wake leaves it PARKED: credit1.c). */
 }
@@ -95,12 +95,12 @@ static void c1_unpark(struct sched *s, struct c1_vcpu *cv)
 {
 	struct sched_vcpu *v = cv->v;
 	v->c.unparks++;
-	v->dom->c.unparks++;
+	sched_add(&v->dom->c.unparks, 1);
 	sched_trace_ev(s, v->pcpu, C1S(s)->now, SCHED_EV_UNPARK, v, cv->credit);
 	if (v->state == SCHED_VS_PARKED) {
-		v->state = SCHED_VS_RUNNABLE;
+		SCHED_PUT(v->state, (uint8_t)SCHED_VS_RUNNABLE);
 		c1_runq_insert(s, v->pcpu, v);
-		s->kick_pending |= c1_tickle(s, v->pcpu, v);
+		__atomic_fetch_or(&s->kick_pending, c1_tickle(s, v->pcpu, v), __ATOMIC_RELAXED);
 	}
 	cv->flags &= (uint16_t)~C1_PARKED;
 }
@@ -236,7 +236,7 @@ uint64_t c1_next_acct(const struct sched *s)
 void c1_restart_ticks(struct sched *s, uint64_t now)
 {
 	struct c1_sched *c = C1S(s);
-	c->next_tick = now + c->tick_ns;
+	SCHED_PUT(c->next_tick, now + c->tick_ns);
 	c->tick_n = 1;
 }
 
@@ -252,7 +252,7 @@ static void c1_tick(struct sched *s, uint64_t t)
 	for (unsigned p = 0; p < s->nr_pcpus; p++)
 		c1_runq_sort(s, p); /* 3.0.4:1043 */
 	c->tick_n++;
-	c->next_tick = t + c->tick_ns + c->tick_lag_ns;
+	SCHED_PUT(c->next_tick, t + c->tick_ns + c->tick_lag_ns);
 }
 
 /* Processes every tick up to now, in time order (3.0.4:1016 csched_tick on each pCPU:
@@ -268,11 +268,19 @@ static void c1_tick(struct sched *s, uint64_t t)
 void c1_advance(struct sched *s, uint64_t now)
 {
 	struct c1_sched *c = C1S(s);
+	/* A tick is every pCPU's (it samples each running vCPU): it needs every lock. next_tick
+	 * only moves with them all held, so a call that finds none due needs none. Without
+	 * them (another pCPU has one) the ticks are left to the finish op, run next. */
+	if (SCHED_GET(c->next_tick) > now)
+		return;
+	if (!sched_peer_all(s)) {
+		sched_defer(s);
+		return;
+	}
 	c->now = now;
 	if (!s->nr_vcpus || (now > c->next_tick && now - c->next_tick > 100000 * c->tick_ns)) {
 		/* Nothing to account (or a gap no core leaves): restart the ticks. */
-		if (now >= c->next_tick)
-			c1_restart_ticks(s, now);
+		c1_restart_ticks(s, now);
 		return;
 	}
 	while (c->next_tick <= now)
@@ -291,6 +299,13 @@ void c1_advance(struct sched *s, uint64_t now)
 void c1_timer_slop(struct sched *s, uint64_t now)
 {
 	struct c1_sched *c = C1S(s);
-	if (c->slop_ns && s->nr_vcpus && c->next_tick > now && c->next_tick - now < c->slop_ns)
-		c1_tick(s, now);
+	uint64_t next = SCHED_GET(c->next_tick);
+	if (c->slop_ns && s->nr_vcpus && next > now && next - now < c->slop_ns) {
+		if (!sched_peer_all(s))
+			return; /* the tick runs on time instead (as without the slop) */
+		if (c->next_tick > now && c->next_tick - now < c->slop_ns) {
+			c->now = now;
+			c1_tick(s, now);
+		}
+	}
 }

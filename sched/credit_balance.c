@@ -10,7 +10,7 @@ sched_cpumask_t cr_tickle(struct sched *s, struct sched_vcpu *v)
 	struct sched_pcpu *pc = &s->pcpu[v->pcpu];
 	struct sched_vcpu *cur = pc->curr;
 	if (!cur || cur->state != SCHED_VS_RUNNING || v->prio < cur->prio) {
-		pc->resched = true;
+		SCHED_PUT(pc->resched, true);
 		return SCHED_CPU(v->pcpu);
 	}
 	/* Not preempting: let an idle pCPU of its affinity steal it. */
@@ -37,16 +37,23 @@ unsigned cr_off_pinned(struct sched *s, struct sched_vcpu *v, unsigned p)
 	sched_cpumask_t m = sched_affinity(s, v) & ~SCHED_CPU(p);
 	unsigned best = p;
 	uint64_t best_w = UINT64_MAX;
+	/* Each candidate is looked at under its lock if free (sched_peek); the best one's lock
+	 * is kept for the move, the others' let go. */
 	while (m) {
 		unsigned q = (unsigned)__builtin_ctzll(m);
 		m &= m - 1;
-		const struct sched_pcpu *qc = &s->pcpu[q];
-		if (qc->nr_queued || !qc->curr || qc->curr->prio == SCHED_PRI_BOOST)
+		if (SCHED_GET(s->pcpu[q].nr_queued) || !sched_peek(s, q))
 			continue;
-		if (load_of(qc) + wv <= wp && load_of(qc) < best_w) {
-			best = q;
-			best_w = load_of(qc);
+		const struct sched_pcpu *qc = &s->pcpu[q];
+		if (qc->nr_queued || !qc->curr || qc->curr->prio == SCHED_PRI_BOOST ||
+		    load_of(qc) + wv > wp || load_of(qc) >= best_w) {
+			sched_unpeer(s, q);
+			continue;
 		}
+		if (best != p)
+			sched_unpeer(s, best);
+		best = q;
+		best_w = load_of(qc);
 	}
 	return best;
 }
@@ -103,9 +110,16 @@ void cr_sleep_off_narrow(struct sched *s, struct sched_vcpu *v, uint64_t now)
 	int q = -1;
 	for (sched_cpumask_t m = av & ~keep; m; m &= m - 1) {
 		unsigned o = (unsigned)__builtin_ctzll(m);
+		if (!sched_peek(s, o))
+			continue;
 		if (!cpc(&s->pcpu[o])->rq_pin &&
-		    (q < 0 || load_of(&s->pcpu[o]) < load_of(&s->pcpu[q])))
+		    (q < 0 || load_of(&s->pcpu[o]) < load_of(&s->pcpu[q]))) {
+			if (q >= 0)
+				sched_unpeer(s, (unsigned)q);
 			q = (int)o;
+		} else {
+			sched_unpeer(s, o);
+		}
 	}
 	struct sched_vcpu *t = q >= 0 ? s->pcpu[q].curr : NULL;
 	if (!t || t->state != SCHED_VS_RUNNING || t->prio == SCHED_PRI_BOOST)
@@ -138,13 +152,20 @@ unsigned cr_wake_beside_ahead(struct sched *s, struct sched_vcpu *v, unsigned p,
 	unsigned q = (unsigned)__builtin_ctzll(hi ? hi : aff);
 	cpc(pc)->wake_cursor = (uint8_t)((q + 1) % s->nr_pcpus);
 	struct sched_pcpu *qc = &s->pcpu[q];
-	struct sched_vcpu *b = qc->curr;
-	if (!b || b->prio == SCHED_PRI_BOOST || qc->nr_queued || cpc(qc)->rq_pin)
+	if (!sched_peek(s, q))
 		return p;
+	struct sched_vcpu *b = qc->curr;
+	if (!b || b->prio == SCHED_PRI_BOOST || qc->nr_queued || cpc(qc)->rq_pin) {
+		sched_unpeer(s, q);
+		return p;
+	}
 	cr_settle_vt(a, now);
 	cr_settle_vt(b, now);
 	uint64_t gap = cr_ns_to_vt(cs(s)->p.balance_gap_ns, ew_of(a));
-	return (int64_t)(cv(b)->gvt - cv(a)->gvt) > (int64_t)gap ? q : p;
+	if ((int64_t)(cv(b)->gvt - cv(a)->gvt) > (int64_t)gap)
+		return q; /* its lock held for the move */
+	sched_unpeer(s, q);
+	return p;
 }
 
 /* Called by cr_transfer once v's lag has been carried to pCPU `to` (docs/scheduler.md,
@@ -176,7 +197,7 @@ void cr_by_service_beside_pinned(struct sched *s, struct sched_vcpu *v, unsigned
 struct sched_vcpu *cr_steal(struct sched *s, unsigned p, uint64_t now)
 {
 	/* Sources in the order p+1, p+2, ... (wrapping), only pCPUs with movable work. */
-	sched_cpumask_t src = cs(s)->move_mask & ~SCHED_CPU(p) & sched_all_pcpus(s);
+	sched_cpumask_t src = cr_move_mask(s) & ~SCHED_CPU(p) & sched_all_pcpus(s);
 	sched_cpumask_t hi = src & ~(SCHED_CPU(p + 1 < 64 ? p + 1 : 63) - 1);
 	if (p == 63)
 		hi = 0;
@@ -185,6 +206,8 @@ struct sched_vcpu *cr_steal(struct sched *s, unsigned p, uint64_t now)
 		unsigned q = (unsigned)__builtin_ctzll(from);
 		hi &= ~SCHED_CPU(q);
 		src &= ~SCHED_CPU(q);
+		if (!sched_peek(s, q)) /* a source another pCPU has: the next one */
+			continue;
 		struct sched_pcpu *qc = &s->pcpu[q];
 		struct sched_hnode *roots[2] = {cpc(qc)->rq_boost, cpc(qc)->rq_norm};
 		for (int k = 0; k < 2; k++) {
@@ -205,6 +228,7 @@ struct sched_vcpu *cr_steal(struct sched *s, unsigned p, uint64_t now)
 			cr_transfer(s, v, p, now);
 			return v;
 		}
+		sched_unpeer(s, q);
 	}
 	return NULL;
 }
@@ -216,9 +240,15 @@ sched_cpumask_t cr_move_away(struct sched *s, struct sched_vcpu *v, uint64_t now
 	int idle = cr_find_idle(s, aff);
 	unsigned to = idle >= 0 ? (unsigned)idle : sched_least_loaded(s, aff);
 	cv(v)->flags &= (uint8_t)~F_MOVE;
-	v->state = SCHED_VS_BLOCKED;
+	SCHED_PUT(v->state, (uint8_t)SCHED_VS_BLOCKED);
 	cr_unboost(s, v, now);
-	cr_transfer(s, v, to, now);
+	/* The door took every lock for this pick (sd_set_affinity's move_pending); a target
+	 * another pCPU holds all the same: queued here, where it may not run, and the finish
+	 * op moves it. */
+	if (sched_peer(s, to))
+		cr_transfer(s, v, to, now);
+	else
+		sched_defer(s);
 	cr_enqueue(s, v);
 	return cr_tickle(s, v);
 }
@@ -252,6 +282,50 @@ static void ahead_of_pinned(struct sched *s, struct sched_vcpu *c, unsigned q, u
 	uint64_t vt = cv(t)->vtime - ((uint64_t)d < bank ? (uint64_t)d : bank);
 	if ((int64_t)(vt - cv(c)->vtime) < 0)
 		cv(c)->vtime = vt;
+}
+
+/* Who of p's candidates would go to q (its lock held) in a balancing look, or NULL: c, else
+ * the most behind (gvt) other candidate allowed there, when q runs a vCPU far enough ahead
+ * of `next` in service per weight and is lighter (cr_balance_push). */
+static struct sched_vcpu *balance_mover(struct sched *s, unsigned p, unsigned q,
+					struct sched_vcpu *c, struct sched_vcpu *next,
+					struct sched_hnode **cand, unsigned nf, uint64_t gap,
+					uint64_t now)
+{
+	struct sched_pcpu *pc = &s->pcpu[p], *qc = &s->pcpu[q];
+	struct sched_vcpu *t = qc->curr;
+	if (!t || t->state != SCHED_VS_RUNNING)
+		return NULL; /* an idle pCPU steals by itself */
+	/* Who would go to q: c, else the most behind (gvt) other candidate allowed. */
+	struct sched_vcpu *m = sched_allowed(s, c, q) ? c : NULL;
+	for (unsigned i = 0; m != c && i < nf; i++) {
+		struct sched_vcpu *o = cr_vcpu_of(cand[i]);
+		if (now >= cv(o)->bal_hold && sched_allowed(s, o, q) &&
+		    (!m || (int64_t)(cv(o)->gvt - cv(m)->gvt) < 0))
+			m = o;
+	}
+	if (!m)
+		return NULL;
+	/* Lighter in earning weight; or (below) far ahead, two gaps, and not heavier than p
+	 * in runnable weight once m is there: sleepers that earn on q (an echo pinged every
+	 * 300 us) make it look as loaded as p while its runner takes all of q
+	 * (sim-sleeper-load). */
+	uint64_t lq = cpc(qc)->w_active, lp = cpc(pc)->w_active;
+	bool by_load = lq < lp;
+	if (!by_load && load_of(qc) + ew_of(m) > load_of(pc))
+		return NULL;
+	/* A stand-in only where it fits (q no heavier than p was): it is no rotation of
+	 * equals, and a heavy one would take q from those that can run nowhere else. */
+	if (m != c && lq + ew_of(m) > lp)
+		return NULL;
+	cr_settle_vt(t, now); /* its gvt up to now (a lone vCPU may run for hours) */
+	int64_t ahead = (int64_t)(cv(t)->gvt - cv(next)->gvt);
+	if (ahead <= (int64_t)gap || (!by_load && ahead <= 2 * (int64_t)gap))
+		return NULL;
+	/* A stand-in goes only where it gains: q's runner ahead of it too. */
+	if (m != c && (int64_t)(cv(t)->gvt - cv(m)->gvt) <= (int64_t)gap)
+		return NULL;
+	return m;
 }
 
 /* Balancing between busy pCPUs, tickless. Per-pCPU fairness gives each vCPU its weighted
@@ -335,42 +409,16 @@ sched_cpumask_t cr_balance_push(struct sched *s, unsigned p, struct sched_vcpu *
 	while (look) {
 		unsigned q = (unsigned)__builtin_ctzll(look);
 		look &= look - 1;
-		struct sched_pcpu *qc = &s->pcpu[q];
-		struct sched_vcpu *t = qc->curr;
-		if (!t || t->state != SCHED_VS_RUNNING)
-			continue; /* an idle pCPU steals by itself */
-		/* Who would go to q: c, else the most behind (gvt) other candidate allowed. */
-		struct sched_vcpu *m = sched_allowed(s, c, q) ? c : NULL;
-		for (unsigned i = 0; m != c && i < nf; i++) {
-			struct sched_vcpu *o = cr_vcpu_of(cand[i]);
-			if (now >= cv(o)->bal_hold && sched_allowed(s, o, q) &&
-			    (!m || (int64_t)(cv(o)->gvt - cv(m)->gvt) < 0))
-				m = o;
-		}
-		if (!m)
-			continue;
-		/* Lighter in earning weight; or (below) far ahead, two gaps, and not heavier
-		 * than p in runnable weight once m is there: sleepers that earn on q (an echo
-		 * pinged every 300 us) make it look as loaded as p while its runner takes all
-		 * of q (sim-sleeper-load). */
-		uint64_t lq = cpc(qc)->w_active, lp = cpc(pc)->w_active;
-		bool by_load = lq < lp;
-		if (!by_load && load_of(qc) + ew_of(m) > load_of(pc))
-			continue;
-		/* A stand-in only where it fits (q no heavier than p was): it is no rotation
-		 * of equals, and a heavy one would take q from those that can run nowhere else. */
-		if (m != c && lq + ew_of(m) > lp)
-			continue;
-		cr_settle_vt(t, now); /* its gvt up to now (a lone vCPU may run for hours) */
-		int64_t ahead = (int64_t)(cv(t)->gvt - cv(next)->gvt);
-		if (ahead <= (int64_t)gap || (!by_load && ahead <= 2 * (int64_t)gap))
-			continue;
-		/* A stand-in goes only where it gains: q's runner ahead of it too. */
-		if (m != c && (int64_t)(cv(t)->gvt - cv(m)->gvt) <= (int64_t)gap)
-			continue;
-		if (best < 0 || lq < cpc(&s->pcpu[best])->w_active) {
+		if (!sched_peek(s, q))
+			continue; /* another pCPU has it: looked at again at a later look */
+		struct sched_vcpu *m = balance_mover(s, p, q, c, next, cand, nf, gap, now);
+		if (m && (best < 0 || cpc(&s->pcpu[q])->w_active < cpc(&s->pcpu[best])->w_active)) {
+			if (best >= 0)
+				sched_unpeer(s, (unsigned)best);
 			best = (int)q;
 			mover = m;
+		} else {
+			sched_unpeer(s, q);
 		}
 	}
 	if (best < 0)
@@ -390,11 +438,13 @@ sched_cpumask_t cr_balance_push(struct sched *s, unsigned p, struct sched_vcpu *
  */
 sched_cpumask_t cr_kick_idle_for_work(struct sched *s)
 {
-	sched_cpumask_t idle = cs(s)->idle_mask & sched_all_pcpus(s), kick = 0;
-	sched_cpumask_t m = cs(s)->move_mask & sched_all_pcpus(s);
+	sched_cpumask_t idle = cr_idle_mask(s) & sched_all_pcpus(s), kick = 0;
+	sched_cpumask_t m = cr_move_mask(s) & sched_all_pcpus(s);
 	while (m && idle) {
 		unsigned q = (unsigned)__builtin_ctzll(m);
 		m &= m - 1;
+		if (!sched_peek(s, q))
+			continue;
 		struct sched_hnode *roots[2] = {cpc(&s->pcpu[q])->rq_boost,
 						cpc(&s->pcpu[q])->rq_norm};
 		for (int k = 0; k < 2 && idle; k++) {
@@ -410,6 +460,7 @@ sched_cpumask_t cr_kick_idle_for_work(struct sched *s)
 				n = i ? n->next : roots[k]->child;
 			}
 		}
+		sched_unpeer(s, q);
 	}
 	return kick;
 }
@@ -420,17 +471,20 @@ sched_cpumask_t cr_kick_idle_for_work(struct sched *s)
  * until that vCPU's slice ends while the pinned ones wait. */
 sched_cpumask_t cr_pull_running(struct sched *s, unsigned p)
 {
-	sched_cpumask_t m = cs(s)->pin_mask & ~SCHED_CPU(p) & sched_all_pcpus(s);
+	sched_cpumask_t m = cr_pin_mask(s) & ~SCHED_CPU(p) & sched_all_pcpus(s);
 	while (m) {
 		unsigned q = (unsigned)__builtin_ctzll(m);
 		m &= m - 1;
+		if (!sched_peek(s, q))
+			continue;
 		struct sched_vcpu *t = s->pcpu[q].curr;
 		if (t && t->state == SCHED_VS_RUNNING && t->prio != SCHED_PRI_BOOST &&
 		    sched_allowed(s, t, p) && !(cv(t)->flags & F_PULL)) {
 			cv(t)->flags |= F_PULL;
-			s->pcpu[q].resched = true;
+			SCHED_PUT(s->pcpu[q].resched, true);
 			return SCHED_CPU(q);
 		}
+		sched_unpeer(s, q);
 	}
 	return 0;
 }
@@ -443,10 +497,10 @@ bool cr_hand_to_idle(struct sched *s, unsigned p, struct sched_vcpu *next, uint6
 		     sched_cpumask_t *kick)
 {
 	if (!s->pcpu[p].nr_queued || next->prio == SCHED_PRI_BOOST ||
-	    !(cs(s)->idle_mask & ~SCHED_CPU(p)))
+	    !(cr_idle_mask(s) & ~SCHED_CPU(p)))
 		return false;
 	int idle = cr_find_idle(s, sched_affinity(s, next) & ~SCHED_CPU(p));
-	if (idle < 0)
+	if (idle < 0 || !sched_peek(s, (unsigned)idle))
 		return false;
 	cr_transfer(s, next, (unsigned)idle, now);
 	cr_enqueue(s, next);

@@ -29,8 +29,9 @@ static struct sched_vcpu *decide_current(struct sched *s, unsigned p, uint64_t n
 		/* An idle pCPU asked for it (pull_running): go there if it still idles. */
 		cv(cur)->flags &= (uint8_t)~F_PULL;
 		int idle = cr_find_idle(s, sched_affinity(s, cur) & ~SCHED_CPU(p));
-		if (idle >= 0 && pc->nr_queued && cur->prio != SCHED_PRI_BOOST) {
-			cur->state = SCHED_VS_BLOCKED;
+		if (idle >= 0 && pc->nr_queued && cur->prio != SCHED_PRI_BOOST &&
+		    sched_peek(s, (unsigned)idle)) {
+			SCHED_PUT(cur->state, (uint8_t)SCHED_VS_BLOCKED);
 			cr_transfer(s, cur, (unsigned)idle, now);
 			cr_enqueue(s, cur);
 			r->kick |= SCHED_CPU((unsigned)idle);
@@ -42,10 +43,15 @@ static struct sched_vcpu *decide_current(struct sched *s, unsigned p, uint64_t n
 		cr_unboost(s, cur, now);
 		was_boosted = true;
 	}
-	if (capped(cur) && cap_avail(cur->dom) <= 0 &&
-	    (cur->prio != SCHED_PRI_BOOST ||
-	     cap_avail(cur->dom) <= -(int64_t)cs(s)->p.cap_debt_ns)) {
-		cur->state = SCHED_VS_BLOCKED;
+	int64_t avail = 0;
+	if (capped(cur)) {
+		sched_dom_lock(s, cur->dom);
+		avail = cap_avail(cur->dom); /* refilled by the charge above */
+		sched_dom_unlock(s, cur->dom);
+	}
+	if (capped(cur) && avail <= 0 &&
+	    (cur->prio != SCHED_PRI_BOOST || avail <= -(int64_t)cs(s)->p.cap_debt_ns)) {
+		SCHED_PUT(cur->state, (uint8_t)SCHED_VS_BLOCKED);
 		cr_park(s, cur, now);
 		return NULL;
 	}
@@ -55,9 +61,9 @@ static struct sched_vcpu *decide_current(struct sched *s, unsigned p, uint64_t n
 	bool expired = boosted ? cv(cur)->boost_left == 0
 			       : was_boosted || now >= pc->curr_since + slice_of(s, cur);
 	/* A boosted vCPU finishes its (short) latency slice; others yield to a tickle. */
-	bool want = yielded || expired || (pc->resched && !boosted);
+	bool want = yielded || expired || (SCHED_GET(pc->resched) && !boosted);
 	if (expired && !yielded)
-		cur->in_spin_loop = false; /* ran a full slice: a directed-yield target again */
+		SCHED_PUT(cur->in_spin_loop, false); /* ran a full slice: a yield target again */
 	if (want && !yielded && cs(s)->p.ratelimit_ns &&
 	    now < cv(cur)->run_start + cs(s)->p.ratelimit_ns && cr_queue_head(pc)) {
 		/* Ratelimit: keep it, decide again when it has run long enough. */
@@ -66,7 +72,7 @@ static struct sched_vcpu *decide_current(struct sched *s, unsigned p, uint64_t n
 	}
 	if (!want && cr_take_lease(s, cur, now))
 		return cur;
-	cur->state = SCHED_VS_BLOCKED;
+	SCHED_PUT(cur->state, (uint8_t)SCHED_VS_BLOCKED);
 	cr_enqueue(s, cur);
 	*requeued = true;
 	return NULL;
@@ -101,7 +107,7 @@ struct sched_pick cr_pick_next(struct sched *s, unsigned p, uint64_t now)
 	struct sched_vcpu *next = decide_current(s, p, now, &r, &requeued, &ratelimit_until);
 	bool new_slice = next == NULL;
 	if (!ratelimit_until)
-		pc->resched = false;
+		SCHED_PUT(pc->resched, false);
 
 	struct sched_vcpu *yielder = requeued && (cv(cur)->flags & F_YIELD) ? cur : NULL;
 	if (yielder)
@@ -128,9 +134,9 @@ struct sched_pick cr_pick_next(struct sched *s, unsigned p, uint64_t now)
 		} else if (!(next = cr_steal(s, p, now))) {
 			break;
 		}
-		next->state = SCHED_VS_RUNNING;
+		SCHED_PUT(next->state, (uint8_t)SCHED_VS_RUNNING);
 		if (!cr_take_lease(s, next, now)) {
-			next->state = SCHED_VS_BLOCKED;
+			SCHED_PUT(next->state, (uint8_t)SCHED_VS_BLOCKED);
 			cr_park(s, next, now);
 			next = NULL;
 		}
@@ -142,25 +148,25 @@ struct sched_pick cr_pick_next(struct sched *s, unsigned p, uint64_t now)
 		cr_retire_at_idle(s, p);
 	}
 
-	pc->curr = next;
+	SCHED_PUT(pc->curr, next);
 	credit_note(s, p);
 	if (!next) {
 		pc->curr_since = now;
 	} else {
 		if (next != cur) {
 			next->c.switches++;
-			next->dom->c.switches++;
+			sched_add(&next->dom->c.switches, 1);
 			cv(next)->run_start = now;
 			if (cur && cur->state == SCHED_VS_RUNNABLE) {
 				cur->c.preempts++;
-				cur->dom->c.preempts++;
+				sched_add(&cur->dom->c.preempts, 1);
 			}
 			sched_trace_ev(s, p, now, SCHED_EV_SWITCH, next,
 				       cur ? (int64_t)cur->dom->id : -1);
 		}
 		if (new_slice)
 			pc->curr_since = now;
-		next->state = SCHED_VS_RUNNING;
+		SCHED_PUT(next->state, (uint8_t)SCHED_VS_RUNNING);
 		next->since = now;
 		cv(next)->vt_since = now;
 		r.vcpu = next;
@@ -187,7 +193,7 @@ struct sched_pick cr_pick_next(struct sched *s, unsigned p, uint64_t now)
 		r.run_until = now + 1;
 	pc->armed = r.run_until;
 	/* Work queued anywhere that an idle pCPU could run: kick that one to steal. */
-	if (cs(s)->idle_mask && cs(s)->move_mask)
+	if (cr_idle_mask(s) && cr_move_mask(s))
 		r.kick |= cr_kick_idle_for_work(s);
 	r.kick &= ~SCHED_CPU(p);
 	return r;

@@ -68,8 +68,9 @@ struct cr_dom {
 	int64_t cap_reserved;	   /* ns leased to its running vCPUs */
 	uint64_t cap_last;	   /* time of the last refill */
 	uint64_t cap_rem;	   /* remainder of the refill division */
-	bool rw_pending;	   /* its vCPUs' weight split must be recomputed */
-	uint32_t nr_earn;	   /* vCPUs earning credit (w_acct != 0): they share weight */
+	bool rw_pending;	   /* its vCPUs' weight split must be recomputed (rw_list) */
+	uint32_t nr_earn;	   /* vCPUs earning credit (w_acct != 0): they share weight;
+				    * changed atomically by their pCPUs, read as a hint */
 	struct sched_dom *rw_next; /* cr_sched.rw_list link while rw_pending */
 };
 
@@ -95,10 +96,11 @@ struct cr_pcpu {
 /* credit's part of the instance (sched.priv). */
 struct cr_sched {
 	struct credit_params p;
+	/* Summaries each pCPU keeps of itself (its bit, atomically), read by all as hints. */
 	sched_cpumask_t idle_mask; /* pCPUs with no current vCPU and nothing queued */
 	sched_cpumask_t move_mask; /* pCPUs with movable queued vCPUs (steal sources) */
 	sched_cpumask_t pin_mask;  /* pCPUs with pinned vCPUs queued */
-	struct sched_dom *rw_list; /* domains whose weight split changed */
+	struct sched_dom *rw_list; /* domains whose weight split changed (sched_dom_lock NULL) */
 };
 
 static inline struct cr_vcpu *cv(const struct sched_vcpu *v)
@@ -152,7 +154,8 @@ static inline uint32_t split_ew(uint32_t w, uint32_t n)
  * would get if it started earning now. */
 static inline uint32_t ew_of(const struct sched_vcpu *v)
 {
-	return cv(v)->w_acct ? cv(v)->w_acct : split_ew(dweight(v->dom), cd(v->dom)->nr_earn + 1);
+	return cv(v)->w_acct ? cv(v)->w_acct
+			     : split_ew(dweight(v->dom), SCHED_GET(cd(v->dom)->nr_earn) + 1);
 }
 
 static inline uint64_t bank_ns(const struct sched *s)
@@ -184,28 +187,41 @@ static inline uint64_t min_u64(uint64_t a, uint64_t b)
 
 /* Keeps pCPU p's bits of the idle and movable-work summaries true (credit_balance.c reads
  * them instead of scanning every pCPU). */
+static inline void cr_note_bit(sched_cpumask_t *m, sched_cpumask_t b, bool on)
+{
+	if (on)
+		__atomic_fetch_or(m, b, __ATOMIC_RELAXED);
+	else
+		__atomic_fetch_and(m, ~b, __ATOMIC_RELAXED);
+}
+
 static inline void credit_note(struct sched *s, unsigned p)
 {
 	const struct sched_pcpu *pc = &s->pcpu[p];
 	sched_cpumask_t b = SCHED_CPU(p);
-	if (!pc->curr && !pc->nr_queued)
-		cs(s)->idle_mask |= b;
-	else
-		cs(s)->idle_mask &= ~b;
-	if (cpc(pc)->rq_boost || cpc(pc)->rq_norm)
-		cs(s)->move_mask |= b;
-	else
-		cs(s)->move_mask &= ~b;
-	if (cpc(pc)->rq_pin)
-		cs(s)->pin_mask |= b;
-	else
-		cs(s)->pin_mask &= ~b;
+	cr_note_bit(&cs(s)->idle_mask, b, !pc->curr && !pc->nr_queued);
+	cr_note_bit(&cs(s)->move_mask, b, cpc(pc)->rq_boost || cpc(pc)->rq_norm);
+	cr_note_bit(&cs(s)->pin_mask, b, cpc(pc)->rq_pin != NULL);
+}
+
+/* The summaries, read as hints (another pCPU may change its bit at any time). */
+static inline sched_cpumask_t cr_idle_mask(const struct sched *s)
+{
+	return SCHED_GET(cs(s)->idle_mask);
+}
+static inline sched_cpumask_t cr_move_mask(const struct sched *s)
+{
+	return SCHED_GET(cs(s)->move_mask);
+}
+static inline sched_cpumask_t cr_pin_mask(const struct sched *s)
+{
+	return SCHED_GET(cs(s)->pin_mask);
 }
 
 /* An idle pCPU (no current vCPU, nothing queued) of `mask`, or -1. */
 static inline int cr_find_idle(const struct sched *s, sched_cpumask_t mask)
 {
-	mask &= cs(s)->idle_mask & sched_all_pcpus(s);
+	mask &= cr_idle_mask(s) & sched_all_pcpus(s);
 	return mask ? __builtin_ctzll(mask) : -1;
 }
 
@@ -255,6 +271,7 @@ int64_t cr_boost_budget(struct sched *s, struct sched_vcpu *v);
 /* credit_cap.c: caps */
 int64_t cr_cap_depth(const struct sched *s, const struct sched_dom *d);
 void cr_cap_refill(const struct sched *s, struct sched_dom *d, uint64_t now);
+int64_t cr_cap_avail_now(struct sched *s, struct sched_dom *d, uint64_t now);
 void cr_park_insert(struct sched *s, struct sched_vcpu *v);
 void cr_park(struct sched *s, struct sched_vcpu *v, uint64_t now);
 void cr_unpark(struct sched *s, struct sched_vcpu *v, uint64_t now);
@@ -269,6 +286,10 @@ int cr_config_get(const struct sched *s, const char *k, size_t klen, char *buf, 
 void cr_config_show(const struct sched *s, sched_print_fn pr, void *arg);
 uint64_t cr_slice_ns(const struct sched *s);
 void cr_dump(struct sched *s, sched_print_fn pr, void *arg);
+
+/* credit_check.c: every lock held */
+sched_cpumask_t cr_finish(struct sched *s, uint64_t now);
+unsigned cr_audit(const struct sched *s, sched_print_fn pr, void *arg);
 
 /* credit_balance.c: between pCPUs */
 sched_cpumask_t cr_tickle(struct sched *s, struct sched_vcpu *v);

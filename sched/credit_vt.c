@@ -71,14 +71,18 @@ int64_t cr_vcredit(const struct sched *s, const struct sched_vcpu *v)
 	return lag < 0 ? -c : c;
 }
 
-/* Puts d on the list of domains whose split is recomputed at the end of the current call. */
+/* Puts d on the list of domains whose split is recomputed at the end of the current call
+ * (the list is the instance's, under sched_dom_lock(s, NULL), a leaf: any pCPU's call may
+ * recompute any domain on it once it holds that domain's pCPUs). */
 void cr_rw_mark(struct sched *s, struct sched_dom *d)
 {
-	if (cd(d)->rw_pending)
-		return;
-	cd(d)->rw_pending = true;
-	cd(d)->rw_next = cs(s)->rw_list;
-	cs(s)->rw_list = d;
+	sched_dom_lock(s, NULL);
+	if (!cd(d)->rw_pending) {
+		cd(d)->rw_pending = true;
+		cd(d)->rw_next = cs(s)->rw_list;
+		SCHED_PUT(cs(s)->rw_list, d);
+	}
+	sched_dom_unlock(s, NULL);
 }
 
 /* v starts earning on pc with its part of the domain weight (the others' parts shrink). */
@@ -86,9 +90,10 @@ void cr_activate(struct sched *s, struct sched_pcpu *pc, struct sched_vcpu *v)
 {
 	if (!cv(v)->w_acct) {
 		struct sched_dom *d = v->dom;
-		cv(v)->w_acct = split_ew(dweight(d), ++cd(d)->nr_earn);
+		uint32_t n = __atomic_add_fetch(&cd(d)->nr_earn, 1, __ATOMIC_RELAXED);
+		cv(v)->w_acct = split_ew(dweight(d), n);
 		cpc(pc)->w_active += cv(v)->w_acct;
-		if (cd(d)->nr_earn > 1)
+		if (n > 1)
 			cr_rw_mark(s, d);
 	}
 }
@@ -99,7 +104,7 @@ void cr_deactivate(struct sched *s, struct sched_pcpu *pc, struct sched_vcpu *v)
 		return;
 	cpc(pc)->w_active -= cv(v)->w_acct;
 	cv(v)->w_acct = 0;
-	if (--cd(v->dom)->nr_earn)
+	if (__atomic_sub_fetch(&cd(v->dom)->nr_earn, 1, __ATOMIC_RELAXED))
 		cr_rw_mark(s, v->dom);
 }
 
@@ -135,6 +140,7 @@ uint64_t cr_retire_ns(const struct sched_pcpu *pc, const struct sched_vcpu *sl)
  * at the exact virtual time it happens (they stop earning and stop diluting the others). */
 void cr_vclock_advance(struct sched *s, unsigned p, uint64_t now)
 {
+	SCHED_HELD(s, p);
 	struct sched_pcpu *pc = &s->pcpu[p];
 	if (now <= cpc(pc)->vclock_last) {
 		if (now > cpc(pc)->vclock_last)
@@ -264,15 +270,20 @@ static void keep_budget_ns(struct sched *s, struct sched_vcpu *v, uint32_t from,
  * ns (keep_budget_ns). Cost: O(vCPUs of the domain) per change of n, which happens at
  * wakes from beyond the bank, sleeper retirement and remove, never per decision of a
  * 1-vCPU domain. */
-static void reweight(struct sched *s, struct sched_dom *d, uint64_t now)
+static bool reweight(struct sched *s, struct sched_dom *d, uint64_t now)
 {
+	/* Every pCPU the domain's vCPUs are on (their parts and those pCPUs' weights move
+	 * together); else the finish op does it. nr_earn cannot change meanwhile: a vCPU
+	 * starts or stops earning only under its pCPU's lock. */
+	if (!sched_peer_dom(s, d))
+		return false;
 	struct sched_vcpu *v;
 	for (v = d->vcpus; v; v = v->next_in_dom)
 		if (cv(v)->w_acct)
 			cr_vclock_advance(s, v->pcpu, now); /* may retire sleepers: nr_earn drops */
-	uint32_t n = cd(d)->nr_earn, i = 0;
+	uint32_t n = SCHED_GET(cd(d)->nr_earn), i = 0;
 	if (!n)
-		return;
+		return true;
 	uint64_t tot = (uint64_t)dweight(d) << EW_SHIFT, base = tot / n, extra = tot % n;
 	for (v = d->vcpus; v; v = v->next_in_dom) {
 		if (!cv(v)->w_acct)
@@ -300,16 +311,33 @@ static void reweight(struct sched *s, struct sched_dom *d, uint64_t now)
 		else if (heap == HEAP_PARK)
 			cr_park_insert(s, v); /* hn.key is still its park_until */
 	}
+	return true;
 }
 
-/* Recomputes the split of every domain marked since the last call (end of each op). */
+/* Recomputes the split of every domain marked since the last call (end of each op), most
+ * recently marked first; a reweight marks others in turn (retired sleepers). A domain whose
+ * pCPUs another call holds goes back on the list, and the rest with it, for the finish
+ * op (sched_defer), which holds every lock. */
 void cr_rw_flush(struct sched *s, uint64_t now)
 {
 	struct sched_dom *d;
-	while ((d = cs(s)->rw_list)) {
-		cs(s)->rw_list = cd(d)->rw_next;
-		cd(d)->rw_pending = false;
-		reweight(s, d, now);
+	if (!SCHED_GET(cs(s)->rw_list))
+		return;
+	for (;;) {
+		sched_dom_lock(s, NULL);
+		d = cs(s)->rw_list;
+		if (d) {
+			SCHED_PUT(cs(s)->rw_list, cd(d)->rw_next);
+			cd(d)->rw_pending = false;
+		}
+		sched_dom_unlock(s, NULL);
+		if (!d)
+			return;
+		if (!reweight(s, d, now)) {
+			cr_rw_mark(s, d);
+			sched_defer(s);
+			return;
+		}
 	}
 }
 

@@ -9,13 +9,11 @@ static bool may_boost(struct sched *s, struct sched_vcpu *v, unsigned flags, uin
 	    (flags & (WAKE_MIGRATE | WAKE_YIELD | WAKE_NEW)))
 		return false;
 	bool ok = cs(s)->p.boost_ns && cr_boost_budget(s, v) > -(int64_t)cs(s)->p.boost_debt_ns;
-	if (ok && capped(v)) {
-		cr_cap_refill(s, v->dom, now);
-		ok = cap_avail(v->dom) > -(int64_t)cs(s)->p.cap_debt_ns;
-	}
+	if (ok && capped(v))
+		ok = cr_cap_avail_now(s, v->dom, now) > -(int64_t)cs(s)->p.cap_debt_ns;
 	if (!ok) {
 		v->c.boost_deny++;
-		v->dom->c.boost_deny++;
+		sched_add(&v->dom->c.boost_deny, 1);
 	}
 	return ok;
 }
@@ -24,9 +22,9 @@ static void boost(struct sched *s, struct sched_vcpu *v, uint64_t now)
 {
 	if (v->prio != SCHED_PRI_BOOST) {
 		v->c.boosts++;
-		v->dom->c.boosts++;
+		sched_add(&v->dom->c.boosts, 1);
 	}
-	v->prio = SCHED_PRI_BOOST;
+	SCHED_PUT(v->prio, (uint8_t)SCHED_PRI_BOOST);
 	cv(v)->boost_left = cs(s)->p.boost_ns;
 	sched_trace_ev(s, v->pcpu, now, SCHED_EV_BOOST, v, cr_vcredit(s, v));
 }
@@ -37,7 +35,7 @@ static sched_cpumask_t wake_body(struct sched *s, struct sched_vcpu *v, uint64_t
 	sched_cpumask_t kick = sched_take_kicks(s);
 	if (flags & (WAKE_EVENT | WAKE_TIMER)) {
 		v->c.events++;
-		v->dom->c.events++;
+		sched_add(&v->dom->c.events, 1);
 	}
 	switch (v->state) {
 	case SCHED_VS_RUNNING:
@@ -81,16 +79,22 @@ static sched_cpumask_t wake_body(struct sched *s, struct sched_vcpu *v, uint64_t
 
 	/* BLOCKED: place it, restore its earning state, then boost, park or queue it. */
 	v->c.wakes++;
-	v->dom->c.wakes++;
+	sched_add(&v->dom->c.wakes, 1);
 	sched_cpumask_t aff = sched_affinity(s, v);
 	unsigned target = v->pcpu;
 	if (!(aff & SCHED_CPU(target)) || s->pcpu[target].curr || s->pcpu[target].nr_queued) {
+		/* Another pCPU is taken only with its lock: an idle one (a hint) waited for in
+		 * the lock order or tried, the others (cr_off_pinned, cr_wake_beside_ahead)
+		 * tried; without it v wakes on its own pCPU, where it may run (a vCPU whose
+		 * affinity changes while blocked is moved at once). */
 		int idle = cr_find_idle(s, aff);
-		if (idle >= 0)
+		if (idle >= 0 && sched_peer(s, (unsigned)idle))
 			target = (unsigned)idle;
-		else if (!(aff & SCHED_CPU(target)))
-			target = sched_least_loaded(s, aff);
-		else if (!(flags & WAKE_NEW)) {
+		else if (!(aff & SCHED_CPU(target))) {
+			unsigned q = sched_least_loaded(s, aff);
+			if (sched_peer(s, q))
+				target = q;
+		} else if (!(flags & WAKE_NEW)) {
 			unsigned off = cr_off_pinned(s, v, target);
 			target = off != target ? off : cr_wake_beside_ahead(s, v, target, now);
 		}
@@ -111,17 +115,15 @@ static sched_cpumask_t wake_body(struct sched *s, struct sched_vcpu *v, uint64_t
 	cv(v)->woke_at = now;
 	sched_trace_ev(s, target, now, SCHED_EV_WAKE, v, flags);
 	bool b = may_boost(s, v, flags, now);
-	if (!b && capped(v)) {
-		cr_cap_refill(s, v->dom, now);
-		if (cap_avail(v->dom) <= 0) {
-			cr_park(s, v, now);
-			return kick;
-		}
+	if (!b && capped(v) && cr_cap_avail_now(s, v->dom, now) <= 0) {
+		cr_park(s, v, now);
+		return kick;
 	}
 	if (b)
 		boost(s, v, now);
 	else
-		v->prio = SCHED_PRI_UNDER; /* cr_enqueue() sets UNDER/OVER from credit */
+		SCHED_PUT(v->prio,
+			  (uint8_t)SCHED_PRI_UNDER); /* cr_enqueue() sets UNDER/OVER from credit */
 	cr_enqueue(s, v);
 	return kick | cr_tickle(s, v);
 }
@@ -132,7 +134,7 @@ static void to_sleeper(struct sched *s, struct sched_vcpu *v)
 	struct sched_pcpu *pc = &s->pcpu[v->pcpu];
 	if (cv(v)->w_acct &&
 	    (int64_t)(cpc(pc)->vclock - cv(v)->vtime) < (int64_t)cr_bank_vt(s, v)) {
-		cv(v)->hn.seq = s->seq++;
+		cv(v)->hn.seq = sched_next_seq(s);
 		cr_sleeper_insert(s, v);
 	} else {
 		cr_deactivate(s, pc, v);
@@ -155,7 +157,7 @@ static sched_cpumask_t sleep_body(struct sched *s, struct sched_vcpu *v, uint64_
 	default:
 		return kick;
 	}
-	v->state = SCHED_VS_BLOCKED;
+	SCHED_PUT(v->state, (uint8_t)SCHED_VS_BLOCKED);
 	cv(v)->flags &= (uint8_t) ~(F_YIELD | F_BANK_CUT);
 	cr_unboost(s, v, now); /* the latency slice ends when the vCPU blocks */
 	to_sleeper(s, v);
@@ -170,7 +172,7 @@ void cr_yield(struct sched *s, struct sched_vcpu *v, uint64_t now)
 		return;
 	cv(v)->flags |= F_YIELD;
 	v->c.yields++;
-	v->dom->c.yields++;
+	sched_add(&v->dom->c.yields, 1);
 	sched_trace_ev(s, v->pcpu, now, SCHED_EV_YIELD, v, cr_vcredit(s, v));
 }
 
@@ -183,6 +185,9 @@ void cr_yield(struct sched *s, struct sched_vcpu *v, uint64_t now)
 sched_cpumask_t cr_yield_to(struct sched *s, struct sched_vcpu *v, struct sched_vcpu *t,
 			    uint64_t now)
 {
+	unsigned q = SCHED_GET(t->pcpu);
+	if (!sched_peer(s, q) || t->pcpu != q) /* its pCPU is another's now, or it moved */
+		return 0;
 	if (t->state != SCHED_VS_RUNNABLE ||
 	    (cv(t)->heap != HEAP_NORM && cv(t)->heap != HEAP_PIN && cv(t)->heap != HEAP_BOOST))
 		return 0;
@@ -212,7 +217,7 @@ sched_cpumask_t cr_yield_to(struct sched *s, struct sched_vcpu *v, struct sched_
 	 * any queued vCPU, often another domain's, while t's jump may still be overtaken
 	 * there (a steal or a hand-over first): the simulator's two lockstress domains on 4
 	 * pCPUs went from 50/50 to 25/75. */
-	tp->resched = true;
+	SCHED_PUT(tp->resched, true);
 	return SCHED_CPU(t->pcpu);
 }
 

@@ -83,6 +83,7 @@ static void update_min_vruntime(struct sched *s, unsigned p)
 
 void eevdf_queue_add(struct sched *s, struct sched_vcpu *v)
 {
+	SCHED_HELD(s, v->pcpu);
 	struct eevdf_rq *rq = ERQ(s, v->pcpu);
 	struct eevdf_vcpu *e = EV(v);
 	e->next = NULL;
@@ -92,12 +93,13 @@ void eevdf_queue_add(struct sched *s, struct sched_vcpu *v)
 	else
 		rq->head = v;
 	rq->tail = v;
-	s->pcpu[v->pcpu].nr_queued++;
-	v->state = SCHED_VS_RUNNABLE;
+	SCHED_ADD(s->pcpu[v->pcpu].nr_queued, 1);
+	SCHED_PUT(v->state, (uint8_t)SCHED_VS_RUNNABLE);
 }
 
 void eevdf_queue_del(struct sched *s, struct sched_vcpu *v)
 {
+	SCHED_HELD(s, v->pcpu);
 	struct eevdf_rq *rq = ERQ(s, v->pcpu);
 	struct eevdf_vcpu *e = EV(v);
 	if (e->prev)
@@ -109,7 +111,7 @@ void eevdf_queue_del(struct sched *s, struct sched_vcpu *v)
 	else
 		rq->tail = e->prev;
 	e->next = e->prev = NULL;
-	s->pcpu[v->pcpu].nr_queued--;
+	SCHED_ADD(s->pcpu[v->pcpu].nr_queued, -1u);
 }
 
 /* update_deadline (fair.c:1019): a used request gets a new deadline and, with others
@@ -123,10 +125,10 @@ static void update_deadline(struct sched *s, unsigned p, struct sched_vcpu *v)
 	e->slice = ES(s)->slice_ns;
 	uint64_t vslice = eevdf_calc_delta_fair(e->slice, e->weight);
 	e->deadline += ((e->vruntime - e->deadline) / vslice + 1) * vslice;
-	v->in_spin_loop = false;	  /* it ran a full slice (issue 14) */
-	if (eevdf_nr_running(s, p) > 1) { /* resched_curr: that pCPU picks again */
-		s->pcpu[p].resched = true;
-		s->kick_pending |= SCHED_CPU(p);
+	SCHED_PUT(v->in_spin_loop, false); /* it ran a full slice (issue 14) */
+	if (eevdf_nr_running(s, p) > 1) {  /* resched_curr: that pCPU picks again */
+		SCHED_PUT(s->pcpu[p].resched, true);
+		__atomic_fetch_or(&s->kick_pending, SCHED_CPU(p), __ATOMIC_RELAXED);
 	}
 }
 
@@ -138,7 +140,7 @@ void eevdf_update_curr(struct sched *s, unsigned p, uint64_t now)
 	uint64_t dt = now - c->since;
 	c->since = now;
 	c->c.run_ns += dt;
-	c->dom->c.run_ns += dt;
+	sched_add(&c->dom->c.run_ns, dt);
 	EV(c)->vruntime += eevdf_calc_delta_fair(dt, EV(c)->weight);
 	update_deadline(s, p, c);
 	update_min_vruntime(s, p);
@@ -197,7 +199,7 @@ void eevdf_dequeue(struct sched *s, struct sched_vcpu *v)
 	EV(v)->on_rq = false;
 	if (s->pcpu[p].yield_next == v) /* clear_buddies */
 		s->pcpu[p].yield_next = NULL;
-	v->state = SCHED_VS_BLOCKED;
+	SCHED_PUT(v->state, (uint8_t)SCHED_VS_BLOCKED);
 	update_min_vruntime(s, p);
 }
 
@@ -231,10 +233,10 @@ sched_cpumask_t eevdf_check_preempt(struct sched *s, struct sched_vcpu *v)
 {
 	unsigned p = v->pcpu;
 	struct sched_pcpu *pc = &s->pcpu[p];
-	if (!eevdf_running(s, p) || pc->resched)
+	if (!eevdf_running(s, p) || SCHED_GET(pc->resched))
 		return SCHED_CPU(p);
 	if (ES(s)->wakeup_preempt && eevdf_pick_eevdf(s, p) == v) {
-		pc->resched = true;
+		SCHED_PUT(pc->resched, true);
 		return SCHED_CPU(p);
 	}
 	/* No preemption, but the running one now has a slice end to arm (tickless). */
@@ -249,15 +251,19 @@ void eevdf_move(struct sched *s, struct sched_vcpu *v, unsigned to, uint64_t now
 	unsigned from = v->pcpu;
 	if (from == to)
 		return;
-	s->pcpu[from].nr_vcpus--;
-	s->pcpu[to].nr_vcpus++;
+	SCHED_HELD(s, from);
+	SCHED_HELD(s, to);
+	if (s->pcpu[from].curr == v) /* it blocked there: no longer that pCPU's */
+		SCHED_PUT(s->pcpu[from].curr, (struct sched_vcpu *)NULL);
+	SCHED_ADD(s->pcpu[from].nr_vcpus, -1u);
+	SCHED_ADD(s->pcpu[to].nr_vcpus, 1);
 	if (EV(v)->throttled) {
 		ERQ(s, from)->nr_throttled--;
 		ERQ(s, to)->nr_throttled++;
 	}
-	v->pcpu = (uint16_t)to;
+	SCHED_PUT(v->pcpu, (uint16_t)to);
 	v->c.migrations++;
-	v->dom->c.migrations++;
+	sched_add(&v->dom->c.migrations, 1);
 	sched_trace_ev(s, to, now, SCHED_EV_MIGRATE, v, to);
 }
 
@@ -272,6 +278,12 @@ void eevdf_move(struct sched *s, struct sched_vcpu *v, unsigned to, uint64_t now
 void eevdf_reweight_dom(struct sched *s, struct sched_dom *d, const struct sched_vcpu *joining,
 			uint64_t now)
 {
+	/* Every sibling's pCPU, or the finish op does it (update_cfs_group on each CPU). */
+	if (!sched_peer_dom(s, d)) {
+		SCHED_PUT(EDOM(d)->rw_pending, true);
+		sched_defer(s);
+		return;
+	}
 	uint32_t n = 0;
 	for (struct sched_vcpu *v = d->vcpus; v; v = v->next_in_dom)
 		n += v->state != SCHED_VS_BLOCKED || v == joining;
@@ -285,7 +297,8 @@ void eevdf_reweight_dom(struct sched *s, struct sched_dom *d, const struct sched
 		if (e->on_rq) {
 			if (v->state == SCHED_VS_RUNNING) {
 				eevdf_update_curr(s, v->pcpu, now);
-				s->kick_pending |= SCHED_CPU(v->pcpu);
+				__atomic_fetch_or(&s->kick_pending, SCHED_CPU(v->pcpu),
+						  __ATOMIC_RELAXED);
 			}
 			int64_t rel = (int64_t)(e->deadline - e->vruntime) * old / w;
 			e->deadline = e->vruntime + (uint64_t)rel;

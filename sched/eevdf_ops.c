@@ -32,10 +32,10 @@ static int eevdf_vcpu_insert(struct sched *s, struct sched_vcpu *v, uint64_t now
 	*EV(v) = (struct eevdf_vcpu){0};
 	EV(v)->fresh = true;
 	EV(v)->slice = ES(s)->slice_ns;
-	v->state = SCHED_VS_BLOCKED;
-	v->prio = SCHED_PRI_UNDER;
-	v->pcpu = (uint16_t)sched_least_loaded(s, sched_affinity(s, v));
-	s->pcpu[v->pcpu].nr_vcpus++;
+	SCHED_PUT(v->state, (uint8_t)SCHED_VS_BLOCKED);
+	SCHED_PUT(v->prio, (uint8_t)SCHED_PRI_UNDER);
+	SCHED_PUT(v->pcpu, (uint16_t)sched_least_loaded(s, sched_affinity(s, v)));
+	SCHED_ADD(s->pcpu[v->pcpu].nr_vcpus, 1);
 	s->nr_vcpus++;
 	if (d->nr_vcpus++ == 0) {
 		d->vcpus = NULL;
@@ -55,13 +55,13 @@ static void eevdf_vcpu_remove(struct sched *s, struct sched_vcpu *v, uint64_t no
 	if (v->state == SCHED_VS_RUNNABLE || v->state == SCHED_VS_RUNNING)
 		eevdf_dequeue(s, v);
 	if (EV(v)->throttled) {
-		EV(v)->throttled = false;
+		SCHED_PUT(EV(v)->throttled, false);
 		ERQ(s, v->pcpu)->nr_throttled--;
 	}
 	if (pc->curr == v)
-		pc->curr = NULL;
-	v->state = SCHED_VS_BLOCKED;
-	pc->nr_vcpus--;
+		SCHED_PUT(pc->curr, (struct sched_vcpu *)NULL);
+	SCHED_PUT(v->state, (uint8_t)SCHED_VS_BLOCKED);
+	SCHED_ADD(pc->nr_vcpus, -1u);
 	s->nr_vcpus--;
 	sched_yield_forget(s, v);
 	if (sched_dom_del_vcpu(s, v))
@@ -76,13 +76,13 @@ static sched_cpumask_t eevdf_wake(struct sched *s, struct sched_vcpu *v, uint64_
 	sched_cpumask_t kick = sched_take_kicks(s) | eevdf_bw_refresh(s, now);
 	if (flags & (WAKE_EVENT | WAKE_TIMER)) {
 		v->c.events++;
-		v->dom->c.events++;
+		sched_add(&v->dom->c.events, 1);
 	}
 	if (v->state != SCHED_VS_BLOCKED)
 		return kick;
 	v->c.wakes++;
-	v->dom->c.wakes++;
-	unsigned target = eevdf_select_cpu(s, v);
+	sched_add(&v->dom->c.wakes, 1);
+	unsigned target = eevdf_place(s, v);
 	eevdf_move(s, v, target, now);
 	eevdf_update_curr(s, target, now);
 	sched_trace_ev(s, target, now, SCHED_EV_WAKE, v, flags);
@@ -104,16 +104,16 @@ static sched_cpumask_t eevdf_sleep(struct sched *s, struct sched_vcpu *v, uint64
 	unsigned p = v->pcpu;
 	eevdf_update_curr(s, p, now);
 	if (v->state == SCHED_VS_RUNNING) {
-		s->pcpu[p].resched = true;
+		SCHED_PUT(s->pcpu[p].resched, true);
 		kick |= SCHED_CPU(p);
 	}
 	if (v->state == SCHED_VS_RUNNABLE || v->state == SCHED_VS_RUNNING) {
 		eevdf_dequeue(s, v);
 	} else if (EV(v)->throttled) {
-		EV(v)->throttled = false;
+		SCHED_PUT(EV(v)->throttled, false);
 		ERQ(s, p)->nr_throttled--;
 	}
-	v->state = SCHED_VS_BLOCKED;
+	SCHED_PUT(v->state, (uint8_t)SCHED_VS_BLOCKED);
 	eevdf_bw_return(s, v);
 	eevdf_reweight_dom(s, v->dom, NULL, now); /* update_cfs_group after the dequeue */
 	sched_trace_ev(s, p, now, SCHED_EV_SLEEP, v, 0);
@@ -128,13 +128,13 @@ static void do_yield(struct sched *s, struct sched_vcpu *v, uint64_t now)
 		return;
 	eevdf_update_curr(s, p, now);
 	EV(v)->deadline += eevdf_calc_delta_fair(EV(v)->slice, EV(v)->weight);
-	s->pcpu[p].resched = true;
+	SCHED_PUT(s->pcpu[p].resched, true);
 }
 
 static void eevdf_yield(struct sched *s, struct sched_vcpu *v, uint64_t now)
 {
 	v->c.yields++;
-	v->dom->c.yields++;
+	sched_add(&v->dom->c.yields, 1);
 	sched_trace_ev(s, v->pcpu, now, SCHED_EV_YIELD, v, 0);
 	do_yield(s, v, now);
 }
@@ -145,18 +145,21 @@ static void eevdf_yield(struct sched *s, struct sched_vcpu *v, uint64_t now)
 static sched_cpumask_t eevdf_yield_to(struct sched *s, struct sched_vcpu *v, struct sched_vcpu *t,
 				      uint64_t now)
 {
+	unsigned tp = SCHED_GET(t->pcpu);
+	if (!sched_peer(s, tp) || t->pcpu != tp) /* its pCPU is another's now, or it moved */
+		return 0;
 	if (t->state != SCHED_VS_RUNNABLE || EV(t)->throttled)
 		return 0;
-	if (eevdf_nr_running(s, v->pcpu) == 1 && eevdf_nr_running(s, t->pcpu) == 1)
+	if (eevdf_nr_running(s, v->pcpu) == 1 && eevdf_nr_running(s, tp) == 1)
 		return 0; /* -ESRCH */
-	s->pcpu[t->pcpu].yield_next = t;
+	s->pcpu[tp].yield_next = t;
 	do_yield(s, v, now);
-	s->pcpu[v->pcpu].resched = true;
-	if (t->pcpu == v->pcpu)
+	SCHED_PUT(s->pcpu[v->pcpu].resched, true);
+	if (tp == v->pcpu)
 		return sched_take_kicks(s) & ~SCHED_CPU(v->pcpu);
-	eevdf_update_curr(s, t->pcpu, now);
-	s->pcpu[t->pcpu].resched = true;
-	return SCHED_CPU(t->pcpu) | (sched_take_kicks(s) & ~SCHED_CPU(v->pcpu));
+	eevdf_update_curr(s, tp, now);
+	SCHED_PUT(s->pcpu[tp].resched, true);
+	return SCHED_CPU(tp) | (sched_take_kicks(s) & ~SCHED_CPU(v->pcpu));
 }
 
 /* Takes a queued vCPU to run: set_next_entity (fair.c:5220), which stashes the deadline
@@ -164,7 +167,7 @@ static sched_cpumask_t eevdf_yield_to(struct sched *s, struct sched_vcpu *v, str
 static void set_next(struct sched *s, unsigned p, struct sched_vcpu *v, uint64_t now)
 {
 	eevdf_queue_del(s, v);
-	v->state = SCHED_VS_RUNNING;
+	SCHED_PUT(v->state, (uint8_t)SCHED_VS_RUNNING);
 	v->since = now;
 	EV(v)->pick_deadline = EV(v)->deadline;
 	EV(v)->last_ran = now;
@@ -190,29 +193,31 @@ static struct sched_pick eevdf_pick_next(struct sched *s, unsigned p, uint64_t n
 	eevdf_update_curr(s, p, now);
 	r.kick |= eevdf_bw_refresh(s, now);
 	struct sched_vcpu *cur = eevdf_running(s, p), *prev = pc->curr, *next = NULL;
-	if (cur && !sched_allowed(s, cur, p)) { /* affinity changed while it ran */
+	unsigned to = cur && !sched_allowed(s, cur, p) ? eevdf_select_cpu(s, cur) : p;
+	if (to != p && sched_peer(s, to)) { /* affinity changed while it ran (the door
+					     * made this pick take every lock) */
 		eevdf_dequeue(s, cur);
-		eevdf_move(s, cur, eevdf_select_cpu(s, cur), now);
+		eevdf_move(s, cur, to, now);
 		eevdf_update_curr(s, cur->pcpu, now);
 		eevdf_enqueue(s, cur, false);
 		r.kick |= eevdf_check_preempt(s, cur);
 		cur->c.preempts++;
-		cur->dom->c.preempts++;
+		sched_add(&cur->dom->c.preempts, 1);
 		cur = NULL;
 	}
 	if (cur && !eevdf_bw_runnable(s, cur, now)) { /* check_cfs_rq_runtime, fair.c:6097 */
 		eevdf_bw_throttle(s, cur, now);
 		cur = NULL;
 	}
-	if (cur && !pc->resched) {
+	if (cur && !SCHED_GET(pc->resched)) {
 		next = cur; /* nothing asked for a schedule() */
 	} else {
-		pc->resched = false;
+		SCHED_PUT(pc->resched, false);
 		next = pick_next_entity(s, p);
 		if (cur && next != cur) { /* put_prev_entity: back in the queue, lag intact */
 			eevdf_queue_add(s, cur);
 			cur->c.preempts++;
-			cur->dom->c.preempts++;
+			sched_add(&cur->dom->c.preempts, 1);
 		}
 		/* A re-picked current keeps its stash: pick_next_task_fair only calls
 		 * set_next_entity for a new one. */
@@ -231,10 +236,10 @@ static struct sched_pick eevdf_pick_next(struct sched *s, unsigned p, uint64_t n
 		if (!ES(s)->next_buddy)
 			pc->yield_next = NULL;
 	}
-	pc->curr = next;
+	SCHED_PUT(pc->curr, next);
 	if (next && next != prev) {
 		next->c.switches++;
-		next->dom->c.switches++;
+		sched_add(&next->dom->c.switches, 1);
 		pc->curr_since = now;
 		sched_trace_ev(s, p, now, SCHED_EV_SWITCH, next,
 			       prev ? (int64_t)prev->dom->id : -1);
@@ -286,7 +291,7 @@ static sched_cpumask_t eevdf_set_affinity(struct sched *s, struct sched_vcpu *v,
 	if (sched_allowed(s, v, v->pcpu))
 		return 0;
 	if (v->state == SCHED_VS_RUNNING) {
-		s->pcpu[v->pcpu].resched = true;
+		SCHED_PUT(s->pcpu[v->pcpu].resched, true);
 		return SCHED_CPU(v->pcpu); /* its pick_next moves it */
 	}
 	if (v->state == SCHED_VS_RUNNABLE) {
@@ -299,6 +304,40 @@ static sched_cpumask_t eevdf_set_affinity(struct sched *s, struct sched_vcpu *v,
 	}
 	eevdf_move(s, v, sched_least_loaded(s, sched_affinity(s, v)), now);
 	return 0;
+}
+
+/* Each queue: RUNNABLE, on_rq, unthrottled vCPUs of its pCPU, nr_queued of them; each
+ * pCPU's nr_throttled its throttled vCPUs. */
+static unsigned eevdf_audit(const struct sched *s, sched_print_fn pr, void *arg)
+{
+	struct sched *m = (struct sched *)s;
+	unsigned bad = 0;
+	uint32_t thr[SCHED_MAX_PCPUS] = {0};
+	for (const struct sched_dom *d = s->doms; d; d = d->next_dom)
+		for (struct sched_vcpu *v = d->vcpus; v; v = v->next_in_dom)
+			thr[v->pcpu] += EV(v)->throttled;
+	for (unsigned p = 0; p < s->nr_pcpus; p++) {
+		uint32_t n = 0;
+		for (struct sched_vcpu *v = ERQ(m, p)->head; v; v = EV(v)->next) {
+			if (++n > s->nr_vcpus) {
+				pr(arg, "audit: eevdf pCPU %u: queue longer than every vCPU\n", p);
+				return bad + 1;
+			}
+			if (v->state != SCHED_VS_RUNNABLE || v->pcpu != p || !EV(v)->on_rq ||
+			    EV(v)->throttled) {
+				pr(arg, "audit: eevdf pCPU %u: d%uv%u state=%u pcpu=%u queued\n", p,
+				   v->dom->id, v->id, v->state, v->pcpu);
+				bad++;
+			}
+		}
+		if (n != s->pcpu[p].nr_queued || thr[p] != ERQ(m, p)->nr_throttled) {
+			pr(arg,
+			   "audit: eevdf pCPU %u: %u queued (nr_queued %u), %u throttled (%u)\n", p,
+			   n, s->pcpu[p].nr_queued, thr[p], ERQ(m, p)->nr_throttled);
+			bad++;
+		}
+	}
+	return bad;
 }
 
 static void eevdf_params_changed(struct sched *s, uint64_t now)
@@ -416,6 +455,8 @@ const struct sched_ops sched_eevdf_ops = {
 	.set_affinity = eevdf_set_affinity,
 	.params_changed = eevdf_params_changed,
 	.dump = eevdf_dump,
+	.finish = eevdf_bw_finish,
+	.audit = eevdf_audit,
 	.config = eevdf_config,
 	.slice_ns = eevdf_slice_ns,
 };

@@ -31,7 +31,7 @@ struct eevdf_vcpu {
 	uint32_t weight;		/* se->load.weight, scaled down (nice 0 = 1024) */
 	bool on_rq;			/* queued or running (se->on_rq) */
 	bool fresh;			/* never enqueued: the first enqueue is ENQUEUE_INITIAL */
-	bool throttled;			/* PARKED by bandwidth control */
+	bool throttled;			/* PARKED by bandwidth control (read as a hint by others) */
 };
 
 /* A pCPU is a cfs_rq. avg_vruntime/avg_load are recomputed by the O(n) scan of pick. */
@@ -47,6 +47,8 @@ struct eevdf_dom {
 	uint64_t quota;	       /* cfs_b->quota in ns, 0 = RUNTIME_INF */
 	uint64_t next_refresh; /* expiry of the period timer (0: not started) */
 	uint64_t nr_periods, nr_throttled;
+	bool rw_pending;   /* its weight split waits for the finish op (a lock was taken) */
+	bool dist_pending; /* its refill waits there to reach its throttled vCPUs */
 };
 
 struct eevdf_sched {
@@ -115,6 +117,8 @@ sched_cpumask_t eevdf_bw_refresh(struct sched *s, uint64_t now);
 uint64_t eevdf_bw_next_event(struct sched *s, unsigned p);
 /* eevdf_bw.c: between pCPUs. */
 unsigned eevdf_select_cpu(struct sched *s, struct sched_vcpu *v);
+unsigned eevdf_place(struct sched *s, struct sched_vcpu *v);
+sched_cpumask_t eevdf_bw_finish(struct sched *s, uint64_t now);
 struct sched_vcpu *eevdf_newidle_pull(struct sched *s, unsigned p, uint64_t now);
 sched_cpumask_t eevdf_kick_idle(struct sched *s);
 

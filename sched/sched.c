@@ -6,10 +6,13 @@
 /* Zeroes *s (the policies' priv bytes too) and starts `ops` on it with its defaults. */
 static void sched_reset(struct sched *s, unsigned nr_pcpus, const struct sched_ops *ops)
 {
-	/* Zero by hand: sched/ calls no library function it does not need. */
+	/* Zero by hand: sched/ calls no library function it does not need. The caller's locks
+	 * (sync) stay: they guard the instance, whatever policy runs it. */
+	const struct sched_sync *sync = s->sync;
 	unsigned char *b = (unsigned char *)s;
 	for (size_t i = 0; i < sizeof(*s); i++)
 		b[i] = 0;
+	s->sync = sync;
 	s->nr_pcpus = nr_pcpus;
 	s->ops = ops;
 	s->ops->init(s);
@@ -19,6 +22,7 @@ int sched_init(struct sched *s, unsigned nr_pcpus)
 {
 	if (nr_pcpus == 0 || nr_pcpus > SCHED_MAX_PCPUS)
 		return -SCHED_EINVAL;
+	s->sync = NULL; /* a new instance has one caller until it says otherwise */
 	sched_reset(s, nr_pcpus, &sched_credit_ops);
 	return 0;
 }
@@ -167,6 +171,7 @@ uint64_t sched_slice_ns(const struct sched *s)
 void sched_trace_ev(struct sched *s, unsigned p, uint64_t t, unsigned ev,
 		    const struct sched_vcpu *v, int64_t arg)
 {
+	SCHED_HELD(s, p);
 	struct sched_trace *tr = &s->pcpu[p].trace;
 	struct sched_trace_rec *r = &tr->rec[tr->head & (SCHED_TRACE_LEN - 1)];
 	r->t = t;
@@ -206,9 +211,10 @@ unsigned sched_least_loaded(const struct sched *s, sched_cpumask_t mask)
 	for (unsigned p = 0; p < s->nr_pcpus; p++) {
 		if (!(mask & SCHED_CPU(p)))
 			continue;
-		if (s->pcpu[p].nr_vcpus < best_n) {
+		uint32_t n = SCHED_GET(s->pcpu[p].nr_vcpus); /* a hint: not under p's lock */
+		if (n < best_n) {
 			best = p;
-			best_n = s->pcpu[p].nr_vcpus;
+			best_n = n;
 		}
 	}
 	return best;
@@ -280,4 +286,73 @@ uint64_t sched_run_ns(const struct sched_vcpu *v, uint64_t now)
 	if (v->state == SCHED_VS_RUNNING && now > v->since)
 		ns += now - v->since;
 	return ns;
+}
+
+unsigned sched_audit(const struct sched *s, sched_print_fn pr, void *arg)
+{
+	uint32_t on[SCHED_MAX_PCPUS] = {0}, queued[SCHED_MAX_PCPUS] = {0};
+	unsigned bad = 0;
+	for (const struct sched_dom *d = s->doms; d; d = d->next_dom) {
+		for (const struct sched_vcpu *v = d->vcpus; v; v = v->next_in_dom) {
+			if (v->pcpu >= s->nr_pcpus) {
+				pr(arg, "audit: d%uv%u on pCPU %u of %u\n", d->id, v->id, v->pcpu,
+				   s->nr_pcpus);
+				bad++;
+				continue;
+			}
+			on[v->pcpu]++;
+			if (v->state == SCHED_VS_RUNNABLE)
+				queued[v->pcpu]++;
+			if (v->state == SCHED_VS_RUNNING && s->pcpu[v->pcpu].curr != v) {
+				pr(arg, "audit: d%uv%u RUNNING but not pCPU %u's curr\n", d->id,
+				   v->id, v->pcpu);
+				bad++;
+			}
+		}
+	}
+	for (unsigned p = 0; p < s->nr_pcpus; p++) {
+		const struct sched_pcpu *pc = &s->pcpu[p];
+		if (pc->nr_vcpus != on[p] || pc->nr_queued != queued[p]) {
+			pr(arg, "audit: pCPU %u counts nr_vcpus=%u nr_queued=%u, has %u and %u\n",
+			   p, pc->nr_vcpus, pc->nr_queued, on[p], queued[p]);
+			bad++;
+		}
+		if (pc->curr && pc->curr->state == SCHED_VS_RUNNING && pc->curr->pcpu != p) {
+			pr(arg, "audit: pCPU %u's curr d%uv%u RUNNING on pCPU %u\n", p,
+			   pc->curr->dom->id, pc->curr->id, pc->curr->pcpu);
+			bad++;
+		}
+	}
+	return bad + (s->ops->audit ? s->ops->audit(s, pr, arg) : 0);
+}
+
+void sched_trace_vcpu(const struct sched *s, const struct sched_vcpu *v, unsigned max,
+		      sched_print_fn pr, void *arg)
+{
+	/* The newest `max` records of v over every ring, oldest first (a merge by time). */
+	uint64_t after = 0;
+	for (unsigned k = 0; k < max; k++) {
+		const struct sched_trace_rec *best = NULL;
+		unsigned skip = 0;
+		/* the k-th newest: count records newer than each candidate (small rings) */
+		for (unsigned p = 0; p < s->nr_pcpus; p++) {
+			const struct sched_trace *tr = &s->pcpu[p].trace;
+			uint32_t n = tr->head < SCHED_TRACE_LEN ? tr->head : SCHED_TRACE_LEN;
+			for (uint32_t i = 0; i < n; i++) {
+				const struct sched_trace_rec *r =
+					&tr->rec[(tr->head - 1 - i) & (SCHED_TRACE_LEN - 1)];
+				if (r->dom != v->dom->id || r->vcpu != v->id || r->t < after)
+					continue;
+				if (!best || r->t < best->t)
+					best = r;
+			}
+		}
+		(void)skip;
+		if (!best)
+			return;
+		pr(arg, "trace d%uv%u t=%llu pcpu=%u %s arg=%lld\n", v->dom->id, v->id,
+		   (unsigned long long)best->t, best->pcpu, sched_ev_name(best->ev),
+		   (long long)best->arg);
+		after = best->t + 1;
+	}
 }

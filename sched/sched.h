@@ -4,9 +4,26 @@
  * `struct sched_dom` per domain and one `struct sched_vcpu` per vCPU, embedded in the
  * core's own structures. No allocation happens here.
  *
- * Concurrency: the caller serializes every call into one `struct sched` instance (the
- * hypervisor holds one lock around each call). Nothing here blocks, reads a clock, sends
- * an IPI or touches hardware.
+ * Concurrency (docs/scheduler.md, "Concurrency"): each pCPU's run queue has a lock, the
+ * caller's (core/sched_door.c in the hypervisor; `struct sched_sync`, below). The state of
+ * pCPU p (s->pcpu[p] and the policy's part of it) and of every vCPU assigned to p
+ * (v->pcpu == p) is under p's lock; v->pcpu changes only with both pCPUs' locks held, so a
+ * caller that loaded v->pcpu, took that lock and found v->pcpu unchanged holds "v's lock".
+ * What the caller holds when it calls:
+ *   wake, sleep, yield, yield_to, sched_pause_loop, sched_run_ns:   v's lock
+ *   pick_next(p):                                                   p's lock
+ *   init, vcpu_insert, vcpu_remove, set_params, set_affinity, config, params_changed,
+ *   finish, dump, sched_config*, sched_trace_read:                  every pCPU's lock
+ * Inside a call, a policy touches another pCPU q (its queue, its vCPUs, its clock) only
+ * after sched_peer(s, q) returned true; when it returns false the policy does without q
+ * (a heuristic skips it) or, for work that must happen, leaves it for its `finish` op
+ * (sched_defer), which the caller runs next with every lock held. State of a
+ * domain that its vCPUs on several pCPUs change (a cap's bucket, a weight split) is under
+ * sched_dom_lock, a leaf: nothing else is taken while it is held. Counters of a domain and
+ * the instance-wide summaries are atomic. With no sync (s->sync NULL: the simulator and the
+ * unit tests) every call is the only one, sched_peer is always true, and the policies run
+ * exactly the same statements. Nothing here blocks, reads a clock, sends an IPI or touches
+ * hardware.
  *
  * Time: every entry point takes `now`, a monotonic uint64_t in nanoseconds.
  *
@@ -193,6 +210,26 @@ typedef void (*sched_print_fn)(void *arg, const char *fmt, ...)
 
 struct sched;
 
+/* The caller's locks (see "Concurrency" at the top). NULL in struct sched: single caller. */
+struct sched_sync {
+	/* Holds pCPU q's lock until the current call returns: true when it was held already,
+	 * was free, or could be waited for in the lock order; false when taking it could
+	 * deadlock and another pCPU has it. Never called with a domain lock held. */
+	bool (*peer)(struct sched *s, unsigned q);
+	/* As peer, but never waits: q's lock if free now (or held already), else false. For
+	 * looks at other pCPUs that only inform a choice (where to steal, whom to kick). */
+	bool (*peek)(struct sched *s, unsigned q);
+	/* The current call holds q's lock (assertions). */
+	bool (*held)(const struct sched *s, unsigned q);
+	void (*dom_lock)(struct sched *s, struct sched_dom *d);
+	void (*dom_unlock)(struct sched *s, struct sched_dom *d);
+	/* Lets go of q when this call took it with peer and it turned out of no use (the
+	 * policy changed nothing of q's); nothing when q is the call's own or was held before. */
+	void (*unpeer)(struct sched *s, unsigned q);
+	/* A policy broke the rules above (touched q without its lock): the caller's panic. */
+	void (*bug)(const struct sched *s, const char *where, unsigned q);
+};
+
 struct sched_ops {
 	const char *name;
 	void (*init)(struct sched *s);
@@ -226,6 +263,13 @@ struct sched_ops {
 	/* Called after global parameters changed at run time. */
 	void (*params_changed)(struct sched *s, uint64_t now);
 	void (*dump)(struct sched *s, sched_print_fn pr, void *arg);
+	/* Work a call left undone for want of a lock (it called sched_defer), done with every
+	 * lock held; returns the pCPUs to kick. NULL: the policy never defers. */
+	sched_cpumask_t (*finish)(struct sched *s, uint64_t now);
+	/* Checks the policy's own structures (queues, counts, sums) against the shared fields,
+	 * every lock held: prints each inconsistency and returns how many (sched_audit, the
+	 * torture test). NULL: nothing of its own to check. */
+	unsigned (*audit)(const struct sched *s, sched_print_fn pr, void *arg);
 	/* The policy's own keys: `<name>.<key>=<value>` (name as in sched_ops.name) comes here
 	 * with the prefix removed, at boot and at run time. 0 applied, 1 not one of its keys,
 	 * -22 (EINVAL) bad value. NULL: the policy has no keys. Keys of a policy are applied
@@ -243,11 +287,13 @@ struct sched_ops {
 
 struct sched {
 	const struct sched_ops *ops;
+	const struct sched_sync *sync; /* the caller's locks, NULL: one caller (kept by resets) */
 	unsigned nr_pcpus;
 	struct sched_params p;
 	uint64_t seq; /* FIFO tie-breaker (a policy's to use) */
 	uint32_t nr_vcpus;
 	sched_cpumask_t kick_pending; /* kicks from calls that return none (set_params...) */
+	bool finish;		      /* a call left work for the finish op (sched_defer) */
 	struct sched_dom *doms;	      /* domains with vCPUs inserted */
 	struct sched_pcpu pcpu[SCHED_MAX_PCPUS];
 	_Alignas(8) unsigned char priv[SCHED_PRIV_SCHED_BYTES]; /* the policy's (SCHED_PRIV) */
@@ -281,6 +327,13 @@ void sched_config_show(const struct sched *s, sched_print_fn pr, void *arg);
 /* The slice a vCPU competing for its pCPU runs before the policy decides again (what a
  * guest observes as its quantum; test/sim's yield-at-95% attack reads it), 0 if none. */
 uint64_t sched_slice_ns(const struct sched *s);
+/* Checks what every policy must keep true, then the policy's own audit op (every lock held):
+ * each vCPU on an existing pCPU, counted in its pCPU's nr_vcpus, RUNNING only as its pCPU's
+ * curr, RUNNABLE ones counted in nr_queued. Prints each problem; returns how many. */
+unsigned sched_audit(const struct sched *s, sched_print_fn pr, void *arg);
+/* Prints v's trace records from every pCPU's ring in time order, at most `max` (audits). */
+void sched_trace_vcpu(const struct sched *s, const struct sched_vcpu *v, unsigned max,
+		      sched_print_fn pr, void *arg);
 /* Copies the last `max` trace records of pCPU `pcpu`, oldest first; returns the count. */
 unsigned sched_trace_read(const struct sched *s, unsigned pcpu, struct sched_trace_rec *out,
 			  unsigned max);
@@ -295,9 +348,7 @@ uint64_t sched_run_ns(const struct sched_vcpu *v, uint64_t now);
  * (pick_next, wake and sleep already include pending kicks in what they return.) */
 static inline sched_cpumask_t sched_take_kicks(struct sched *s)
 {
-	sched_cpumask_t k = s->kick_pending;
-	s->kick_pending = 0;
-	return k;
+	return __atomic_exchange_n(&s->kick_pending, 0, __ATOMIC_RELAXED);
 }
 
 static inline int sched_vcpu_insert(struct sched *s, struct sched_vcpu *v, uint64_t now)

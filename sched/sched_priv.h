@@ -3,6 +3,7 @@
 #define SCHED_SCHED_PRIV_H
 #include "sched/sched.h"
 
+#define SCHED_ESRCH  3
 #define SCHED_EINVAL 22
 #define SCHED_ENOSPC 28
 
@@ -17,6 +18,112 @@
 						 "policy state larger than its priv bytes");       \
 				  int unused;                                                      \
 			  })))
+
+/* ---- concurrency (sched.h, "Concurrency") ---------------------------------------------- */
+
+/* Fields that other pCPUs read without the owner's lock, as hints for their choices (which
+ * pCPU looks idle, where a vCPU is): sched_pcpu.curr, nr_queued, nr_vcpus and
+ * sched_vcpu.state, prio, pcpu. Their owner (the lock holder) writes them whole with
+ * SCHED_PUT and reads them plainly; others load them with SCHED_GET and take the pCPU's lock
+ * (sched_peer) before they act on what they read. sched_pcpu.resched is a request any pCPU
+ * may set (SCHED_PUT) and its owner reads (SCHED_GET) and clears. */
+#define SCHED_PUT(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+#define SCHED_GET(x)	__atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define SCHED_ADD(x, n) SCHED_PUT((x), (x) + (n))
+
+/* Holds pCPU q's lock for the rest of the call (true), or cannot (false: do without q). */
+static inline bool sched_peer(struct sched *s, unsigned q)
+{
+	return !s->sync || s->sync->peer(s, q);
+}
+
+/* Whether the current call holds q's lock (true without a sync: the only caller). */
+static inline bool sched_holds(const struct sched *s, unsigned q)
+{
+	return !s->sync || s->sync->held(s, q);
+}
+
+/* The caller holds q's lock: a policy asserts it where it touches q's state (SCHED_HELD).
+ * Compiled in with SCHED_CHECK_HELD: the host builds (unit tests, the torture test) and the
+ * hypervisor's checked build (CHECKED=1: e2e-smp4, e2e-smp8-svm), not its default build, as
+ * Linux's lockdep_assert_held without lockdep: each is an indirect call into the door, and a
+ * yield round trip made 7 of them, 228 instructions of 2,506 (make exit-profile). */
+#ifndef SCHED_CHECK_HELD
+#define SCHED_CHECK_HELD 0
+#endif
+static inline void sched_held(const struct sched *s, unsigned q, const char *where)
+{
+	if (SCHED_CHECK_HELD && s->sync && !s->sync->held(s, q))
+		s->sync->bug(s, where, q);
+}
+#define SCHED_HELD(s, q) sched_held((s), (q), __func__)
+
+/* As sched_peer, but only if q's lock is free now: for looks that only inform a choice. */
+static inline bool sched_peek(struct sched *s, unsigned q)
+{
+	return !s->sync || s->sync->peek(s, q);
+}
+
+/* Work that needs a lock the call could not have: the policy's finish op does it, every lock
+ * held, right after the call (sched_ops.finish). */
+static inline void sched_defer(struct sched *s)
+{
+	SCHED_PUT(s->finish, true);
+}
+
+/* Lets go of a peer that turned out of no use (sched_sync.unpeer). */
+static inline void sched_unpeer(struct sched *s, unsigned q)
+{
+	if (s->sync && s->sync->unpeer)
+		s->sync->unpeer(s, q);
+}
+
+/* Holds every pCPU's lock for the rest of the call (true); or false: some are another
+ * pCPU's now, and the work that needs them all is deferred (sched_defer). */
+static inline bool sched_peer_all(struct sched *s)
+{
+	for (unsigned q = 0; q < s->nr_pcpus; q++)
+		if (!sched_peer(s, q))
+			return false; /* what it took stays held to the call's end (harmless) */
+	return true;
+}
+
+/* Holds the locks of every pCPU d's vCPUs are on, for the rest of the call (true); or
+ * false (some are another pCPU's now: the work is deferred). A vCPU moves only under its
+ * pCPU's lock, so once that lock is held and v->pcpu still names it, v stays. */
+static inline bool sched_peer_dom(struct sched *s, const struct sched_dom *d)
+{
+	for (const struct sched_vcpu *v = d->vcpus; v; v = v->next_in_dom) {
+		unsigned q = SCHED_GET(v->pcpu);
+		if (!sched_peer(s, q) || v->pcpu != q)
+			return false;
+	}
+	return true;
+}
+
+static inline void sched_dom_lock(struct sched *s, struct sched_dom *d)
+{
+	if (s->sync)
+		s->sync->dom_lock(s, d);
+}
+
+static inline void sched_dom_unlock(struct sched *s, struct sched_dom *d)
+{
+	if (s->sync)
+		s->sync->dom_unlock(s, d);
+}
+
+/* A counter that vCPUs on several pCPUs add to (a domain's, the instance's). */
+static inline void sched_add(uint64_t *c, uint64_t n)
+{
+	__atomic_fetch_add(c, n, __ATOMIC_RELAXED);
+}
+
+/* The instance's FIFO tie-breaker: unique across pCPUs. */
+static inline uint64_t sched_next_seq(struct sched *s)
+{
+	return __atomic_fetch_add(&s->seq, 1, __ATOMIC_RELAXED);
+}
 
 /* Mask of the pCPUs this instance has. */
 static inline sched_cpumask_t sched_all_pcpus(const struct sched *s)

@@ -61,9 +61,9 @@
  * the spinner's pCPU, just spun and elsewhere. */
 static unsigned candidate_class(const struct sched_vcpu *v, const struct sched_vcpu *t)
 {
-	if (!t->in_spin_loop)
+	if (!SCHED_GET(t->in_spin_loop))
 		return 3;
-	return t->pcpu == v->pcpu ? 2 : 1;
+	return SCHED_GET(t->pcpu) == v->pcpu ? 2 : 1;
 }
 
 struct sched_vcpu *sched_yield_candidate(const struct sched *s, const struct sched_vcpu *v)
@@ -73,13 +73,16 @@ struct sched_vcpu *sched_yield_candidate(const struct sched *s, const struct sch
 	struct sched_vcpu *best = NULL;
 	uint32_t best_dist = 0;
 	unsigned best_class = 0;
+	/* Siblings on other pCPUs are read as hints (their state, pCPU and spin flag, without
+	 * their locks); the policy's yield_to takes the target's lock and checks it again. */
+	uint32_t last = SCHED_GET(d->last_boosted);
 	for (struct sched_vcpu *t = d->vcpus; t; t = t->next_in_dom) {
-		if (t == v || t->state != SCHED_VS_RUNNABLE)
+		if (t == v || SCHED_GET(t->state) != SCHED_VS_RUNNABLE)
 			continue;
 		unsigned cl = candidate_class(v, t);
 		/* Distance in id order from just after last_boosted (unsigned wrap): the
 		 * last boosted vCPU itself is the farthest. */
-		uint32_t dist = t->id - d->last_boosted - 1u;
+		uint32_t dist = t->id - last - 1u;
 		if (cl > best_class || (cl == best_class && dist < best_dist)) {
 			best = t;
 			best_dist = dist;
@@ -93,9 +96,9 @@ sched_cpumask_t sched_pause_loop(struct sched *s, struct sched_vcpu *v, uint64_t
 {
 	if (v->state != SCHED_VS_RUNNING)
 		return 0;
-	v->in_spin_loop = true;
+	SCHED_PUT(v->in_spin_loop, true);
 	v->c.pause_loops++;
-	v->dom->c.pause_loops++;
+	sched_add(&v->dom->c.pause_loops, 1);
 	if (s->p.ple == SCHED_PLE_YIELD || (s->p.ple == SCHED_PLE_DIRECTED && !s->ops->yield_to)) {
 		s->ops->yield(s, v, now);
 		return 0;
@@ -105,25 +108,28 @@ sched_cpumask_t sched_pause_loop(struct sched *s, struct sched_vcpu *v, uint64_t
 	struct sched_vcpu *t = sched_yield_candidate(s, v);
 	if (!t)
 		return 0;
-	bool here = t->pcpu == v->pcpu;
+	unsigned tp = SCHED_GET(t->pcpu);
+	bool here = tp == v->pcpu;
 	bool may_yield = here && s->ops->yield_keeps_claim && s->ops->yield_keeps_claim(s);
-	if (t->in_spin_loop && may_yield) {
+	if (SCHED_GET(t->in_spin_loop) && may_yield) {
 		s->ops->yield(s, v, now); /* only waiters left, one here: this queue goes on */
 		return 0;
 	}
+	/* The policy takes t's pCPU lock (sched_peer) and checks t there; it refuses when it
+	 * cannot have it, or t moved, or fairness says no. */
 	sched_cpumask_t kick = s->ops->yield_to(s, v, t, now);
-	if (s->pcpu[t->pcpu].yield_next != t) {
-		/* The policy refused it (fairness): t waits its turn; when that is here, so
-		 * does v (a plain yield), else v goes on. */
+	if (!sched_holds(s, tp) || t->pcpu != tp || s->pcpu[tp].yield_next != t) {
+		/* Refused: t waits its turn; when that is here, so does v (a plain yield),
+		 * else v goes on. */
 		if (may_yield)
 			s->ops->yield(s, v, now);
 		return 0;
 	}
-	v->dom->last_boosted = t->id;
+	SCHED_PUT(v->dom->last_boosted, t->id);
 	v->c.yield_to++;
-	v->dom->c.yield_to++;
-	t->c.yield_recv++;
-	t->dom->c.yield_recv++;
+	sched_add(&v->dom->c.yield_to, 1);
+	t->c.yield_recv++; /* t's lock is held: tp's */
+	sched_add(&t->dom->c.yield_recv, 1);
 	return kick;
 }
 
@@ -132,7 +138,8 @@ struct sched_vcpu *sched_take_yield_next(struct sched *s, unsigned p)
 	struct sched_pcpu *pc = &s->pcpu[p];
 	struct sched_vcpu *t = pc->yield_next;
 	pc->yield_next = NULL;
-	if (t && t->state == SCHED_VS_RUNNABLE && t->pcpu == p)
+	/* t may have moved since (then its fields are another pCPU's: read as hints). */
+	if (t && SCHED_GET(t->pcpu) == p && t->state == SCHED_VS_RUNNABLE)
 		return t;
 	return NULL;
 }

@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "arch/x86_64/msr.h" /* the MSR numbers rdmsr/wrmsr take */
+#include "lib/lockorder.h"
 
 #define MAX_CPUS 64
 
@@ -178,10 +179,11 @@ struct percpu {
 	volatile bool online;
 	uint64_t gdt[GDT_ENTRIES] __attribute__((aligned(16)));
 	struct tss64 tss __attribute__((aligned(16)));
-	uint8_t *stack;	    /* CPU_STACK_SIZE bytes, the scheduler loop's stack */
-	uint8_t *ist_stack; /* 3 * IST_STACK_SIZE */
-	void *timers;	    /* core/timer.c's per-CPU queue */
-	void *vmm;	    /* owned by the VMM (core/) */
+	uint8_t *stack;		    /* CPU_STACK_SIZE bytes, the scheduler loop's stack */
+	uint8_t *ist_stack;	    /* 3 * IST_STACK_SIZE */
+	void *timers;		    /* core/timer.c's per-CPU queue */
+	void *vmm;		    /* owned by the VMM (core/) */
+	struct lockorder_cpu locks; /* the spin locks it holds (spinlock.h, LOCK_CHECK) */
 };
 
 extern struct percpu percpu[MAX_CPUS];

@@ -22,7 +22,7 @@ extern uint64_t boot_pml4[512];
 static uint8_t pool[POOL_PAGES][4096] __attribute__((aligned(4096)));
 static unsigned pool_used;
 static uint64_t (*table_alloc)(void);
-static spinlock_t lock = SPINLOCK_INIT;
+static spinlock_t lock = SPINLOCK_INIT(lock_paging);
 static uint64_t top = IDENTITY_MAP_LIMIT;
 
 void paging_set_table_alloc(uint64_t (*alloc)(void))

@@ -4,8 +4,10 @@
 #include "arch/x86_64/lapic.h"
 #include "arch/x86_64/memory.h"
 #include "arch/x86_64/power.h"
+#include "arch/x86_64/spinlock.h"
 #include "arch/x86_64/tsc.h"
 #include "drivers/console.h"
+#include "lib/fmt.h"
 
 static volatile int panicking;
 
@@ -52,9 +54,12 @@ static unsigned this_cpu_id_safe(void)
 }
 
 /* Only the first CPU to panic reports; the others park. */
+bool lock_check_on; /* spinlock.h: set once the BSP has its per-CPU data */
+
 static void panic_begin(void)
 {
 	irq_disable();
+	lock_check_on = false; /* the dump takes whatever locks it needs */
 	if (__atomic_exchange_n(&panicking, 1, __ATOMIC_SEQ_CST))
 		panic_park_this_cpu();
 	lapic_send_nmi_all_but_self();
@@ -121,4 +126,19 @@ noreturn void panic(const char *fmt, ...)
 	dump_frame(&f);
 	backtrace(f.rbp);
 	hv_exit(EXIT_PANIC);
+}
+
+/* spinlock.h: a lock taken against its rank, released or asserted without being held. */
+noreturn void spin_lock_bug(const spinlock_t *l, const struct lockorder_bad *b)
+{
+	lock_check_on = false;
+	char want[24] = "", held[24] = "";
+	if (b->want_idx >= 0)
+		fmt_snprintf(want, sizeof want, "[%d]", b->want_idx);
+	if (b->held_idx >= 0)
+		fmt_snprintf(held, sizeof held, "[%d]", b->held_idx);
+	if (b->held)
+		panic("lock order: %s: %s%s (rank %u) while holding %s%s (rank %u)", b->why,
+		      l->cls->name, want, l->cls->rank, b->held->name, held, b->held->rank);
+	panic("lock: %s: %s%s (rank %u)", b->why, l->cls->name, want, l->cls->rank);
 }

@@ -1,0 +1,772 @@
+/* The scheduler door (core/sched_door.h): sched/'s only caller, the owner of its locks.
+ *
+ * Locking
+ * =======
+ * Every spin lock of the hypervisor, its rank (a pCPU waits for a lock only when the lock's
+ * rank is above the rank of every lock it holds; lib/lockorder.h, checked on every acquire
+ * with LOCK_CHECK; the numbers are in lib/lockranks.c) and what it protects, lowest first:
+ *
+ *   conin      10  core/conin.c: the service domain's input ring.
+ *   dcon       20  struct dcon.lock: a domain's console (line being assembled, rate limit,
+ *                  emulated COM1 registers).
+ *   event      30  struct domain.evlock: a domain's event ports (counts, senders, allow
+ *                  lists) and signalled_by.
+ *   vlapic     40  struct vlapic.lock: a virtual LAPIC's timer, ESR and ICR.
+ *   ping       50  core/ping.c: the hypervisor's ping source.
+ *   svc_ping   55  core/service.c: the service domain's ping slots.
+ *   rq[p]     100  here, one per pCPU p: the run queue of p. It protects s->pcpu[p] and the
+ *                  policy's part of it, every vCPU assigned to p (sv.pcpu == p: its
+ *                  sched_vcpu with the policy's part, and the struct sd_vcpu around it), and
+ *                  p's lock-wait statistics. Several may be held: a pCPU waits only for a
+ *                  higher p than every rq it holds; a lower one it only tries (sched_peer
+ *                  returns false when another pCPU has it).
+ *   sched_dom 110  here, hashed by domain id: a domain's shared scheduling state (a cap's
+ *                  token bucket, a bandwidth pool), taken by policies through
+ *                  sched_dom_lock, a leaf; one more (sched_dom_lock(s, NULL)) for the
+ *                  instance's own lists (credit's domains to reweight).
+ *   paging    190  arch/x86_64/paging.c: the identity map above the boot map (its tables
+ *                  may come from the frame allocator, hence below frames).
+ *   frames    200  core/mm.c: the frame allocator.
+ *   console   250  drivers/console.c: synchronous console writes (printk under any lock).
+ *
+ * No code holds two locks of the classes below rq except in that order; nothing takes a lock
+ * in interrupt context that its holder could be interrupted with (the hypervisor runs with
+ * interrupts off, and handlers run at drain points that hold no lock).
+ *
+ * What the door does for each call into sched/ (sched/sched.h, "Concurrency"):
+ * - a vCPU's call (notify, block, yield, pause-loop, run time): load sv.pcpu, take that rq,
+ *   check sv.pcpu did not change meanwhile (else let go and retry): the vCPU cannot move
+ *   while its rq is held, because moving it takes both rqs;
+ * - a pCPU's call (pick): its own rq;
+ * - calls that change the instance or many pCPUs (insert, remove, parameters, domain
+ *   start/end/pause, a policy's finish work, dump): every rq, in order ("wide");
+ * - inside a call, the policy's sched_peer(q): q's rq if held; else waited for when q is
+ *   above every rq held (the order allows it), else tried once. A policy does without a
+ *   pCPU it could not get, or leaves the work for its finish op, which the door runs wide
+ *   right after the call.
+ * Every rq taken for a call is let go when the call returns, then the kicks it returned are
+ * delivered (an IPI is never sent with a lock held). `now` is read once the first rq is
+ * held; a peer's state may be a little ahead of it (its owner ran a call since), which every
+ * policy tolerates (time differences are clamped at 0).
+ *
+ * Why each cross-pCPU step is safe: docs/scheduler.md, "Concurrency". */
+#include "core/sched_door.h"
+#include "arch/x86_64/spinlock.h"
+#include "sched/sched_priv.h"
+
+#define DOM_LOCKS 64
+
+struct rq {
+	spinlock_t lock;
+	struct sd_lockstat st; /* under the lock, but try_fail */
+	uint64_t try_fail;     /* sched_peer refusals: added to without the lock (atomic) */
+} __attribute__((aligned(64)));
+
+/* The locks the calling pCPU's current door call holds (only that pCPU touches it). */
+#define WORDS ((SCHED_MAX_PCPUS + 63) / 64)
+
+struct ctx {
+	uint64_t held[WORDS];
+	uint64_t base[WORDS]; /* taken on entry (not by sched_peer): kept to the end */
+	int max;	      /* highest rq held, -1 */
+	unsigned n;
+	bool dom;  /* a sched_dom lock is held */
+	bool busy; /* inside a door call (a nested one is a bug) */
+} __attribute__((aligned(64)));
+
+static struct sched S;
+static const struct sd_port *P;
+static unsigned NR;
+static struct rq rqs[SCHED_MAX_PCPUS];
+static struct ctx ctxs[SCHED_MAX_PCPUS];
+static struct {
+	spinlock_t lock;
+} __attribute__((aligned(64))) dlocks[DOM_LOCKS + 1];
+
+static struct ctx *me(void)
+{
+	return &ctxs[P->self()];
+}
+
+static bool holds(const struct ctx *c, unsigned q)
+{
+	return c->held[q / 64] >> (q % 64) & 1;
+}
+
+static void mark(struct ctx *c, unsigned q)
+{
+	c->held[q / 64] |= 1ull << (q % 64);
+	c->n++;
+	if ((int)q > c->max)
+		c->max = (int)q;
+}
+
+/* Takes rq q, waiting, and counts the wait (under q's lock: its statistics are its own). */
+static void rq_lock(struct ctx *c, unsigned q)
+{
+	if (!spin_lock_if_free(&rqs[q].lock)) {
+		uint64_t t0 = P->cycles(); /* only when it waits: the free case costs nothing */
+		spin_lock(&rqs[q].lock);
+		uint64_t w = P->cycles() - t0;
+		struct sd_lockstat *st = &rqs[q].st;
+		st->waits++;
+		st->wait_cycles += w;
+		if (w > st->max_wait)
+			st->max_wait = w;
+		unsigned k = 0;
+		while (k < 23 && (w >> (k + 1)))
+			k++;
+		st->log2[k]++;
+	}
+	rqs[q].st.acquires++;
+	mark(c, q);
+}
+
+static void begin(struct ctx *c)
+{
+	if (c->busy)
+		P->bug("sched_door: nested call on pCPU", P->self(), 0);
+	c->busy = true;
+}
+
+/* Lets go of every rq the call holds. */
+static void release(struct ctx *c)
+{
+	for (unsigned w = 0; w < WORDS; w++) {
+		c->base[w] = 0;
+		while (c->held[w]) {
+			unsigned q = w * 64 + (unsigned)__builtin_ctzll(c->held[w]);
+			c->held[w] &= c->held[w] - 1;
+			spin_unlock(&rqs[q].lock);
+		}
+	}
+	c->n = 0;
+	c->max = -1;
+	c->busy = false;
+}
+
+static void wide_lock(struct ctx *c)
+{
+	for (unsigned q = 0; q < NR; q++)
+		rq_lock(c, q);
+	for (unsigned w = 0; w < WORDS; w++)
+		c->base[w] = c->held[w];
+}
+
+/* The call's own rq (its vCPU's or its pCPU's), taken on entry. */
+static void home_lock(struct ctx *c, unsigned q)
+{
+	rq_lock(c, q);
+	c->base[q / 64] |= 1ull << (q % 64);
+}
+
+static void deliver(sched_cpumask_t mask)
+{
+	for (unsigned q = 0; mask && q < NR; q++, mask >>= 1)
+		if (mask & 1)
+			P->kick(q, true);
+}
+
+/* A policy left work undone for want of a lock: do it now, every rq held. */
+static void finish(void)
+{
+	if (!S.ops->finish)
+		return;
+	struct ctx *c = me();
+	begin(c);
+	wide_lock(c);
+	sched_cpumask_t k = 0;
+	/* Set by calls that hold only some locks (sched_defer): taken atomically. Another pCPU
+	 * may have done the work meanwhile. */
+	if (__atomic_exchange_n(&S.finish, false, __ATOMIC_RELAXED)) {
+		rqs[P->self()].st.finishes++;
+		k = S.ops->finish(&S, P->now());
+	}
+	release(c);
+	deliver(k);
+}
+
+/* Ends a call: locks released, then the kicks, then any finish work (wide). */
+static void end(struct ctx *c, sched_cpumask_t kick)
+{
+	release(c);
+	deliver(kick);
+	if (SCHED_GET(S.finish))
+		finish();
+}
+
+/* ---- sched_sync: what the policies call ------------------------------------------------- */
+
+static bool sync_peer(struct sched *s, unsigned q)
+{
+	(void)s;
+	struct ctx *c = me();
+	if (c->dom)
+		P->bug("sched_peer with a domain lock held", P->self(), q);
+	if (q >= NR)
+		P->bug("sched_peer of a pCPU out of range", P->self(), q);
+	if (holds(c, q)) {
+		if (!spin_record_agrees(&rqs[q].lock, true))
+			P->bug("sched_door: peer thinks it holds a lock it does not", P->self(), q);
+		return true;
+	}
+	if ((int)q > c->max) {
+		rq_lock(c, q);
+		return true;
+	}
+	if (spin_trylock(&rqs[q].lock)) {
+		rqs[q].st.acquires++;
+		mark(c, q);
+		return true;
+	}
+	__atomic_fetch_add(&rqs[q].try_fail, 1, __ATOMIC_RELAXED);
+	return false;
+}
+
+static bool sync_peek(struct sched *s, unsigned q)
+{
+	(void)s;
+	struct ctx *c = me();
+	if (c->dom)
+		P->bug("sched_peek with a domain lock held", P->self(), q);
+	if (q >= NR)
+		P->bug("sched_peek of a pCPU out of range", P->self(), q);
+	if (holds(c, q))
+		return true;
+	if (spin_trylock(&rqs[q].lock)) {
+		rqs[q].st.acquires++;
+		mark(c, q);
+		return true;
+	}
+	__atomic_fetch_add(&rqs[q].try_fail, 1, __ATOMIC_RELAXED);
+	return false;
+}
+
+static void sync_unpeer(struct sched *s, unsigned q)
+{
+	(void)s;
+	struct ctx *c = me();
+	if (q >= NR || !holds(c, q) || (c->base[q / 64] >> (q % 64) & 1))
+		return;
+	c->held[q / 64] &= ~(1ull << (q % 64));
+	c->n--;
+	c->max = -1;
+	for (int w = WORDS - 1; w >= 0 && c->max < 0; w--)
+		if (c->held[w])
+			c->max = w * 64 + 63 - __builtin_clzll(c->held[w]);
+	spin_unlock(&rqs[q].lock);
+}
+
+static bool sync_held(const struct sched *s, unsigned q)
+{
+	(void)s;
+	if (q >= NR)
+		return false;
+	bool h = holds(me(), q);
+	if (!spin_record_agrees(&rqs[q].lock, h))
+		P->bug("sched_door: its record of held locks disagrees with the lock's", P->self(),
+		       q);
+	return h;
+}
+
+/* d's lock; NULL: the instance's own (a policy's list of domains to reweight). */
+static spinlock_t *dlock(const struct sched_dom *d)
+{
+	return d ? &dlocks[d->id % DOM_LOCKS].lock : &dlocks[DOM_LOCKS].lock;
+}
+
+static void sync_dom_lock(struct sched *s, struct sched_dom *d)
+{
+	(void)s;
+	struct ctx *c = me();
+	if (c->dom)
+		P->bug("two sched_dom locks", P->self(), d ? d->id : 0);
+	spin_lock(dlock(d));
+	c->dom = true;
+}
+
+static void sync_dom_unlock(struct sched *s, struct sched_dom *d)
+{
+	(void)s;
+	me()->dom = false;
+	spin_unlock(dlock(d));
+}
+
+static void sync_bug(const struct sched *s, const char *where, unsigned q)
+{
+	(void)s;
+	P->bug(where, P->self(), q);
+}
+
+static const struct sched_sync door_sync = {
+	.peer = sync_peer,
+	.peek = sync_peek,
+	.unpeer = sync_unpeer,
+	.held = sync_held,
+	.dom_lock = sync_dom_lock,
+	.dom_unlock = sync_dom_unlock,
+	.bug = sync_bug,
+};
+
+/* ---- entry points ------------------------------------------------------------------------ */
+
+int sd_init(unsigned nr_pcpus, const struct sd_port *port)
+{
+	P = port;
+	if (nr_pcpus == 0 || nr_pcpus > SCHED_MAX_PCPUS)
+		return -SCHED_EINVAL;
+	NR = nr_pcpus;
+	for (unsigned q = 0; q < SCHED_MAX_PCPUS; q++) {
+		spin_init(&rqs[q].lock, &lock_rq, (int)q);
+		ctxs[q].max = -1;
+	}
+	for (unsigned i = 0; i <= DOM_LOCKS; i++)
+		spin_init(&dlocks[i].lock, &lock_sched_dom, -1);
+	int rc = sched_init(&S, nr_pcpus);
+	S.sync = &door_sync;
+	return rc;
+}
+
+const struct sched *sd_sched(void)
+{
+	return &S;
+}
+
+static struct sd_vcpu *door_vcpu(struct sched_vcpu *sv)
+{
+	return sv ? (struct sd_vcpu *)(void *)((char *)sv - offsetof(struct sd_vcpu, sv)) : NULL;
+}
+
+/* Takes v's rq: the one of sv.pcpu, checked again once held (v moves only under both). */
+static void lock_vcpu(struct ctx *c, struct sd_vcpu *v)
+{
+	for (;;) {
+		unsigned p = SCHED_GET(v->sv.pcpu);
+		home_lock(c, p);
+		if (SCHED_GET(v->sv.pcpu) == p)
+			return;
+		release(c);
+		c->busy = true;
+	}
+}
+
+/* The three ways into a call: v's rq, pCPU p's rq, every rq. */
+static struct ctx *enter_vcpu(struct sd_vcpu *v)
+{
+	struct ctx *c = me();
+	begin(c);
+	lock_vcpu(c, v);
+	return c;
+}
+
+static struct ctx *enter_wide(void)
+{
+	struct ctx *c = me();
+	begin(c);
+	wide_lock(c);
+	return c;
+}
+
+int sd_config_word(const char *word, size_t len)
+{
+	struct ctx *c = enter_wide();
+	int rc = sched_config_word(&S, word, len, P->now());
+	end(c, sched_take_kicks(&S));
+	return rc;
+}
+
+int sd_config_get(const char *key, char *buf, size_t n)
+{
+	struct ctx *c = enter_wide();
+	int rc = sched_config_get(&S, key, buf, n);
+	end(c, 0);
+	return rc;
+}
+
+void sd_config_show(sched_print_fn pr, void *arg)
+{
+	struct ctx *c = enter_wide();
+	sched_config_show(&S, pr, arg);
+	end(c, 0);
+}
+
+void sd_dump(sched_print_fn pr, void *arg)
+{
+	struct ctx *c = enter_wide();
+	sched_dump(&S, pr, arg);
+	end(c, 0);
+}
+
+unsigned sd_trace_read(unsigned pcpu, struct sched_trace_rec *out, unsigned max, uint32_t *head)
+{
+	if (pcpu >= NR)
+		return 0;
+	struct ctx *c = me();
+	begin(c);
+	home_lock(c, pcpu);
+	if (head)
+		*head = S.pcpu[pcpu].trace.head;
+	unsigned n = sched_trace_read(&S, pcpu, out, max);
+	end(c, 0);
+	return n;
+}
+
+int sd_insert(struct sd_vcpu *v)
+{
+	struct ctx *c = enter_wide(); /* a call may still find v (a notify of the vCPU it was) */
+	v->blocked = true;	      /* until sd_start */
+	SCHED_PUT(v->paused, false);
+	SCHED_PUT(v->gone, false);
+	SCHED_PUT(v->move_pending, false);
+	SCHED_PUT(v->running_on, (int16_t)-1);
+	v->wake_ns = v->ready_ns = v->wait_ns = 0;
+	int rc = sched_vcpu_insert(&S, &v->sv, P->now());
+	end(c, 0);
+	return rc;
+}
+
+void sd_start(struct sd_vcpu *v, bool hold)
+{
+	struct ctx *c = enter_vcpu(v);
+	sched_cpumask_t k = 0;
+	if (!hold) { /* else it waits for its start signal, as if halted */
+		uint64_t now = P->now();
+		v->blocked = false;
+		v->wake_ns = now;
+		k = sched_wake(&S, &v->sv, now, WAKE_NEW);
+	}
+	end(c, k);
+}
+
+/* Every rq held: v leaves the scheduler for good, unless a pCPU holds it (running_on: it
+ * picked v and has not let go; it will, and call sd_leave then). */
+static bool leave_wide(struct sd_vcpu *v, uint64_t now, sched_cpumask_t *k)
+{
+	if (v->gone || v->running_on >= 0)
+		return false;
+	if (!v->blocked && v->sv.state != SCHED_VS_BLOCKED)
+		*k |= sched_sleep(&S, &v->sv, now);
+	v->blocked = true;
+	sched_vcpu_remove(&S, &v->sv, now);
+	SCHED_PUT(v->gone, true); /* read without a lock by the vCPU's timers */
+	return true;
+}
+
+bool sd_leave(struct sd_vcpu *v)
+{
+	struct ctx *c = enter_wide();
+	sched_cpumask_t k = 0;
+	bool left = leave_wide(v, P->now(), &k);
+	end(c, k);
+	return left;
+}
+
+unsigned sd_end(struct sd_vcpu *const *v, unsigned n, sched_cpumask_t *running)
+{
+	struct ctx *c = enter_wide();
+	uint64_t now = P->now();
+	unsigned self = P->self(), left = 0;
+	sched_cpumask_t k = 0, r = 0;
+	for (unsigned i = 0; i < n; i++) {
+		int on = v[i]->running_on;
+		if (on < 0)
+			left += leave_wide(v[i], now, &k);
+		else if ((unsigned)on != self)
+			r |= SCHED_CPU((unsigned)on);
+	}
+	end(c, k | r);
+	if (running)
+		*running = r;
+	return left;
+}
+
+void sd_pause(struct sd_vcpu *const *v, unsigned n)
+{
+	struct ctx *c = enter_wide();
+	uint64_t now = P->now();
+	unsigned self = P->self();
+	sched_cpumask_t k = 0;
+	for (unsigned i = 0; i < n; i++) {
+		SCHED_PUT(v[i]->paused, true);
+		/* A running vCPU leaves at its pCPU's next decision (sd_pause_self, or sd_pick
+		 * letting go of it); any other leaves the run queues now. By the scheduler's
+		 * state, not running_on: a vCPU that blocked, woke and moved is still held
+		 * (running_on) by the pCPU that ran it until that one picks again. */
+		if (v[i]->gone || v[i]->sv.state == SCHED_VS_BLOCKED)
+			continue;
+		if (v[i]->sv.state == SCHED_VS_RUNNING) {
+			if (v[i]->sv.pcpu != self)
+				k |= SCHED_CPU(v[i]->sv.pcpu);
+		} else {
+			k |= sched_sleep(&S, &v[i]->sv, now);
+		}
+	}
+	end(c, k);
+}
+
+void sd_unpause(struct sd_vcpu *const *v, unsigned n)
+{
+	struct ctx *c = enter_wide();
+	uint64_t now = P->now();
+	sched_cpumask_t k = 0;
+	for (unsigned i = 0; i < n; i++) {
+		SCHED_PUT(v[i]->paused, false);
+		if (!v[i]->gone && !v[i]->blocked && v[i]->sv.state == SCHED_VS_BLOCKED) {
+			v[i]->wake_ns = now;
+			k |= sched_wake(&S, &v[i]->sv, now, WAKE_NEW);
+		}
+	}
+	end(c, k);
+}
+
+int sd_set_params(struct sched_dom *d, uint32_t weight, uint32_t cap)
+{
+	struct ctx *c = enter_wide();
+	int rc = sched_set_params(&S, d, weight, cap, P->now());
+	end(c, sched_take_kicks(&S));
+	return rc;
+}
+
+int sd_set_affinity(struct sd_vcpu *v, sched_cpumask_t mask)
+{
+	struct ctx *c = enter_wide();
+	sched_cpumask_t k = 0;
+	bool gone = v->gone;
+	if (gone) {
+		v->sv.affinity = mask; /* not in the scheduler: kept for a re-insert */
+	} else {
+		k = sched_set_affinity(&S, &v->sv, mask, P->now()) | sched_take_kicks(&S);
+		if (v->running_on >= 0 && !sched_allowed(&S, &v->sv, v->sv.pcpu))
+			SCHED_PUT(v->move_pending, true);
+	}
+	end(c, k);
+	return gone ? -SCHED_ESRCH : 0;
+}
+
+enum sd_wake sd_notify(struct sd_vcpu *v, unsigned flags)
+{
+	struct ctx *c = enter_vcpu(v);
+	unsigned self = P->self();
+	sched_cpumask_t k = 0;
+	int exit_cpu = -1;
+	enum sd_wake r = SD_WAKE_NONE;
+	if (v->gone) {
+		/* nothing: it left the scheduler */
+	} else if (v->blocked && v->paused) {
+		v->blocked = false; /* runnable again once its domain is unpaused */
+	} else if (v->blocked) {
+		uint64_t now = P->now();
+		v->blocked = false;
+		v->wake_ns = now;
+		v->ready_ns = now;
+		k = sched_wake(&S, &v->sv, now, flags);
+		r = SD_WAKE_WOKE;
+	} else if (!v->paused) {
+		/* Runnable or running: the scheduler hears of every event (sched.h), so a vCPU
+		 * waiting in a run queue gets its latency slice like a blocked one; its
+		 * event-to-run time is measured like a wake. */
+		uint64_t now = P->now();
+		if (v->sv.state != SCHED_VS_RUNNING && !v->wake_ns)
+			v->wake_ns = now;
+		k = sched_wake(&S, &v->sv, now, flags);
+		int on = SCHED_GET(v->running_on);
+		if (on >= 0 && (unsigned)on != self)
+			exit_cpu = on; /* an exit, so the vector goes in at its next entry */
+		r = SD_WAKE_EVENT;
+	}
+	end(c, k);
+	if (exit_cpu >= 0)
+		P->kick((unsigned)exit_cpu, false);
+	return r;
+}
+
+bool sd_block(struct sd_vcpu *v, bool (*pending)(void *arg), void *arg)
+{
+	struct ctx *c = enter_vcpu(v);
+	sched_cpumask_t k = 0;
+	bool blocked = !pending(arg);
+	if (blocked) {
+		v->blocked = true;
+		k = sched_sleep(&S, &v->sv, P->now());
+	}
+	end(c, k & ~SCHED_CPU(P->self()));
+	return blocked;
+}
+
+void sd_yield(struct sd_vcpu *v)
+{
+	struct ctx *c = enter_vcpu(v);
+	sched_yield(&S, &v->sv, P->now());
+	end(c, 0);
+}
+
+void sd_pause_loop(struct sd_vcpu *v)
+{
+	struct ctx *c = enter_vcpu(v);
+	sched_cpumask_t k = sched_pause_loop(&S, &v->sv, P->now());
+	end(c, k & ~SCHED_CPU(P->self()));
+}
+
+void sd_stop(struct sd_vcpu *v)
+{
+	struct ctx *c = enter_vcpu(v);
+	sched_cpumask_t k = 0;
+	if (!v->gone && !v->blocked) {
+		v->blocked = true;
+		k = sched_sleep(&S, &v->sv, P->now());
+	}
+	end(c, k & ~SCHED_CPU(P->self()));
+}
+
+void sd_pause_self(struct sd_vcpu *v)
+{
+	struct ctx *c = enter_vcpu(v);
+	sched_cpumask_t k = 0;
+	if (v->paused && !v->gone && v->sv.state != SCHED_VS_BLOCKED)
+		k = sched_sleep(&S, &v->sv, P->now());
+	end(c, k & ~SCHED_CPU(P->self()));
+}
+
+struct sd_vcpu *sd_pick(unsigned cpu, struct sd_vcpu *prev, uint64_t *run_until, uint64_t *held)
+{
+	struct ctx *c = me();
+	begin(c);
+	/* Letting go of a vCPU that must move (sd_set_affinity): its policy moves it in this
+	 * pick, so the pick takes every lock; a rare one (an affinity change while it ran). */
+	bool move = prev && SCHED_GET(prev->move_pending);
+	if (move)
+		wide_lock(c);
+	else
+		home_lock(c, cpu);
+	uint64_t now = P->now(), t0 = P->cycles();
+	sched_cpumask_t k = 0;
+	/* Paused while it ran, and taken off by a kick before its pCPU saw it (sd_pause):
+	 * it leaves the run queue now, not when it would next be picked. */
+	if (prev && SCHED_GET(prev->paused) && !prev->gone && prev->sv.pcpu == cpu &&
+	    prev->sv.state == SCHED_VS_RUNNING)
+		k = sched_sleep(&S, &prev->sv, now);
+	struct sched_pick pk = sched_pick_next(&S, cpu, now);
+	pk.kick |= k;
+	*held = P->cycles() - t0;
+	struct sd_vcpu *v = door_vcpu(pk.vcpu);
+	if (move)
+		SCHED_PUT(prev->move_pending, false);
+	if (prev && prev != v) {
+		/* Let go of prev. It is this pCPU's to release; it is under a lock this call
+		 * holds unless another pCPU moved it since it blocked (then that pCPU's wake
+		 * set ready_ns), so ready_ns is set only when this pick preempted it. */
+		if (SCHED_GET(prev->running_on) == (int)cpu)
+			SCHED_PUT(prev->running_on, -1);
+		unsigned pp = SCHED_GET(prev->sv.pcpu);
+		if (holds(c, pp) && prev->sv.state == SCHED_VS_RUNNABLE && !prev->ready_ns)
+			prev->ready_ns = now; /* preempted: waits in a run queue from now */
+	}
+	if (v) {
+		SCHED_PUT(v->running_on, (int16_t)cpu);
+		if (v->ready_ns) {
+			v->wait_ns += now - v->ready_ns;
+			v->ready_ns = 0;
+		}
+	}
+	*run_until = pk.run_until;
+	end(c, pk.kick & ~SCHED_CPU(cpu));
+	return v;
+}
+
+void sd_info(struct sd_vcpu *v, struct sd_info *out)
+{
+	struct ctx *c = enter_vcpu(v);
+	out->c = v->sv.c;
+	out->c.run_ns = sched_run_ns(&v->sv, P->now());
+	out->wait_ns = v->wait_ns;
+	out->pcpu = v->sv.pcpu;
+	out->state = v->sv.state;
+	out->prio = v->sv.prio;
+	out->running_on = SCHED_GET(v->running_on); /* written by the pCPU letting go of it */
+	out->blocked = v->blocked;
+	out->paused = v->paused;
+	end(c, 0);
+}
+
+uint64_t sd_run_ns(struct sd_vcpu *v, uint64_t until)
+{
+	struct ctx *c = enter_vcpu(v);
+	uint64_t now = P->now();
+	uint64_t ns = sched_run_ns(&v->sv, now < until ? now : until);
+	end(c, 0);
+	return ns;
+}
+
+void sd_counters_reset(struct sd_vcpu *v)
+{
+	struct ctx *c = enter_vcpu(v);
+	v->sv.c = (struct sched_counters){0};
+	v->wait_ns = 0;
+	end(c, 0);
+}
+
+void sd_dom_counters_reset(struct sched_dom *d)
+{
+	/* Every writer adds atomically (sched_add): zero each counter the same way. */
+	uint64_t *f = (uint64_t *)(void *)&d->c;
+	for (size_t i = 0; i < sizeof(d->c) / sizeof(uint64_t); i++)
+		__atomic_store_n(&f[i], 0, __ATOMIC_RELAXED);
+}
+
+void sd_lockstat(unsigned cpu, struct sd_lockstat *out, bool reset)
+{
+	if (cpu >= NR)
+		return;
+	struct ctx *c = me();
+	begin(c);
+	home_lock(c, cpu);
+	*out = rqs[cpu].st;
+	out->try_fail = __atomic_load_n(&rqs[cpu].try_fail, __ATOMIC_RELAXED);
+	if (reset) {
+		struct sd_lockstat *st = &rqs[cpu].st;
+		st->acquires = st->waits = st->wait_cycles = st->max_wait = st->finishes = 0;
+		for (unsigned k = 0; k < 24; k++)
+			st->log2[k] = 0;
+		__atomic_store_n(&rqs[cpu].try_fail, 0, __ATOMIC_RELAXED);
+	}
+	end(c, 0);
+}
+
+/* Door-level rules, every rq held: what sd_notify/sd_block keep between the door's flags
+ * and the scheduler's state. */
+static unsigned door_audit(sched_print_fn pr, void *arg)
+{
+	unsigned bad = 0;
+	for (const struct sched_dom *d = S.doms; d; d = d->next_dom) {
+		for (struct sched_vcpu *sv = d->vcpus; sv; sv = sv->next_in_dom) {
+			struct sd_vcpu *v = door_vcpu(sv);
+			/* blocked: asleep in the scheduler; paused: asleep, or running until its
+			 * pCPU decides; neither (and in): runnable, or it was a lost wake. */
+			uint8_t st = sv->state;
+			bool ok = v->gone      ? true
+				  : v->blocked ? st == SCHED_VS_BLOCKED
+				  : v->paused  ? st == SCHED_VS_BLOCKED || st == SCHED_VS_RUNNING
+					       : st != SCHED_VS_BLOCKED;
+			if (!ok) {
+				pr(arg,
+				   "audit: d%uv%u blocked=%d paused=%d running_on=%d: scheduler "
+				   "state %u%s\n",
+				   d->id, sv->id, v->blocked, v->paused, v->running_on, st,
+				   !v->blocked && !v->paused ? " (a lost wake)" : "");
+				sched_trace_vcpu(&S, sv, 16, pr, arg);
+				bad++;
+			}
+		}
+	}
+	return bad;
+}
+
+unsigned sd_audit(sched_print_fn pr, void *arg, unsigned (*more)(void *arg), void *more_arg)
+{
+	struct ctx *c = enter_wide();
+	unsigned bad = sched_audit(&S, pr, arg) + door_audit(pr, arg);
+	if (more)
+		bad += more(more_arg);
+	end(c, 0);
+	return bad;
+}
