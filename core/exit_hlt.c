@@ -6,5 +6,5 @@ enum exit_action exit_hlt(struct vcpu *v, struct hv_exit *e)
 {
 	(void)e;
 	hv_skip_exit_insn(v->hv);
-	return vcpu_block(v) ? ACT_BLOCK : ACT_CONTINUE;
+	return vcpu_halt(v);
 }

@@ -291,6 +291,6 @@ enum exit_action hypercall(struct vcpu *v, struct hv_exit *e)
 	h->gpr[HV_RDX] = (uint64_t)ret >> 32;
 	hv_skip_exit_insn(h);
 	if (c.act == ACT_BLOCK)
-		return vcpu_block(v) ? ACT_BLOCK : ACT_CONTINUE;
+		return vcpu_halt(v);
 	return c.act;
 }

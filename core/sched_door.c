@@ -627,27 +627,61 @@ void sd_pause_self(struct sd_vcpu *v)
 	end(c, k & ~SCHED_CPU(P->self()));
 }
 
-struct sd_vcpu *sd_pick(unsigned cpu, struct sd_vcpu *prev, uint64_t *run_until, uint64_t *held)
+/* The pick's own rq, and for `then` prev's too: prev ran here until its exit, but a policy
+ * may have moved it to another queue meanwhile (credit1 migrates a running vCPU); then both
+ * are taken, in index order, so that `then` and the pick are one call with one `now`. */
+static void pick_lock(struct ctx *c, unsigned cpu, struct sd_vcpu *prev)
+{
+	for (;;) {
+		unsigned pp = SCHED_GET(prev->sv.pcpu);
+		home_lock(c, pp < cpu ? pp : cpu);
+		if (pp != cpu)
+			home_lock(c, pp < cpu ? cpu : pp);
+		if (prev->sv.pcpu == pp)
+			return;
+		release(c); /* moved again meanwhile */
+		c->busy = true;
+	}
+}
+
+struct sd_vcpu *sd_pick(unsigned cpu, struct sd_vcpu *prev, enum sd_then then,
+			uint64_t *run_until, uint64_t *held)
 {
 	struct ctx *c = me();
+	if (!prev)
+		then = SD_THEN_RUN;
 	begin(c);
 	/* Letting go of a vCPU that must move (sd_set_affinity): its policy moves it in this
 	 * pick, so the pick takes every lock; a rare one (an affinity change while it ran). */
 	bool move = prev && SCHED_GET(prev->move_pending);
 	if (move)
 		wide_lock(c);
+	else if (then != SD_THEN_RUN)
+		pick_lock(c, cpu, prev);
 	else
 		home_lock(c, cpu);
-	uint64_t now = P->now(), t0 = P->cycles();
+	uint64_t now = P->now();
 	sched_cpumask_t k = 0;
+	/* Only to a vCPU still in the run queues: one that left them since its exit (its
+	 * domain paused or ending, sd_stop) neither yields nor blocks. */
+	if (then != SD_THEN_RUN &&
+	    (prev->gone || prev->blocked || prev->sv.state == SCHED_VS_BLOCKED))
+		then = SD_THEN_RUN;
+	if (then == SD_THEN_YIELD) {
+		sched_yield(&S, &prev->sv, now);
+	} else if (then == SD_THEN_BLOCK && !P->wake_pending(prev->sv.owner)) {
+		prev->blocked = true;
+		k = sched_sleep(&S, &prev->sv, now);
+	}
 	/* Paused while it ran, and taken off by a kick before its pCPU saw it (sd_pause):
 	 * it leaves the run queue now, not when it would next be picked. */
 	if (prev && SCHED_GET(prev->paused) && !prev->gone && prev->sv.pcpu == cpu &&
 	    prev->sv.state == SCHED_VS_RUNNING)
-		k = sched_sleep(&S, &prev->sv, now);
+		k |= sched_sleep(&S, &prev->sv, now);
+	uint64_t t0 = P->cycles();
 	struct sched_pick pk = sched_pick_next(&S, cpu, now);
-	pk.kick |= k;
 	*held = P->cycles() - t0;
+	pk.kick |= k;
 	struct sd_vcpu *v = door_vcpu(pk.vcpu);
 	if (move)
 		SCHED_PUT(prev->move_pending, false);

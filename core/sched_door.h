@@ -38,6 +38,9 @@ struct sd_port {
 	 * IPI, or a flag when it is the caller. Called with no lock held. */
 	void (*kick)(unsigned cpu, bool resched);
 	void (*bug)(const char *what, unsigned a, unsigned b); /* a door or policy bug: panic */
+	/* sd_pick(SD_THEN_BLOCK): the vCPU `owner` (sv.owner) has a wake-up pending, so it
+	 * must not block (as sd_block's pending). */
+	bool (*wake_pending)(void *owner);
 };
 
 /* Lock-wait statistics of one pCPU's run-queue lock (cycles of the port's counter). */
@@ -98,10 +101,20 @@ void sd_pause_loop(struct sd_vcpu *v); /* a PAUSE-loop exit (sched.ple) */
 void sd_stop(struct sd_vcpu *v);       /* its domain is dying: it leaves the run queues */
 void sd_pause_self(struct sd_vcpu *v); /* its domain was paused while it ran */
 
-/* The decision on the caller's pCPU `cpu`: lets go of prev (the vCPU it ran last, or NULL),
- * returns the vCPU to run (claimed: running_on = cpu) or NULL, and *run_until (SCHED_NEVER:
- * no scheduler timer); *held: the port's cycles spent in the policy's pick. */
-struct sd_vcpu *sd_pick(unsigned cpu, struct sd_vcpu *prev, uint64_t *run_until, uint64_t *held);
+/* What sd_pick does with prev first, under the lock it takes for the pick anyway: a yield or
+ * a block and the decision after it in one door call instead of two. */
+enum sd_then {
+	SD_THEN_RUN = 0, /* nothing: prev stays as it is */
+	SD_THEN_YIELD,	 /* as sd_yield(prev) */
+	SD_THEN_BLOCK,	 /* as sd_block(prev, port->wake_pending, prev->sv.owner) */
+};
+
+/* The decision on the caller's pCPU `cpu`: lets go of prev (the vCPU it ran last, or NULL)
+ * after doing `then` to it, returns the vCPU to run (claimed: running_on = cpu) or NULL, and
+ * *run_until (SCHED_NEVER: no scheduler timer); *held: the port's cycles spent in the
+ * policy's pick (`then` not included). */
+struct sd_vcpu *sd_pick(unsigned cpu, struct sd_vcpu *prev, enum sd_then then,
+			uint64_t *run_until, uint64_t *held);
 
 /* A consistent snapshot of v (counters with run_ns exact at this instant). */
 struct sd_info {

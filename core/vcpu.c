@@ -197,9 +197,9 @@ void vcpu_set_lapic_timer(struct vcpu *v, uint64_t deadline_ns)
 	vtimer_arm(v, cpu_count(), &v->lapic_timer_gen, deadline_ns);
 }
 
-/* Under v's run-queue lock (sd_block): an interrupt made pending before it blocks, or its
- * domain's end, keeps it running. */
-static bool block_refused(void *arg)
+/* Under v's run-queue lock (sd_block, sd_pick): an interrupt made pending before it blocks,
+ * or its domain's end, keeps it running. */
+bool vcpu_block_refused(void *arg)
 {
 	struct vcpu *v = arg;
 	return vcpu_irq_pending(v) || v->dom->dying;
@@ -207,7 +207,14 @@ static bool block_refused(void *arg)
 
 bool vcpu_block(struct vcpu *v)
 {
-	return sd_block(&v->s, block_refused, v);
+	return sd_block(&v->s, vcpu_block_refused, v);
+}
+
+/* Read without the lock first: a vector pending already costs no pick. One raised after
+ * this look is seen by the pick's own look under the lock, or wakes v after it. */
+enum exit_action vcpu_halt(struct vcpu *v)
+{
+	return vcpu_block_refused(v) ? ACT_CONTINUE : ACT_HALT;
 }
 
 void vcpu_dump(struct vcpu *v)

@@ -119,6 +119,7 @@ static const struct sd_port door_port = {
 	.cycles = rdtsc,
 	.kick = vmm_kick_cpu,
 	.bug = port_bug,
+	.wake_pending = vcpu_block_refused,
 };
 
 /* SVM has no preemption-timer backstop, and QEMU's TCG runs its vCPUs round-robin on one
@@ -401,9 +402,7 @@ static enum exit_action run_vcpu(struct vmm_cpu *pc, struct vcpu *v)
 
 static void after_run(struct vcpu *v, enum exit_action act)
 {
-	if (act == ACT_YIELD)
-		sd_yield(&v->s);
-	else if (act == ACT_DEAD)
+	if (act == ACT_DEAD)
 		sd_stop(&v->s);
 	else if (act == ACT_PAUSE)
 		sd_pause_self(&v->s);
@@ -426,13 +425,15 @@ void vmm_cpu_loop(void)
 		cpu_idle_wait();
 		pc->idle_ns += now_ns() - idle_from;
 	}
+	enum sd_then then = SD_THEN_RUN; /* what the pick does first to the vCPU that ran */
 	for (;;) {
 		if (cpu == 0 && run_over)
 			finish_run("run_ms reached");
 		__atomic_store_n(&pc->need_resched, 0, __ATOMIC_RELEASE);
 		uint64_t run_until, held;
 		struct sd_vcpu *sv =
-			sd_pick(cpu, pc->curr ? &pc->curr->s : NULL, &run_until, &held);
+			sd_pick(cpu, pc->curr ? &pc->curr->s : NULL, then, &run_until, &held);
+		then = SD_THEN_RUN;
 		struct vcpu *v = sv ? sv->sv.owner : NULL;
 		if (__atomic_exchange_n(&pc->reset_decision, false, __ATOMIC_ACQ_REL)) {
 			hist_reset(&pc->decision);
@@ -468,7 +469,11 @@ void vmm_cpu_loop(void)
 			continue;
 		}
 		enum exit_action act = run_vcpu(pc, v);
-		if (act != ACT_CONTINUE && act != ACT_BLOCK)
+		if (act == ACT_YIELD)
+			then = SD_THEN_YIELD;
+		else if (act == ACT_HALT)
+			then = SD_THEN_BLOCK;
+		else if (act != ACT_CONTINUE && act != ACT_BLOCK)
 			after_run(v, act);
 	}
 }

@@ -114,7 +114,9 @@ struct domain {
 };
 
 /* What the loop does after an exit was handled. */
-enum exit_action { ACT_CONTINUE = 0, ACT_BLOCK, ACT_YIELD, ACT_DEAD, ACT_PAUSE };
+/* ACT_BLOCK: blocked already; ACT_HALT: wants to block (HLT, HC_BLOCK), which the next pick
+ * does unless a wake-up is pending by then (sd_pick SD_THEN_BLOCK: one door call for both). */
+enum exit_action { ACT_CONTINUE = 0, ACT_BLOCK, ACT_HALT, ACT_YIELD, ACT_DEAD, ACT_PAUSE };
 
 struct vmm_cpu {
 	struct vcpu *curr; /* picked last by this pCPU */
@@ -187,6 +189,11 @@ void vcpu_irq_raise_timer(struct vcpu *v, uint8_t vector); /* same, a timer wake
 void vcpu_set_timer(struct vcpu *v, uint64_t deadline_ns);
 /* Blocks v (HLT, HC_BLOCK) unless an interrupt is pending: true when it blocked. */
 bool vcpu_block(struct vcpu *v);
+/* HLT, HC_BLOCK on v's own pCPU: ACT_CONTINUE when an interrupt is pending now, else ACT_HALT
+ * (the next pick blocks it unless one is pending then). */
+enum exit_action vcpu_halt(struct vcpu *v);
+/* An interrupt is pending for v (void *: the door's wake_pending), or its domain ends. */
+bool vcpu_block_refused(void *v);
 void vcpu_dump(struct vcpu *v);
 
 /* event.c */

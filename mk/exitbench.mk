@@ -1,5 +1,5 @@
 # The cost of a world switch per exit kind on each backend (issue 12): guests/exitbench
-# makes 20000 CPUID, HC_CLOCK and port-I/O exits and times them on its own clock (emulated
+# makes 20000 CPUID, HC_CLOCK, port-I/O and HC_YIELD exits and times them on its own clock (emulated
 # time: Bochs ips, QEMU -icount; emulator costs, not hardware's). The twin checks that every
 # kind ran, that each IN from the unclaimed port exited once (io_other = n + 1 warm-up) and
 # that no path grew past its instruction budget (test/bench/exits.budget).
@@ -7,12 +7,13 @@ EXITBENCH_LINE = '^\(d1\) exitbench: $(1) n=20000 ns_per_exit=[0-9]+\.[0-9] tsc_
 e2e-exitbench_EXPECT = $(E2E_END) --reject 'crashed|refused' \
 	--expect $(call EXITBENCH_LINE,none) --expect $(call EXITBENCH_LINE,cpuid) \
 	--expect $(call EXITBENCH_LINE,hc) --expect $(call EXITBENCH_LINE,io) \
+	--expect $(call EXITBENCH_LINE,yield) \
 	--expect '^sliver: d1 shutdown code=0$$' --expect '^stat d1 name=exits .* io_other=20001 '
 # The ratchet (issue 25): each twin's instructions per exit against test/bench/exits.budget.
 e2e-exitbench_CHECK = tools/exitbench-insns.sh build/e2e/$@.log \
 	$(if $(filter %-svm,$@),svm,vmx) | tools/budget-check.sh test/bench/exits.budget \
 	$(if $(filter %-svm,$@),svm,vmx) exit.
-$(eval $(call e2e_twin,e2e-exitbench,$(BUILD)/exitbench-bios.iso,--cpus 1 --timeout 300))
+$(eval $(call e2e_twin,e2e-exitbench,$(RELEASE_BUILD)/exitbench-bios.iso,--cpus 1 --timeout 300))
 
 # `make bench-exits`: both runs, then the table of docs/BENCHMARKS.md ("Backends").
 .PHONY: bench-exits
@@ -46,6 +47,6 @@ bench-exits-stats:
 # `make exit-profile`: one CPUID, hypercall and port-I/O round trip per function, Bochs/VMX
 # (with the VMREADs and VMWRITEs) and QEMU/SVM (tools/exit-profile.sh; about 3 minutes).
 .PHONY: exit-profile
-exit-profile: $(BUILD)/sliver.elf $(BUILD)/guests/exitbench.elf
-	tools/exit-profile.sh --build $(BUILD)
-	tools/exit-profile.sh --build $(BUILD) --emu qemu
+exit-profile: $(RELEASE_BUILD)/exitbench-bios.iso
+	tools/exit-profile.sh --build $(RELEASE_BUILD)
+	tools/exit-profile.sh --build $(RELEASE_BUILD) --emu qemu

@@ -6,7 +6,7 @@ TORTURE_SRCS := test/torture/torture.c test/torture/host.c core/sched_door.c lib
                 lib/lockranks.c $(SCHED_SRCS) $(SCHED_LIB)
 TORTURE_DEPS := $(TORTURE_SRCS) $(wildcard test/torture/*.h test/torture/shim/arch/x86_64/*.h \
                 core/sched_door.h sched/*.h lib/lockorder.h)
-TORTURE_CFLAGS := -std=gnu11 -O1 -g $(WARN) -DSCHED_CHECK_HELD=1 -Itest/torture/shim -Iinclude -I. -pthread
+TORTURE_CFLAGS := -std=gnu11 -O1 -g $(WARN) -Itest/torture/shim -Iinclude -I. -pthread
 
 $(BUILD)/torture-tsan: $(TORTURE_DEPS)
 	@mkdir -p $(dir $@)

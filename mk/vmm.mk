@@ -166,20 +166,10 @@ UNIT_SRCS_pcboot := test/unit/test_pcboot.c core/pcboot.c core/loader.c drivers/
 # timer deadline, so its timers and IPIs wait for the others' turns (the pinger sends late at
 # nearly every ping, p99 ~6.5 ms): a correctness run (shares, no loss, the locks), with pings
 # every 10 ms each answered before the next.
-# Both boot the checked build (CHECKED=1, build/checked): every policy asserts the run-queue
-# locks it touches (SCHED_HELD, sched/sched_priv.h), which the default build leaves out.
-ifeq ($(CHECKED),1)
-KCFLAGS += -DSCHED_CHECK_HELD=1
-else
-CHECKED_BUILD := build/checked
-.PHONY: $(CHECKED_BUILD)/smp4-bios.iso $(CHECKED_BUILD)/smp8-bios.iso
-$(CHECKED_BUILD)/smp4-bios.iso $(CHECKED_BUILD)/smp8-bios.iso:
-	$(MAKE) BUILD=$(CHECKED_BUILD) CHECKED=1 $@
-endif
-e2e-smp4: $(CHECKED_BUILD)/smp4-bios.iso
+e2e-smp4: $(BUILD)/smp4-bios.iso
 	tools/e2e.sh $@ $(E2E_END) -- --emu bochs --cpus 4 --ips 1000000000 --timeout 600 $<
 	tools/e2e-smp-check build/e2e/$@.log --pcpus 4 --hogs d1,d2 --echo d3 --ping-p99-us 25
-e2e-smp8-svm: $(CHECKED_BUILD)/smp8-bios.iso
+e2e-smp8-svm: $(BUILD)/smp8-bios.iso
 	tools/e2e.sh $@ $(E2E_END) -- --emu qemu --icount --cpus 8 --timeout 300 $<
 	tools/e2e-smp-check build/e2e/$@.log --pcpus 8 --hogs d1,d2,d3,d4 --echo d5 \
 	    --ping-p99-us 10000

@@ -44,12 +44,12 @@ static inline bool sched_holds(const struct sched *s, unsigned q)
 }
 
 /* The caller holds q's lock: a policy asserts it where it touches q's state (SCHED_HELD).
- * Compiled in with SCHED_CHECK_HELD: the host builds (unit tests, the torture test) and the
- * hypervisor's checked build (CHECKED=1: e2e-smp4, e2e-smp8-svm), not its default build, as
- * Linux's lockdep_assert_held without lockdep: each is an indirect call into the door, and a
- * yield round trip made 7 of them, 228 instructions of 2,506 (make exit-profile). */
+ * On unless built with SCHED_CHECK_HELD=0: the hypervisor's release build (RELEASE=1, which
+ * the benchmarks boot) leaves it out as Linux leaves out lockdep_assert_held without
+ * lockdep: each is an indirect call into the door, and a yield round trip made 7 of them,
+ * 228 of 2,506 instructions (make exit-profile). */
 #ifndef SCHED_CHECK_HELD
-#define SCHED_CHECK_HELD 0
+#define SCHED_CHECK_HELD 1
 #endif
 static inline void sched_held(const struct sched *s, unsigned q, const char *where)
 {

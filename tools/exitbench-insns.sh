@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # exitbench-insns.sh LOG BACKEND: the measurements of one guests/exitbench run for
-# tools/budget-check.sh, "exit.<kind> <instructions per round trip>" for none, cpuid, hc and
-# io. Instructions = emulated ns per exit / ns per instruction as tools/sliver-run runs the
+# tools/budget-check.sh, "exit.<kind> <instructions per round trip>" for none, cpuid, hc, io and
+# yield. Instructions = emulated ns per exit / ns per instruction as tools/sliver-run runs the
 # emulators: Bochs (vmx) ips=50000000, 20 ns; QEMU (svm) -icount shift=3, 8 ns (the
 # conversion of tools/exitbench-table.sh).
 set -euo pipefail

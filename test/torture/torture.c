@@ -23,6 +23,7 @@ struct tcpu {
 	bool loaded_ok;	    /* cur is loaded here (the handoff is done) */
 	bool running;	    /* cur runs (charged since run_from) */
 	bool want_pick;	    /* it blocked, yielded, stopped: pick next */
+	enum sd_then then;  /* what that pick does to cur first (a block or yield left to it) */
 	uint64_t run_from;  /* the door's `now` when cur's charged interval began */
 	uint64_t run_until; /* the pick's slice end */
 	uint64_t last_now;  /* the door's last `now` on this pCPU */
@@ -111,7 +112,9 @@ static void port_bug(const char *what, unsigned a, unsigned b)
 	abort();
 }
 
-static const struct sd_port port = {port_self, port_now, clock_ns, port_kick, port_bug};
+static bool pending_cb(void *arg);
+static const struct sd_port port = {port_self, port_now, clock_ns, port_kick, port_bug,
+				    pending_cb};
 
 static bool inject(const spinlock_t *l)
 {
@@ -249,7 +252,9 @@ static void do_pick(unsigned id, struct tcpu *c)
 	atomic_store(&c->need_resched, 0);
 	uint64_t ru, held;
 	unsigned calls = c->now_calls;
-	struct sd_vcpu *sv = sd_pick(id, prev && c->loaded_ok ? &prev->s : NULL, &ru, &held);
+	enum sd_then then = prev && c->loaded_ok ? c->then : SD_THEN_RUN;
+	c->then = SD_THEN_RUN;
+	struct sd_vcpu *sv = sd_pick(id, prev && c->loaded_ok ? &prev->s : NULL, then, &ru, &held);
 	if (c->now_calls == calls)
 		t_fail("cpu%u: sd_pick read no clock", id);
 	uint64_t pick_now = now_after(c, calls);
@@ -297,7 +302,10 @@ static void act(struct tcpu *c)
 	if (r < 300) {
 		/* the guest computes */
 	} else if (r < 420) {
-		if (sd_block(&v->s, pending_cb, v)) {
+		if (r & 1) { /* left to the pick (the hypervisor's HLT) */
+			c->then = SD_THEN_BLOCK;
+			c->want_pick = true;
+		} else if (sd_block(&v->s, pending_cb, v)) {
 			account(c, v, now_after(c, calls));
 			c->want_pick = true;
 		}
@@ -308,7 +316,10 @@ static void act(struct tcpu *c)
 		sd_notify(&x->s, t_rand(&c->rng) & 1 ? WAKE_EVENT : WAKE_TIMER);
 		atomic_fetch_add(&x->n_done, 1);
 	} else if (r < 600) {
-		sd_yield(&v->s);
+		if (r & 1)
+			c->then = SD_THEN_YIELD; /* left to the pick (the hypervisor's yield) */
+		else
+			sd_yield(&v->s);
 		c->want_pick = true;
 	} else if (r < 630) {
 		sd_pause_loop(&v->s);
@@ -535,6 +546,9 @@ int main(int argc, char **argv)
 			struct tvcpu *v = &doms[i].v[j];
 			runnable[i][j] = !v->s.blocked && !v->s.paused && !v->s.gone &&
 					 atomic_load(&doms[i].state) == D_LIVE;
+			for (unsigned id = 0; id < C.pcpus; id++) /* halted: its pick blocks it */
+				if (cpus[id].cur == v && cpus[id].then == SD_THEN_BLOCK)
+					runnable[i][j] = false;
 			before[i][j] = atomic_load(&v->picks);
 		}
 	atomic_store(&draining, true);
