@@ -164,14 +164,15 @@ UNIT_SRCS_pcboot := test/unit/test_pcboot.c core/pcboot.c core/loader.c drivers/
 # bound is on the path's length: 25 us (measured p99 10.3, max 11.5).
 # QEMU/SVM on 8 pCPUs: TCG runs them in turns under -icount, a pCPU's turn lasting to the next
 # timer deadline, so its timers and IPIs wait for the others' turns (the pinger sends late at
-# nearly every ping, p99 ~6.5 ms): a correctness run (shares, no loss, the locks), with pings
-# every 10 ms each answered before the next.
+# nearly every ping, p99 ~6.5 ms): a correctness run (shares, the locks), with pings every
+# 10 ms; a ping sent a turn late can be answered after its successor was due (lost: 0-2 of
+# 180 seen), so up to 3 may be.
 e2e-smp4: $(BUILD)/smp4-bios.iso
 	tools/e2e.sh $@ $(E2E_END) -- --emu bochs --cpus 4 --ips 1000000000 --timeout 600 $<
 	tools/e2e-smp-check build/e2e/$@.log --pcpus 4 --hogs d1,d2 --echo d3 --ping-p99-us 25
 e2e-smp8-svm: $(BUILD)/smp8-bios.iso
 	tools/e2e.sh $@ $(E2E_END) -- --emu qemu --icount --cpus 8 --timeout 300 $<
 	tools/e2e-smp-check build/e2e/$@.log --pcpus 8 --hogs d1,d2,d3,d4 --echo d5 \
-	    --ping-p99-us 10000
+	    --ping-p99-us 10000 --max-lost 3
 TEST_TARGETS += e2e-smp4
 SVM_TESTS += e2e-smp8-svm
