@@ -15,6 +15,7 @@
 #include "core/loader.h"
 #include "core/mm.h"
 #include "core/pcboot.h"
+#include "core/scrub.h"
 #include "core/vmm.h"
 #include "drivers/console.h"
 #include "lib/cmdline.h"
@@ -103,15 +104,8 @@ static void write_boot_info(struct domain *d, unsigned i)
 	memcpy(bi->cmdline, d->cmdline, sizeof bi->cmdline);
 }
 
-/* Zeroes guest memory with rep stosq: a byte loop costs seconds of emulated time. */
-static void scrub(uint64_t hpa, uint64_t bytes)
-{
-	void *p = phys_to_virt(hpa);
-	uint64_t n = bytes / 8;
-	__asm__ volatile("rep stosq" : "+D"(p), "+c"(n) : "a"(0ull) : "memory");
-}
-
-static void domain_free_memory(struct domain *d)
+/* Frees the vCPUs' VMCS/VMCB and the EPT/NPT (small: freed at once). */
+static void domain_free_hv(struct domain *d)
 {
 	for (unsigned i = 0; i < d->nr_vcpus; i++) {
 		if (d->vcpu[i] && d->vcpu[i]->hv) {
@@ -123,9 +117,16 @@ static void domain_free_memory(struct domain *d)
 		hv_space_destroy(d->space);
 		d->space = NULL;
 	}
+}
+
+/* Everything, the memory zeroed on this pCPU now (a domain that never ran: boot time). */
+static void domain_free_memory(struct domain *d)
+{
+	domain_free_hv(d);
 	if (d->mem_hpa) {
-		scrub(d->mem_hpa, d->mem_bytes);
-		frames_free(d->mem_hpa, d->mem_bytes / PAGE_SIZE);
+		d->scrub = (struct scrub_job){.hpa = d->mem_hpa, .bytes = d->mem_bytes};
+		scrub_queue(&d->scrub);
+		scrub_all();
 		d->mem_hpa = 0;
 	}
 }
@@ -422,6 +423,10 @@ struct domain *domain_create(unsigned id, const struct boot_module *m)
 	}
 	size_t frames = d->mem_bytes / PAGE_SIZE;
 	d->mem_hpa = frames_alloc(frames, d->mem_bytes >= (2u << 20) ? 512 : 1);
+	if (!d->mem_hpa && scrub_pending()) { /* a dead domain's memory, not free yet */
+		scrub_all();
+		d->mem_hpa = frames_alloc(frames, d->mem_bytes >= (2u << 20) ? 512 : 1);
+	}
 	if (!d->mem_hpa) {
 		fmt_snprintf(why, sizeof why, "asks for %lu MiB, only %lu MiB free",
 			     (unsigned long)mem, (unsigned long)(mm_free_frames() >> 8));
@@ -585,15 +590,29 @@ static bool vcpus_left(struct domain *d, unsigned left)
 	return left && __atomic_sub_fetch(&d->vcpus_left, left, __ATOMIC_ACQ_REL) == 0;
 }
 
+static void scrubbed(void *arg)
+{
+	struct domain *d = arg;
+	printk("sliver: d%u memory scrubbed and freed (%lu MiB)\n", d->id,
+	       (unsigned long)(d->mem_bytes >> 20));
+}
+
+/* Its memory is zeroed and freed in bounded steps (core/scrub.h), not here: the pCPU that
+ * let go of the last vCPU has others queued. */
 static void domain_finish(struct domain *d)
 {
 	dcon_flush(d);
-	domain_free_memory(d);
-	printk("sliver: d%u memory scrubbed and freed (%lu MiB)\n", d->id,
-	       (unsigned long)(d->mem_bytes >> 20));
+	domain_free_hv(d);
+	if (d->mem_hpa) {
+		d->scrub = (struct scrub_job){
+			.hpa = d->mem_hpa, .bytes = d->mem_bytes, .done = scrubbed, .arg = d};
+		d->mem_hpa = 0;
+		scrub_queue(&d->scrub);
+	}
 	/* pCPU 0 ends a run without run_ms= once every domain has ended, but checks only when
 	 * it picks: if the last domain ends on another pCPU while pCPU 0 sleeps idle, nothing
-	 * else would wake it (found with pinned domains: the run never ended). */
+	 * else would wake it (found with pinned domains: the run never ended). It scrubs too,
+	 * when idle. */
 	vmm_kick_cpu(0, true);
 }
 

@@ -24,6 +24,8 @@
  *                  token bucket, a bandwidth pool), taken by policies through
  *                  sched_dom_lock, a leaf; one more (sched_dom_lock(s, NULL)) for the
  *                  instance's own lists (credit's domains to reweight).
+ *   scrub     180  core/scrub.c: the queue of dead domains' memory being zeroed (a leaf:
+ *                  zeroing and freeing happen after it is let go).
  *   paging    190  arch/x86_64/paging.c: the identity map above the boot map (its tables
  *                  may come from the frame allocator, hence below frames).
  *   frames    200  core/mm.c: the frame allocator.
@@ -644,8 +646,8 @@ static void pick_lock(struct ctx *c, unsigned cpu, struct sd_vcpu *prev)
 	}
 }
 
-struct sd_vcpu *sd_pick(unsigned cpu, struct sd_vcpu *prev, enum sd_then then,
-			uint64_t *run_until, uint64_t *held)
+struct sd_vcpu *sd_pick(unsigned cpu, struct sd_vcpu *prev, enum sd_then then, uint64_t *run_until,
+			uint64_t *held)
 {
 	struct ctx *c = me();
 	if (!prev)

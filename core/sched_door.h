@@ -113,8 +113,8 @@ enum sd_then {
  * after doing `then` to it, returns the vCPU to run (claimed: running_on = cpu) or NULL, and
  * *run_until (SCHED_NEVER: no scheduler timer); *held: the port's cycles spent in the
  * policy's pick (`then` not included). */
-struct sd_vcpu *sd_pick(unsigned cpu, struct sd_vcpu *prev, enum sd_then then,
-			uint64_t *run_until, uint64_t *held);
+struct sd_vcpu *sd_pick(unsigned cpu, struct sd_vcpu *prev, enum sd_then then, uint64_t *run_until,
+			uint64_t *held);
 
 /* A consistent snapshot of v (counters with run_ns exact at this instant). */
 struct sd_info {

@@ -141,6 +141,7 @@ static void slice_end(struct timer *t, void *arg)
 {
 	(void)t;
 	struct vmm_cpu *pc = arg;
+	pc->slice_ended = true;
 	pc->need_resched = 1;
 }
 
@@ -190,6 +191,7 @@ static void finish_run(const char *why)
 	/* The report is the run's result: what is queued goes out first, then this pCPU writes
 	 * the report synchronously, whole (a 64-domain report is more than the rings hold, and
 	 * latency no longer matters). Lines other pCPUs queue from here on stay queued. */
+	scrub_all(); /* dead domains' memory still queued: their lines before the report */
 	console_drain(ns_to_tsc_deadline(vmm_run_end_ns + 6000000000ull));
 	printk("sliver: %s after %lu ms\n", why, (unsigned long)(now_ns() / 1000000));
 	for (unsigned id = 1; id < SLIVER_MAX_DOMS; id++) {
@@ -420,15 +422,22 @@ void vmm_cpu_loop(void)
 	timer_init(&pc->slice, slice_end, pc);
 	timer_init(&pc->backstop, backstop_fn, NULL);
 	ping_cpu_start(cpu);
-	while (cpu >= sd_sched()->nr_pcpus) { /* outside the scheduler: timers only */
+	while (cpu >= sd_sched()->nr_pcpus) { /* outside the scheduler: timers, scrubbing */
 		uint64_t idle_from = now_ns();
-		cpu_idle_wait();
+		if (!scrub_step())
+			cpu_idle_wait();
 		pc->idle_ns += now_ns() - idle_from;
 	}
 	enum sd_then then = SD_THEN_RUN; /* what the pick does first to the vCPU that ran */
 	for (;;) {
 		if (cpu == 0 && run_over)
 			finish_run("run_ms reached");
+		/* A slice ran out: one chunk of a dead domain's memory, charged to the vCPU whose
+		 * slice it was (core/scrub.c; never on a wake's pick). */
+		if (pc->slice_ended) {
+			pc->slice_ended = false;
+			scrub_step();
+		}
 		__atomic_store_n(&pc->need_resched, 0, __ATOMIC_RELEASE);
 		uint64_t run_until, held;
 		struct sd_vcpu *sv =
@@ -464,7 +473,8 @@ void vmm_cpu_loop(void)
 			uint64_t idle_from = now_ns();
 			while (!__atomic_load_n(&pc->need_resched, __ATOMIC_ACQUIRE) &&
 			       !(cpu == 0 && !run_ms && all_ended()))
-				cpu_idle_wait();
+				if (!scrub_step()) /* idle: dead domains' memory first */
+					cpu_idle_wait();
 			pc->idle_ns += now_ns() - idle_from;
 			continue;
 		}

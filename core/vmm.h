@@ -8,6 +8,7 @@
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/spinlock.h"
 #include "arch/x86_64/hv.h"
+#include "core/scrub.h"
 #include "core/bootinfo.h"
 #include "core/evpolicy.h"
 #include "core/sched_door.h"
@@ -89,6 +90,7 @@ struct domain {
 	volatile bool dying;	 /* crash/shutdown in progress: vCPUs leave at their next exit */
 	uint32_t vcpus_left;	 /* vCPUs not yet removed (atomic) */
 	uint64_t mem_hpa, mem_bytes;
+	struct scrub_job scrub; /* its memory after its end (core/scrub.h) */
 	struct hv_space *space;
 	struct sched_dom sd;
 	unsigned nr_vcpus;
@@ -123,12 +125,13 @@ struct vmm_cpu {
 	uint64_t run_until;
 	volatile uint32_t need_resched;
 	struct timer slice;
-	uint64_t sched_calls;  /* pick_next calls */
-	uint64_t idle_ns;      /* time in the idle wait */
-	struct hist decision;  /* TSC ticks per pick_next, the lock held */
-	bool reset_decision;   /* HC_COUNTERS_RESET: clear `decision` at the next pick */
-	struct hist conwrite;  /* TSC ticks per HC_CONSOLE_WRITE on this pCPU */
-	struct timer backstop; /* SVM: a guest run never goes without a near host timer */
+	volatile bool slice_ended; /* the slice timer fired: the next pick may scrub a chunk */
+	uint64_t sched_calls;	   /* pick_next calls */
+	uint64_t idle_ns;	   /* time in the idle wait */
+	struct hist decision;	   /* TSC ticks per pick_next, the lock held */
+	bool reset_decision;	   /* HC_COUNTERS_RESET: clear `decision` at the next pick */
+	struct hist conwrite;	   /* TSC ticks per HC_CONSOLE_WRITE on this pCPU */
+	struct timer backstop;	   /* SVM: a guest run never goes without a near host timer */
 };
 
 extern struct domain *domains[SLIVER_MAX_DOMS];

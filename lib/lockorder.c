@@ -47,8 +47,8 @@ static bool refuse(struct lockorder_bad *bad, const struct lock_class *k, int id
 	return false;
 }
 
-bool lockorder_acquire_slow(struct lockorder_cpu *c, const struct lock_class *k, int idx,
-			    bool try, struct lockorder_bad *bad)
+bool lockorder_acquire_slow(struct lockorder_cpu *c, const struct lock_class *k, int idx, bool try,
+			    struct lockorder_bad *bad)
 {
 	if (k->indexed && (idx < 0 || idx >= LOCKORDER_IDX_MAX))
 		return refuse(bad, k, idx, k, idx, "index out of range");

@@ -41,8 +41,8 @@ struct lockorder_bad {
 };
 
 /* The general cases of the two below. */
-bool lockorder_acquire_slow(struct lockorder_cpu *c, const struct lock_class *k, int idx,
-			    bool try, struct lockorder_bad *bad);
+bool lockorder_acquire_slow(struct lockorder_cpu *c, const struct lock_class *k, int idx, bool try,
+			    struct lockorder_bad *bad);
 bool lockorder_release_slow(struct lockorder_cpu *c, const struct lock_class *k, int idx);
 
 /* Records the acquisition of (k, idx) (idx < 0 unless k->indexed); `try`: it did not wait.
@@ -50,8 +50,8 @@ bool lockorder_release_slow(struct lockorder_cpu *c, const struct lock_class *k,
  * held (a self-deadlock), or the depth is exceeded; nothing is recorded then. Inline for the
  * common case of a pCPU that holds nothing yet (every door call's first lock): nothing can
  * conflict then. */
-static inline bool lockorder_acquire(struct lockorder_cpu *c, const struct lock_class *k,
-				     int idx, bool try, struct lockorder_bad *bad)
+static inline bool lockorder_acquire(struct lockorder_cpu *c, const struct lock_class *k, int idx,
+				     bool try, struct lockorder_bad *bad)
 {
 	if (c->n | c->nidx)
 		return lockorder_acquire_slow(c, k, idx, try, bad);
@@ -88,6 +88,6 @@ bool lockorder_empty(const struct lockorder_cpu *c);
 /* The hypervisor's lock classes (lib/lockranks.c; what each protects and why the order is
  * what it is: core/sched_door.c, "Locking"). */
 extern const struct lock_class lock_conin, lock_dcon, lock_event, lock_vlapic, lock_ping,
-	lock_svc_ping, lock_rq, lock_sched_dom, lock_paging, lock_frames, lock_console;
+	lock_svc_ping, lock_rq, lock_sched_dom, lock_scrub, lock_paging, lock_frames, lock_console;
 
 #endif

@@ -12,6 +12,7 @@ const struct lock_class lock_ping = {"ping", 50, false};
 const struct lock_class lock_svc_ping = {"svc_ping", 55, false};
 const struct lock_class lock_rq = {"rq", 100, true};
 const struct lock_class lock_sched_dom = {"sched_dom", 110, false};
+const struct lock_class lock_scrub = {"scrub", 180, false};
 const struct lock_class lock_paging = {"paging", 190, false};
 const struct lock_class lock_frames = {"frames", 200, false};
 const struct lock_class lock_console = {"console", 250, false};

@@ -4,7 +4,8 @@
 # each printing one line per thing that drifted (tools/README.md): the configuration keys
 # (docs/config.md against core/bootargs.c), the hypercall numbers (docs/hypercalls.md
 # against include/sliver/), each folder README's `May include:` line against the includes,
-# and the include cycles among core/ (new ones fail; tools/include-cycles.allow).
+# the include cycles among core/ (new ones fail; tools/include-cycles.allow), and the lock
+# ranks (lib/lockranks.c against the Locking table of core/sched_door.c).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 files=$(git ls-files '*.c' '*.h')
@@ -22,7 +23,7 @@ else
 		rc=1
 	fi
 fi
-for check in config hypercalls includes cycles; do
+for check in config hypercalls includes cycles locks; do
 	python3 tools/lint-$check.py || rc=1
 done
 [ $rc = 0 ] && echo "lint: clean"

@@ -113,8 +113,7 @@ static void port_bug(const char *what, unsigned a, unsigned b)
 }
 
 static bool pending_cb(void *arg);
-static const struct sd_port port = {port_self, port_now, clock_ns, port_kick, port_bug,
-				    pending_cb};
+static const struct sd_port port = {port_self, port_now, clock_ns, port_kick, port_bug, pending_cb};
 
 static bool inject(const spinlock_t *l)
 {
