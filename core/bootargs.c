@@ -9,6 +9,7 @@
 #include "lib/cmdcheck.h"
 #include "lib/cmdline.h"
 #include "sliver/event.h"
+#include "lib/fmt.h"
 
 #define MS_MAX 1000000000ull /* ~11.6 days: times in ms or us stay far from ns overflow */
 
@@ -67,9 +68,10 @@ void bootargs_check(const char *cmdline, int (*other)(const char *w, size_t wl))
 		if (r == 0)
 			continue;
 		if (r < 0) {
-			printk("sliver: bad scheduler setting '%.*s': ignored, the scheduler keeps "
+			char e[64];
+			printk("sliver: bad scheduler setting '%s': ignored, the scheduler keeps "
 			       "its value\n",
-			       wl > 48 ? 48 : (int)wl, w);
+			       fmt_escape(e, sizeof e, w, wl));
 			continue;
 		}
 		const struct cmdkey *k;

@@ -42,11 +42,11 @@ struct domain *domain_get(unsigned id)
 /* The module's command line: GRUB passes what follows the path on the module2 line. */
 static void refuse(unsigned id, const struct boot_module *m, const char *why)
 {
-	/* At most 160 characters of the module's line: a huge one stays readable. */
+	/* At most 160 characters of the module's line, escaped: one line whatever it holds. */
+	char cl[164];
 	size_t n = strlen(m->cmdline);
-	const char *cl = n ? m->cmdline : "-";
-	int show = n > 160 ? 160 : n ? (int)n : 1;
-	printk("sliver: module %u (%.*s%s) refused: %s\n", id, show, cl, n > 160 ? "..." : "", why);
+	printk("sliver: module %u (%s) refused: %s\n", id,
+	       n ? fmt_escape(cl, sizeof cl, m->cmdline, n) : "-", why);
 }
 
 static bool has_char(const char *p, size_t n, char c)

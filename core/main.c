@@ -21,6 +21,7 @@
 #include "drivers/pic.h"
 #include "lib/cmdline.h"
 #include "lib/string.h"
+#include "lib/fmt.h"
 
 #define MBI_COPY_MAX (64 * 1024)
 
@@ -161,7 +162,11 @@ void kmain(uint32_t magic, uint32_t mbi_pa)
 		       boot_info.rsdp_len, &boot_info.fb);
 	printk("\nsliver: hypervisor starting\n");
 	conport_report();
-	printk("sliver: command line: %s\n", boot_info.cmdline);
+	{ /* one line, whatever it holds: escaped, and cut with "..." to fit printk's 512 bytes */
+		char cl[440];
+		printk("sliver: command line: %s\n",
+		       fmt_escape(cl, sizeof cl, boot_info.cmdline, strlen(boot_info.cmdline)));
+	}
 	printk("sliver: booted by %s, %u module(s)\n", boot_info.efi ? "UEFI GRUB" : "BIOS GRUB",
 	       boot_info.nr_modules);
 	if (boot_info.modules_dropped)

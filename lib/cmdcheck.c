@@ -78,16 +78,15 @@ enum cmdcheck_result cmdcheck_word(const struct cmdkey *keys, size_t n, const ch
 	size_t kl, vl;
 	bool has_val;
 	split(w, wl, &k, &kl, &v, &vl, &has_val);
-	int show = wl > SHOW ? SHOW : (int)wl;
-	const char *more = wl > SHOW ? "..." : "";
+	char shown[SHOW + 4]; /* the word as printed: escaped, cut with "..." */
+	fmt_escape(shown, sizeof shown, w, wl);
 	*key = NULL;
 	for (size_t i = 0; i < n && kl; i++)
 		if (name_eq(keys[i].name, k, kl))
 			*key = &keys[i];
 	const struct cmdkey *e = *key;
 	if (!e) {
-		fmt_snprintf(msg, len, "unknown setting '%.*s%s' (a typo?): ignored", show, w,
-			     more);
+		fmt_snprintf(msg, len, "unknown setting '%s' (a typo?): ignored", shown);
 		return CMDCHECK_UNKNOWN;
 	}
 	if (e->kind == CMDKEY_ANY)
@@ -103,8 +102,8 @@ enum cmdcheck_result cmdcheck_word(const struct cmdkey *keys, size_t n, const ch
 		[CMDCHECK_OVERFLOW] = "does not fit in 64 bits",
 		[CMDCHECK_RANGE] = "out of range",
 	};
-	fmt_snprintf(msg, len, "bad setting '%.*s%s': %s (%llu..%llu): using the default %llu",
-		     show, w, more, why[r], (unsigned long long)e->min, (unsigned long long)e->max,
+	fmt_snprintf(msg, len, "bad setting '%s': %s (%llu..%llu): using the default %llu",
+		     shown, why[r], (unsigned long long)e->min, (unsigned long long)e->max,
 		     (unsigned long long)e->def);
 	return r;
 }

@@ -175,3 +175,40 @@ int fmt_snprintf(char *buf, size_t size, const char *fmt, ...)
 	va_end(ap);
 	return n;
 }
+
+/* The escaped form of c in e (fmt_escape); returns its length. */
+static size_t escape_one(unsigned char c, char e[4])
+{
+	static const char hex[] = "0123456789abcdef";
+	if (c == '\n' || c == '\r' || c == '\t' || c == '\\') {
+		e[0] = '\\';
+		e[1] = c == '\n' ? 'n' : c == '\r' ? 'r' : c == '\t' ? 't' : '\\';
+		return 2;
+	}
+	if (c < 0x20 || c == 0x7f) {
+		e[0] = '\\', e[1] = 'x', e[2] = hex[c >> 4], e[3] = hex[c & 15];
+		return 4;
+	}
+	e[0] = (char)c;
+	return 1;
+}
+
+char *fmt_escape(char *dst, size_t size, const char *src, size_t len)
+{
+	char e[4];
+	size_t total = 0, o = 0;
+	for (size_t i = 0; i < len; i++)
+		total += escape_one((unsigned char)src[i], e);
+	bool cut = total + 1 > size; /* then room is kept for "..." */
+	for (size_t i = 0; i < len; i++) {
+		size_t n = escape_one((unsigned char)src[i], e);
+		if (cut && o + n + 3 + 1 > size) {
+			dst[o++] = '.', dst[o++] = '.', dst[o++] = '.';
+			break;
+		}
+		for (size_t k = 0; k < n; k++)
+			dst[o++] = e[k];
+	}
+	dst[o] = 0;
+	return dst;
+}

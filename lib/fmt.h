@@ -12,5 +12,9 @@
 int fmt_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap);
 int fmt_snprintf(char *buf, size_t size, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* Text from outside (a command-line word, a module's line) made fit for one line of output:
+ * src[0..len) into dst (NUL-terminated, size > 4), control characters as \n \r \t or \xNN
+ * and a backslash doubled; what does not fit is cut and "..." ends it. Returns dst. */
+char *fmt_escape(char *dst, size_t size, const char *src, size_t len);
 
 #endif

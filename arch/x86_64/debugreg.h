@@ -19,8 +19,10 @@
 #define DR6_FIXED_1  0xffff0ff0ull
 #define DR6_RESET    DR6_FIXED_1
 #define DR7_GD	     (1ull << 13)
-/* DR7 bits software may set (L0-G3, LE, GE, GD, R/W and LEN fields); bit 10 reads 1. */
-#define DR7_VOLATILE 0xffff2bffull
+/* DR7 bits software may set (L0-G3, LE, GE, GD, R/W and LEN fields); bit 10 reads 1, bits
+ * 11, 12, 14, 15 read 0 (11 is RTM's, and CPUID hides RTM: KVM keeps it only for an RTM
+ * guest). */
+#define DR7_VOLATILE 0xffff23ffull
 #define DR7_FIXED_1  0x400ull
 #define DR7_RESET    DR7_FIXED_1
 

@@ -42,6 +42,13 @@ void try_arch_faults(void)
 	fmt_snprintf(got, sizeof got, "DR6 reads %x", dr6);
 	verdict("mov DR4 with CR4.DE=0 (DR6 alias)", got, dr6 == 0xffff0ff1u);
 	__asm__ volatile("mov %0, %%dr6" : : "r"(0xffff0ff0u));
+	/* DR7's reserved bits 11 (RTM, which CPUID hides), 12, 14, 15 read 0, bit 10 reads 1. */
+	uint32_t dr7 = 0;
+	__asm__ volatile("mov %0, %%dr7" : : "r"(0xd800u));
+	__asm__ volatile("mov %%dr7, %0" : "=r"(dr7));
+	__asm__ volatile("mov %0, %%dr7" : : "r"(0x400u));
+	fmt_snprintf(got, sizeof got, "DR7 reads %x", dr7);
+	verdict("mov DR7 bits 11, 12, 14, 15 (reserved)", got, dr7 == 0x400u);
 	wr_cr4(cr4 | (1u << 3));
 	expect_vec("mov to DR4 with CR4.DE=1", PROBE("mov %[v], %%dr4", : [v] "r"(0u)), 6);
 	uint32_t x = 0;

@@ -92,6 +92,11 @@ static void test_check_cases(void **state)
 	char msg[200];
 	assert_int_equal(check("run_ms=400", msg), CMDCHECK_OK);
 	assert_string_equal(msg, "");
+	/* A quoted word with a newline inside stays one line of output (issue 30). */
+	assert_int_equal(check("\"a\nb\"=1", msg), CMDCHECK_UNKNOWN);
+	assert_string_equal(msg, "unknown setting '\"a\\nb\"=1' (a typo?): ignored");
+	assert_int_equal(check("run_ms=4\n", msg), CMDCHECK_MALFORMED);
+	assert_null(strchr(msg, '\n'));
 	assert_int_equal(check("console=com1", msg), CMDCHECK_OK);
 	assert_int_equal(check("console", msg), CMDCHECK_OK);
 	assert_int_equal(check("\"run_ms=0x10\"", msg), CMDCHECK_OK);

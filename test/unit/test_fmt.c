@@ -68,6 +68,20 @@ static void test_truncation(void **state)
 	assert_int_equal(fmt_snprintf(NULL, 0, "%d", 12345), 5);
 }
 
+/* Words from outside stay on one line: control characters escaped, a long one cut. */
+static void test_escape(void **state)
+{
+	(void)state;
+	char b[16];
+	assert_string_equal(fmt_escape(b, sizeof b, "a\nb\tc\\", 6), "a\\nb\\tc\\\\");
+	assert_string_equal(fmt_escape(b, sizeof b, "\x01\x7f", 2), "\\x01\\x7f");
+	assert_string_equal(fmt_escape(b, sizeof b, "0123456789abcde", 15), "0123456789abcde");
+	assert_string_equal(fmt_escape(b, sizeof b, "0123456789abcdef", 16), "0123456789ab...");
+	assert_string_equal(fmt_escape(b, sizeof b, "0123456789ab\n", 13), "0123456789ab\\n");
+	assert_string_equal(fmt_escape(b, sizeof b, "0123456789abcd\n", 15), "0123456789ab...");
+	assert_string_equal(fmt_escape(b, 5, "abcdef", 6), "a...");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -75,6 +89,7 @@ int main(void)
 		cmocka_unit_test(test_width_and_flags),
 		cmocka_unit_test(test_misc),
 		cmocka_unit_test(test_truncation),
+		cmocka_unit_test(test_escape),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
