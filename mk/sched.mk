@@ -57,6 +57,12 @@ sim-seeds: $(BUILD)/sliver-sim
 bench-sim: $(BUILD)/sliver-sim $(BUILD)/sliver-bench-decision
 	tools/bench-sim.sh $(BUILD)/sliver-sim $(BUILD)/sliver-bench-decision
 
+# The lock-contention table (issue 24; docs/BENCHMARKS.md, "Simulated lock contention"),
+# printed as markdown (4.5 minutes on a shared 2-core box).
+.PHONY: bench-sim-locks
+bench-sim-locks: $(BUILD)/sliver-sim
+	tools/bench-sim-locks.sh $(BUILD)/sliver-sim
+
 TEST_TARGETS += sim-test
 
 UNIT_TESTS += sched_ple
