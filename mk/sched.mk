@@ -13,7 +13,7 @@ UNIT_SRCS_sched := test/unit/test_sched.c $(SCHED_SRCS) $(SCHED_LIB)
 
 # The simulator links the very same sched/ sources, built for speed (no sanitizers).
 SIM_SRCS := test/sim/main.c test/sim/sim.c test/sim/scenario.c test/sim/stats.c test/sim/ideal.c test/sim/gen.c \
-            test/sim/lock.c \
+            test/sim/lock.c test/sim/door.c \
             lib/cmdline.c $(SCHED_SRCS)
 SIM_CFLAGS := -std=gnu11 -O2 -g $(WARN) -Iinclude -I.
 
@@ -56,6 +56,12 @@ sim-seeds: $(BUILD)/sliver-sim
 # Writes the scheduler section of docs/BENCHMARKS.md (every policy, sweeps, decision cost).
 bench-sim: $(BUILD)/sliver-sim $(BUILD)/sliver-bench-decision
 	tools/bench-sim.sh $(BUILD)/sliver-sim $(BUILD)/sliver-bench-decision
+
+# The lock-contention table (issue 24; docs/BENCHMARKS.md, "Simulated lock contention"),
+# printed as markdown (4.5 minutes on a shared 2-core box).
+.PHONY: bench-sim-locks
+bench-sim-locks: $(BUILD)/sliver-sim
+	tools/bench-sim-locks.sh $(BUILD)/sliver-sim
 
 TEST_TARGETS += sim-test
 

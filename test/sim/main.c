@@ -105,12 +105,14 @@ static int run_scenario(int argc, char **argv)
 	       (unsigned long long)C.switch_ns, (unsigned long long)(sched_slice_ns(&S) / 1000),
 	       (unsigned long long)res.events, (unsigned long long)res.switches, res.wall_s * 1000);
 
+	double ping_p99 = 0;
 	for (unsigned i = 0; i < C.ndoms; i++) {
 		struct sim_dom *d = &C.doms[i];
 		if (C.ping_dom != d->id)
 			continue;
 		struct stat_summary m;
 		samples_summary(&d->ping, &m);
+		ping_p99 = m.p99;
 		char what[16];
 		snprintf(what, sizeof(what), "ping d%u", d->id);
 		print_summary(what, &m, false);
@@ -124,6 +126,14 @@ static int run_scenario(int argc, char **argv)
 			fail("ping d%u avg_us=%.1f < %.1f", d->id, m.avg, C.exp_ping_avg_min_us);
 		if (!m.n && sim_within_share(d)) /* held below its demand: may */
 			fail("ping d%u: no ping answered", d->id);
+	}
+	if (door_on()) {
+		door_report(&C, ping_p99);
+		double w = door_wait_p99_ns();
+		if (C.exp_lock_wait_p99_ns > 0 && w > C.exp_lock_wait_p99_ns)
+			fail("locks wait_p99_ns=%.0f > %.0f", w, C.exp_lock_wait_p99_ns);
+		if (C.exp_lock_wait_p99_min_ns > 0 && w < C.exp_lock_wait_p99_min_ns)
+			fail("locks wait_p99_ns=%.0f < %.0f", w, C.exp_lock_wait_p99_min_ns);
 	}
 	for (unsigned i = 0; i < sim_nvcpus(); i++) {
 		struct sim_vcpu *v = sim_vcpu(i);

@@ -333,6 +333,28 @@ int scenario_load(struct sim_cfg *c, const char *path, int noverrides, char **ov
 		else
 			return bad(what, "sim.duty_clock", ew);
 	}
+	if (cmdline_get(h, "sim.locks", ew, sizeof(ew))) {
+		if (!strcmp(ew, "off"))
+			c->lock_mode = LOCKS_OFF;
+		else if (!strcmp(ew, "global"))
+			c->lock_mode = LOCKS_GLOBAL;
+		else if (!strcmp(ew, "percpu"))
+			c->lock_mode = LOCKS_PERCPU;
+		else
+			return bad(what, "sim.locks", ew);
+	}
+	v = 100;
+	if (get_u64(h, what, "sim.lock_xfer_ns", 0, 1000000, &v))
+		return -1;
+	c->lock_xfer_ns = v;
+	v = 1000;
+	if (get_u64(h, what, "sim.lock_ps_per_insn", 1, 1000000, &v))
+		return -1;
+	c->lock_ps_per_insn = v;
+	v = 0;
+	if (get_u64(h, what, "sim.lock_jitter_ns", 0, 1000000, &v))
+		return -1;
+	c->lock_jitter_ns = v;
 	v = 0;
 	if (get_u64(h, what, "ping.dom", 0, c->ndoms, &v))
 		return -1;
@@ -364,7 +386,9 @@ int scenario_load(struct sim_cfg *c, const char *path, int noverrides, char **ov
 	    get_double(h, what, "expect.wall_bound", &c->exp_wall_bound) ||
 	    get_double(h, what, "expect.echo_lat_p99_us", &c->exp_echo_lat_p99_us) ||
 	    get_double(h, what, "expect.echo_lat_slice_us", &c->exp_echo_lat_slice_us) ||
-	    get_double(h, what, "expect.stuck_pct", &c->exp_stuck_pct))
+	    get_double(h, what, "expect.stuck_pct", &c->exp_stuck_pct) ||
+	    get_double(h, what, "expect.lock_wait_p99_ns", &c->exp_lock_wait_p99_ns) ||
+	    get_double(h, what, "expect.lock_wait_p99_min_ns", &c->exp_lock_wait_p99_min_ns))
 		return -1;
 	v = c->exp_stuck_pct > 0 ? 1000 : 0;
 	if (get_u64(h, what, "sim.inv_us", 0, 1000000, &v))

@@ -20,6 +20,8 @@ struct pcpu_sim {
 	struct sim_vcpu *cur;
 	struct sim_vcpu *last_exec; /* the vCPU whose state is loaded (no switch cost) */
 	uint64_t timer_gen;
+	bool kick_pending; /* an EV_KICK is queued for kick_at (lock model: kicks coalesce) */
+	uint64_t kick_at;
 };
 
 static struct {
@@ -294,31 +296,63 @@ static void guest_arm(struct sim_vcpu *v, uint64_t now)
 		ev_push(t, EV_GUEST, vid(v), v->gen);
 }
 
+/* Kicks pCPUs (an IPI each in the hypervisor). With a lock model, kicks to a pCPU that
+ * has one pending coalesce, as IPIs do (a flag, then one pick): each pick costs its hold. */
 static void kick_mask(sched_cpumask_t m, uint64_t now)
 {
-	for (unsigned p = 0; m && p < G.c->pcpus; p++)
-		if (m & SCHED_CPU(p))
-			ev_push(now, EV_KICK, p, 0);
+	for (unsigned p = 0; m && p < G.c->pcpus; p++) {
+		if (!(m & SCHED_CPU(p)))
+			continue;
+		if (door_on() && G.pc[p].kick_pending && G.pc[p].kick_at <= now)
+			continue; /* one is on its way, no later than this one */
+		G.pc[p].kick_pending = door_on();
+		G.pc[p].kick_at = now;
+		ev_push(now, EV_KICK, p, 0);
+	}
 }
 
-/* The core's reschedule path on pCPU p. */
-static void resched(unsigned p, uint64_t now)
+/* What the exit folds into the pick (core/sched_door.c, sd_pick's `then`). */
+enum then { THEN_RUN, THEN_BLOCK, THEN_YIELD };
+
+/* The core's reschedule path on pCPU p, one door call: `then` the running vCPU blocks or
+ * yields, then the pick. With a lock model (door.c) the call starts when p and its locks
+ * are free, decides at `at` (its locks held) and lets go at `done`: the vCPU picked starts
+ * then (plus the switch), and the one that ran stood still from `now`. */
+static void resched_then(unsigned p, uint64_t now, enum then then)
 {
 	struct pcpu_sim *ps = &G.pc[p];
 	struct sim_vcpu *cur = ps->cur;
 	if (cur)
 		progress(cur, now);
-	struct sched_pick pk = sched_pick_next(G.s, p, now);
+	static const enum door_kind kinds[] = {DOOR_PICK, DOOR_BLOCK, DOOR_YIELD};
+	door_begin(p, now, kinds[then]);
+	if (then != THEN_RUN && cur->sv.pcpu != p) { /* moved while it ran: both, in order */
+		door_home(cur->sv.pcpu < p ? cur->sv.pcpu : p);
+		door_home(cur->sv.pcpu < p ? p : cur->sv.pcpu);
+	} else {
+		door_home(p);
+	}
+	uint64_t at = door_now(now);
+	sched_cpumask_t k = 0;
+	if (then == THEN_BLOCK)
+		k = sched_sleep(G.s, &cur->sv, at) & ~SCHED_CPU(p);
+	else if (then == THEN_YIELD)
+		sched_yield(G.s, &cur->sv, at);
+	door_decision();
+	struct sched_pick pk = sched_pick_next(G.s, p, at);
+	uint64_t done = door_end(now, &k);
+	kick_mask(k, done);
 	struct sim_vcpu *next = pk.vcpu ? (struct sim_vcpu *)pk.vcpu->owner : NULL;
 	if (cur && cur != next) {
-		cur->sched_ns += now - cur->picked_at;
+		cur->sched_ns += at - cur->picked_at;
 		cur->running_on = -1;
 		cur->gen++;
 	}
 	if (next && next != cur) {
-		next->picked_at = now;
+		next->picked_at = at;
 		next->running_on = (int)p;
-		next->exec_from = now + (ps->last_exec != next ? G.c->switch_ns : 0);
+		next->ran_on = p;
+		next->exec_from = done + (ps->last_exec != next ? G.c->switch_ns : 0);
 		ps->last_exec = next;
 		G.switches++;
 		if (next->lat_pending) {
@@ -331,25 +365,62 @@ static void resched(unsigned p, uint64_t now)
 		   now >= next->picked_at + yield95_at()) {
 		/* Re-picked after its yield: a new slice to game. The time it held so far is
 		 * counted now, since picked_at restarts here. */
-		next->sched_ns += now - next->picked_at;
-		next->picked_at = now;
+		next->sched_ns += at - next->picked_at;
+		next->picked_at = at;
+		if (done > next->exec_from)
+			next->exec_from = done;
+		guest_arm(next, now);
+	} else if (next && done > now) {
+		/* The same vCPU again: it stood still while its pCPU was in the door. */
+		if (done > next->exec_from)
+			next->exec_from = done;
 		guest_arm(next, now);
 	}
 	ps->cur = next;
 	ps->timer_gen++;
 	if (pk.run_until != SCHED_NEVER)
 		ev_push(pk.run_until, EV_TIMER, p, ps->timer_gen);
-	kick_mask(pk.kick, now);
+	kick_mask(pk.kick, done);
 }
 
-static void vcpu_wake(struct sim_vcpu *v, uint64_t now, unsigned flags)
+static void resched(unsigned p, uint64_t now)
+{
+	resched_then(p, now, THEN_RUN);
+}
+
+/* A pCPU that took an interrupt for a door call (a timer's wake) ran no guest code from
+ * `now` until the call was done. */
+static void stall(unsigned agent, uint64_t now, uint64_t done)
+{
+	if (agent >= G.c->pcpus || done <= now || !G.pc[agent].cur)
+		return;
+	struct sim_vcpu *cur = G.pc[agent].cur;
+	progress(cur, now);
+	if (done > cur->exec_from)
+		cur->exec_from = done;
+	guest_arm(cur, now);
+}
+
+/* An event for v, made by `agent`: a pCPU (v's own timer fires on the pCPU it last ran on,
+ * where it armed it, as core/vcpu.c's per-pCPU timers do) or the pinger. */
+static void vcpu_notify(struct sim_vcpu *v, uint64_t now, unsigned flags, unsigned agent)
+{
+	door_begin(agent, now, DOOR_WAKE);
+	door_home(v->sv.pcpu);
+	sched_cpumask_t k = sched_wake(G.s, &v->sv, door_now(now), flags);
+	uint64_t done = door_end(now, &k);
+	kick_mask(k, done);
+	stall(agent, now, done);
+}
+
+static void vcpu_wake(struct sim_vcpu *v, uint64_t now, unsigned flags, unsigned agent)
 {
 	if (v->sv.state == SCHED_VS_BLOCKED) {
 		v->lat_pending = true;
 		v->woke_at = now;
 		v->runnable_since = now;
 	}
-	kick_mask(sched_wake(G.s, &v->sv, now, flags), now);
+	vcpu_notify(v, now, flags, agent);
 }
 
 static void vcpu_block(struct sim_vcpu *v, uint64_t now)
@@ -359,8 +430,7 @@ static void vcpu_block(struct sim_vcpu *v, uint64_t now)
 		v->runnable_ns += now - v->runnable_since;
 		v->runnable_since = UINT64_MAX;
 	}
-	kick_mask(sched_sleep(G.s, &v->sv, now) & ~SCHED_CPU(p), now);
-	resched(p, now);
+	resched_then(p, now, THEN_BLOCK);
 }
 
 static void on_guest(struct sim_vcpu *v, uint64_t now)
@@ -383,14 +453,17 @@ static void on_guest(struct sim_vcpu *v, uint64_t now)
 		return;
 	}
 	if (v->d->attack == ATK_YIELD95 && now >= v->picked_at + yield95_at()) {
-		sched_yield(G.s, &v->sv, now);
-		resched((unsigned)v->running_on, now);
+		resched_then((unsigned)v->running_on, now, THEN_YIELD);
 		return;
 	}
 	if (v->d->kind == G_LOCK && v->lphase == LP_WAIT && now >= v->ple_at) {
-		/* PAUSE-loop exit: the core's exit_pause_loop, then a fresh window. */
+		/* PAUSE-loop exit: the core's exit_pause_loop, then a fresh window. Two door
+		 * calls (sd_pause_loop, then the pick). */
 		unsigned p = (unsigned)v->running_on;
-		kick_mask(sched_pause_loop(G.s, &v->sv, now) & ~SCHED_CPU(p), now);
+		door_begin(p, now, DOOR_PAUSE_LOOP);
+		door_home(v->sv.pcpu);
+		sched_cpumask_t k = sched_pause_loop(G.s, &v->sv, door_now(now)) & ~SCHED_CPU(p);
+		kick_mask(k, door_end(now, &k));
 		resched(p, now);
 		if (G.pc[p].cur == v)
 			guest_arm(v, now);
@@ -418,12 +491,12 @@ static void on_ping(struct sim_dom *d, uint64_t now)
 		ping_push(v, now);
 		guest_arm(v, now);
 		if (!G.c->wake_blocked_only)
-			kick_mask(sched_wake(G.s, &v->sv, now, WAKE_EVENT), now);
+			vcpu_notify(v, now, WAKE_EVENT, door_pinger());
 		return;
 	}
 	ping_push(v, now);
 	if (!G.c->wake_blocked_only || v->sv.state == SCHED_VS_BLOCKED)
-		vcpu_wake(v, now, WAKE_EVENT);
+		vcpu_wake(v, now, WAKE_EVENT, door_pinger());
 }
 
 static void on_sleep_end(struct sim_vcpu *v, uint64_t now)
@@ -439,7 +512,7 @@ static void on_sleep_end(struct sim_vcpu *v, uint64_t now)
 	if (v->running_on >= 0)
 		guest_arm(v, now);
 	else
-		vcpu_wake(v, now, WAKE_TIMER);
+		vcpu_wake(v, now, WAKE_TIMER, v->ran_on);
 }
 
 /* An attacker's shortfall is its own (README.md, "Invariants"): a yield95 attacker gives
@@ -467,7 +540,7 @@ static void inv_sample(uint64_t now)
 	for (unsigned i = 0; i < G.nv; i++) {
 		struct sim_vcpu *v = &G.v[i];
 		double held = (double)v->sched_ns;
-		if (v->running_on >= 0)
+		if (v->running_on >= 0 && now > v->picked_at) /* a lock model's pick may be ahead */
 			held += (double)(now - v->picked_at);
 		G.held[v->d->id - 1] += held;
 	}
@@ -529,7 +602,7 @@ static void warmup_snapshot(uint64_t now)
 	for (unsigned i = 0; i < G.nv; i++) {
 		struct sim_vcpu *v = &G.v[i];
 		progress(v, now);
-		if (v->running_on >= 0) {
+		if (v->running_on >= 0 && now > v->picked_at) {
 			v->sched_ns += now - v->picked_at;
 			v->picked_at = now;
 		}
@@ -548,6 +621,7 @@ int sim_run(struct sim_cfg *c, struct sched *s, struct sim_result *res)
 	memset(&G, 0, sizeof(G));
 	G.c = c;
 	G.s = s;
+	door_init(c, s);
 	G.rng = c->seed * 0x9e3779b97f4a7c15ull + 1;
 	for (unsigned i = 0; i < c->ndoms; i++)
 		G.nv += c->doms[i].nvcpus;
@@ -573,6 +647,7 @@ int sim_run(struct sim_cfg *c, struct sched *s, struct sim_result *res)
 				fprintf(stderr, "sliver-sim: d%u: vcpu_insert failed\n", d->id);
 				return -1;
 			}
+			v->ran_on = v->sv.pcpu;
 		}
 	}
 	for (unsigned i = 0; i < G.nv; i++) {
@@ -634,6 +709,8 @@ int sim_run(struct sim_cfg *c, struct sched *s, struct sim_result *res)
 				resched(e.id, e.t);
 			break;
 		case EV_KICK:
+			if (e.t == G.pc[e.id].kick_at)
+				G.pc[e.id].kick_pending = false;
 			resched(e.id, e.t);
 			break;
 		case EV_GUEST:
@@ -645,7 +722,7 @@ int sim_run(struct sim_cfg *c, struct sched *s, struct sim_result *res)
 			break;
 		case EV_HOLD_END:
 			if (G.v[e.id].sv.state == SCHED_VS_BLOCKED)
-				vcpu_wake(&G.v[e.id], e.t, WAKE_TIMER);
+				vcpu_wake(&G.v[e.id], e.t, WAKE_TIMER, G.v[e.id].ran_on);
 			break;
 		case EV_PING:
 			on_ping(&c->doms[e.id - 1], e.t);
@@ -662,7 +739,7 @@ int sim_run(struct sim_cfg *c, struct sched *s, struct sim_result *res)
 	for (unsigned i = 0; i < G.nv; i++) {
 		struct sim_vcpu *v = &G.v[i];
 		progress(v, end);
-		if (v->running_on >= 0)
+		if (v->running_on >= 0 && end > v->picked_at)
 			v->sched_ns += end - v->picked_at;
 		if (v->runnable_since != UINT64_MAX)
 			v->runnable_ns += end - v->runnable_since;

@@ -15,6 +15,8 @@ enum guest_kind { G_SPINNER, G_ECHO, G_IDLE, G_SERVICE, G_HOSTILE, G_LOCK };
 /* lockstress (lock.c): thinking, spinning for the lock, holding it. */
 enum lock_phase { LP_THINK = 0, LP_WAIT, LP_HOLD };
 enum attack { ATK_NONE, ATK_SLEEP_ACCT, ATK_YIELD95, ATK_SELF_WAKE };
+/* sim.locks (door.c): no lock model, one lock for every call, a lock per run queue. */
+enum locks_mode { LOCKS_OFF = 0, LOCKS_GLOBAL, LOCKS_PERCPU };
 
 /* A growable sample set in ns. */
 struct samples {
@@ -62,6 +64,7 @@ struct sim_vcpu {
 	struct sim_dom *d;
 	unsigned idx;
 	int running_on;		 /* pCPU executing it, -1 */
+	unsigned ran_on;	 /* pCPU it last ran on: its timers are there (sim.locks) */
 	uint64_t exec_from;	 /* when guest code (re)started executing (after a switch) */
 	uint64_t picked_at;	 /* when its pCPU picked it (share accounting) */
 	uint64_t sched_ns;	 /* time it held a pCPU (includes switch cost) */
@@ -125,6 +128,12 @@ struct sim_cfg {
 	uint64_t inv_margin_ns;	      /* sim.inv_margin_us: "ahead of its ideal" by more */
 	uint64_t inv_tau_ns;	      /* sim.inv_tau_ms: memory of "ahead" */
 	double exp_lock_rate_min;     /* lockstress acquisitions per second, every such domain */
+	/* sim.locks and its costs (door.c, README.md "Lock contention") */
+	enum locks_mode lock_mode;
+	uint64_t lock_xfer_ns;	   /* sim.lock_xfer_ns: a lock's hand-off to another pCPU */
+	uint64_t lock_ps_per_insn; /* sim.lock_ps_per_insn: time of one instruction held */
+	uint64_t lock_jitter_ns;   /* sim.lock_jitter_ns: a call arrives up to this much late */
+	double exp_lock_wait_p99_ns, exp_lock_wait_p99_min_ns; /* bounds on the lock wait p99 */
 };
 
 /* scenario.c */
@@ -153,6 +162,33 @@ void lock_start(struct sim_vcpu *v, uint64_t r);
 struct sim_vcpu *lock_progress(struct sim_vcpu *v, uint64_t t, uint64_t el);
 /* When v (running, executing from `base`) next changes phase by itself, UINT64_MAX: never. */
 uint64_t lock_next_event(const struct sim_vcpu *v, uint64_t base, uint64_t ple_window_ns);
+
+/* door.c: the lock model (sim.locks). sim.c brackets each call into sched/ the way
+ * core/sched_door.c does: door_begin (the agent, when it wants in, what the call is),
+ * door_home for the call's own run queues, then the calls with door_now() as their `now`,
+ * then door_end, which returns when the call's locks are let go (its kicks go out then) and
+ * adds the kicks of a finish pass it ran. With sim.locks=off each is a no-op: door_now and
+ * door_end return the time they are given. Agents: pCPUs 0..n-1, and door_pinger() (the
+ * ping source, outside every pCPU). */
+enum door_kind {
+	DOOR_PICK,
+	DOOR_WAKE,
+	DOOR_BLOCK,
+	DOOR_YIELD,
+	DOOR_PAUSE_LOOP,
+	DOOR_FINISH,
+	DOOR_NKINDS
+};
+void door_init(const struct sim_cfg *c, struct sched *s);
+bool door_on(void);
+unsigned door_pinger(void);
+void door_begin(unsigned agent, uint64_t at, enum door_kind kind);
+void door_home(unsigned q);
+uint64_t door_now(uint64_t now);
+void door_decision(void); /* counts a pick_next */
+uint64_t door_end(uint64_t now, sched_cpumask_t *kick);
+void door_report(const struct sim_cfg *c, double ping_p99_us); /* the `locks` line */
+double door_wait_p99_ns(void);
 
 /* sim.c */
 struct sim_result {
