@@ -199,20 +199,21 @@ static void end(struct ctx *c, sched_cpumask_t kick)
 
 /* ---- sched_sync: what the policies call ------------------------------------------------- */
 
-static bool sync_peer(struct sched *s, unsigned q)
+/* sched_peer (wait: q may be waited for when above every rq held) and sched_peek (never
+ * waits): q's lock for the rest of the call, or false when another pCPU has it. */
+static bool peer(unsigned q, bool wait)
 {
-	(void)s;
 	struct ctx *c = me();
 	if (c->dom)
-		P->bug("sched_peer with a domain lock held", P->self(), q);
+		P->bug("sched_peer/peek with a domain lock held", P->self(), q);
 	if (q >= NR)
-		P->bug("sched_peer of a pCPU out of range", P->self(), q);
+		P->bug("sched_peer/peek of a pCPU out of range", P->self(), q);
 	if (holds(c, q)) {
 		if (!spin_record_agrees(&rqs[q].lock, true))
 			P->bug("sched_door: peer thinks it holds a lock it does not", P->self(), q);
 		return true;
 	}
-	if ((int)q > c->max) {
+	if (wait && (int)q > c->max) {
 		rq_lock(c, q);
 		return true;
 	}
@@ -225,23 +226,16 @@ static bool sync_peer(struct sched *s, unsigned q)
 	return false;
 }
 
+static bool sync_peer(struct sched *s, unsigned q)
+{
+	(void)s;
+	return peer(q, true);
+}
+
 static bool sync_peek(struct sched *s, unsigned q)
 {
 	(void)s;
-	struct ctx *c = me();
-	if (c->dom)
-		P->bug("sched_peek with a domain lock held", P->self(), q);
-	if (q >= NR)
-		P->bug("sched_peek of a pCPU out of range", P->self(), q);
-	if (holds(c, q))
-		return true;
-	if (spin_trylock(&rqs[q].lock)) {
-		rqs[q].st.acquires++;
-		mark(c, q);
-		return true;
-	}
-	__atomic_fetch_add(&rqs[q].try_fail, 1, __ATOMIC_RELAXED);
-	return false;
+	return peer(q, false);
 }
 
 static void sync_unpeer(struct sched *s, unsigned q)
@@ -664,10 +658,12 @@ struct sd_vcpu *sd_pick(unsigned cpu, struct sd_vcpu *prev, enum sd_then then, u
 		home_lock(c, cpu);
 	uint64_t now = P->now();
 	sched_cpumask_t k = 0;
-	/* Only to a vCPU still in the run queues: one that left them since its exit (its
-	 * domain paused or ending, sd_stop) neither yields nor blocks. */
+	/* Only to a vCPU this pCPU still runs in the scheduler's view: one that left the run
+	 * queues since its exit (its domain paused or ending, sd_stop), or that came back and
+	 * another pCPU picked meanwhile (unpaused), neither yields nor blocks here. */
 	if (then != SD_THEN_RUN &&
-	    (prev->gone || prev->blocked || prev->sv.state == SCHED_VS_BLOCKED))
+	    (prev->gone || prev->blocked || prev->sv.state != SCHED_VS_RUNNING ||
+	     S.pcpu[cpu].curr != &prev->sv))
 		then = SD_THEN_RUN;
 	if (then == SD_THEN_YIELD) {
 		sched_yield(&S, &prev->sv, now);
