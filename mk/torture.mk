@@ -2,8 +2,8 @@
 # the host, threads as pCPUs, under ThreadSanitizer; a seeded serial interleaving with
 # injected try-lock failures that replays exactly; and a mutant with a broken lock that
 # must be caught.
-TORTURE_SRCS := test/torture/torture.c test/torture/host.c core/sched_door.c lib/lockorder.c \
-                lib/lockranks.c $(SCHED_SRCS) $(SCHED_LIB)
+TORTURE_SRCS := test/torture/torture.c test/torture/checks.c test/torture/host.c \
+                core/sched_door.c lib/lockorder.c lib/lockranks.c $(SCHED_SRCS) $(SCHED_LIB)
 TORTURE_DEPS := $(TORTURE_SRCS) $(wildcard test/torture/*.h test/torture/shim/arch/x86_64/*.h \
                 core/sched_door.h sched/*.h lib/lockorder.h)
 TORTURE_CFLAGS := -std=gnu11 -O1 -g $(WARN) -Itest/torture/shim -Iinclude -I. -pthread

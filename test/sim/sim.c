@@ -1,43 +1,15 @@
 /* The event loop: pCPUs that call the real scheduler exactly as the core does (pick_next on
- * timer, kick, block and yield; wake on events), guests that spin, sleep, answer pings and
- * attack the accounting, a ping source with jitter, and a VM switch cost. */
-#include <math.h>
+ * timer, kick, block and yield; wake on events), a VM switch cost, and the run from start to
+ * end. What the guests and the ping source do is guest.c (with lock.c), the invariant
+ * sampler inv.c, the lock model door.c; the state the first three share is engine.h. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "test/sim/sim.h"
+#include "test/sim/engine.h"
 
-enum ev_type { EV_TIMER, EV_GUEST, EV_SLEEP_END, EV_PING, EV_KICK, EV_HOLD_END, EV_WARMUP, EV_INV };
-
-struct ev {
-	uint64_t t, seq, gen;
-	uint32_t type, id;
-};
-
-struct pcpu_sim {
-	struct sim_vcpu *cur;
-	struct sim_vcpu *last_exec; /* the vCPU whose state is loaded (no switch cost) */
-	uint64_t timer_gen;
-	bool kick_pending; /* an EV_KICK is queued for kick_at (lock model: kicks coalesce) */
-	uint64_t kick_at;
-};
-
-static struct {
-	struct sim_cfg *c;
-	struct sched *s;
-	struct ev *h;
-	size_t hn, hcap;
-	uint64_t seq, rng, events, switches, inv_samples, inv_idle;
-	double *ahead; /* per domain: service minus its ideal, ns, decaying with inv_tau */
-	double *ahead_e, *ahead_b; /* the same against its band's upper and lower edges */
-	double *held, *prev_held;
-	struct pcpu_sim pc[SCHED_MAX_PCPUS];
-	struct sim_vcpu *v;
-	unsigned nv;
-	uint64_t now;
-} G;
+struct sim_engine G;
 
 /* ---- event heap ------------------------------------------------------------------------ */
 
@@ -46,7 +18,7 @@ static bool ev_less(const struct ev *a, const struct ev *b)
 	return a->t < b->t || (a->t == b->t && a->seq < b->seq);
 }
 
-static void ev_push(uint64_t t, uint32_t type, uint32_t id, uint64_t gen)
+void ev_push(uint64_t t, uint32_t type, uint32_t id, uint64_t gen)
 {
 	if (G.hn == G.hcap) {
 		G.hcap = G.hcap ? G.hcap * 2 : 1024;
@@ -87,7 +59,7 @@ static struct ev ev_pop(void)
 }
 
 /* xorshift64*: deterministic for a given sim.seed. */
-static uint64_t rnd(void)
+uint64_t rnd(void)
 {
 	G.rng ^= G.rng >> 12;
 	G.rng ^= G.rng << 25;
@@ -95,210 +67,11 @@ static uint64_t rnd(void)
 	return G.rng * 2685821657736338717ull;
 }
 
-/* ---- guests ---------------------------------------------------------------------------- */
-
-static unsigned vid(const struct sim_vcpu *v)
-{
-	return (unsigned)(v - G.v);
-}
-
-static bool has_work(const struct sim_vcpu *v)
-{
-	if (v->d->kind == G_LOCK)
-		return true;
-	return v->pq_n || v->boot_left || (v->spinning && v->spin_left);
-}
-
-static void ping_push(struct sim_vcpu *v, uint64_t t)
-{
-	if (v->pq_n == v->pq_cap) {
-		size_t nc = v->pq_cap ? v->pq_cap * 2 : 16;
-		uint64_t *q = malloc(nc * sizeof(*q));
-		if (!q) {
-			perror("sliver-sim");
-			exit(2);
-		}
-		for (size_t i = 0; i < v->pq_n; i++)
-			q[i] = v->pq[(v->pq_head + i) % v->pq_cap];
-		free(v->pq);
-		v->pq = q;
-		v->pq_cap = nc;
-		v->pq_head = 0;
-	}
-	if (!v->pq_n)
-		v->ping_left = v->d->service_ns;
-	v->pq[(v->pq_head + v->pq_n++) % v->pq_cap] = t;
-}
-
-/* Applies the guest work done since exec_from (pings first: they are interrupts). */
-/* A duty-cycle burst timed by the wall clock (duty_clock=wall), not a forever spinner. */
-static bool wall_duty(const struct sim_vcpu *v)
-{
-	return v->d->duty_wall && v->d->spin_ns && v->spin_left != UINT64_MAX;
-}
-
-/* When a duty sleep begun at t ends. With jiffy_us (a tick-based guest OS, such as the
- * 2006 Linux 2.6.16 dom0 whose script slept in select()): the timeout is rounded up to whole
- * jiffies (sys_select: ROUND_UP(usec, 1000000/HZ)) and counted from the jiffy the guest is
- * in, so the sleep ends on its own tick grid: J * (floor(t/J) + ceil(sleep/J)), grid phase
- * jiffy_off. The guest's clock is taken as current at t (it runs then, and a tick that fell
- * while it was preempted is delivered when it is entered). */
-static uint64_t duty_sleep_end(const struct sim_vcpu *v, uint64_t t)
-{
-	uint64_t j = v->d->jiffy_ns, s = v->d->sleep_ns;
-	if (!j)
-		return t + s;
-	uint64_t k = (t + j - v->jiffy_off) / j; /* the grid shifted so that it is non-negative */
-	uint64_t end = (k + (s + j - 1) / j) * j + v->jiffy_off - j;
-	return end > t ? end : t; /* select() with a zero timeout returns at once */
-}
-
-static void wall_burst_end(struct sim_vcpu *v, uint64_t t)
-{
-	v->spinning = false;
-	v->spin_left = 0;
-	v->spin_until = 0;
-	v->sleep_end = duty_sleep_end(v, t);
-	ev_push(v->sleep_end, EV_SLEEP_END, vid(v), 0);
-}
-
-static void guest_arm(struct sim_vcpu *v, uint64_t now);
-
-/* How far into its slice the yield95 attacker yields: 95% of the policy's slice (1 ms when
- * a policy names none: a zero would yield forever at the same instant). */
-static uint64_t yield95_at(void)
-{
-	uint64_t sl = sched_slice_ns(G.s);
-	return (sl ? sl : 1000000) * 95 / 100;
-}
-
-static void progress(struct sim_vcpu *v, uint64_t now)
-{
-	if (v->running_on >= 0 && now == v->exec_from && !v->pq_n && !v->boot_left && v->spinning &&
-	    v->spin_left && wall_duty(v) && v->spin_until && now >= v->spin_until)
-		wall_burst_end(v, now); /* back on the CPU after its deadline: sees it at once */
-	if (v->running_on < 0 || now <= v->exec_from)
-		return;
-	uint64_t el = now - v->exec_from;
-	v->exec_from = now;
-	v->useful_ns += el;
-	if (v->d->kind == G_LOCK) {
-		struct sim_vcpu *n = lock_progress(v, now - el, el);
-		if (n && n->running_on >= 0)
-			guest_arm(n, now); /* it sees the lock is its own */
-		return;
-	}
-	while (el) {
-		if (v->pq_n) {
-			uint64_t take = el < v->ping_left ? el : v->ping_left;
-			v->ping_left -= take;
-			el -= take;
-			if (!v->ping_left) {
-				uint64_t done = now - el, arr = v->pq[v->pq_head];
-				if (arr >= G.c->warmup_ns)
-					samples_add(&v->d->ping, done - arr);
-				v->pq_head = (v->pq_head + 1) % v->pq_cap;
-				v->pq_n--;
-				v->ping_left = v->d->service_ns;
-			}
-		} else if (v->boot_left) {
-			uint64_t take = el < v->boot_left ? el : v->boot_left;
-			v->boot_left -= take;
-			el -= take;
-		} else if (v->spinning && v->spin_left == UINT64_MAX) {
-			el = 0;
-		} else if (v->spinning && v->spin_left && wall_duty(v)) {
-			/* rt_spin_us: spin until the clock reads start + spin, whatever CPU it
-			 * got meanwhile; the guest sees the end only when it executes. */
-			uint64_t t = now - el;
-			if (!v->spin_until)
-				v->spin_until = t + v->d->spin_ns;
-			if (t >= v->spin_until) {
-				wall_burst_end(v, t);
-				continue;
-			}
-			uint64_t take = v->spin_until - t;
-			if (take > el)
-				take = el;
-			el -= take;
-		} else if (v->spinning && v->spin_left) {
-			uint64_t take = el < v->spin_left ? el : v->spin_left;
-			v->spin_left -= take;
-			el -= take;
-			if (!v->spin_left) {
-				/* Burst done: sleep from the moment it finished. */
-				v->spinning = false;
-				v->sleep_end = duty_sleep_end(v, now - el);
-				ev_push(v->sleep_end, EV_SLEEP_END, vid(v), 0);
-			}
-		} else {
-			v->useful_ns -= el;
-			el = 0;
-		}
-	}
-}
-
-/* The attacker's sleep window around accounting point k*P: [kP - lead, kP + after). */
-static bool in_hold_window(const struct sim_dom *d, uint64_t t, uint64_t *until)
-{
-	uint64_t P = d->atk_period_ns, k = (t + d->atk_lead_ns) / P;
-	if (k == 0)
-		return false;
-	uint64_t start = k * P - d->atk_lead_ns, end = k * P + d->atk_after_ns;
-	if (t >= start && t < end) {
-		*until = end;
-		return true;
-	}
-	return false;
-}
-
-static uint64_t next_hold_start(const struct sim_dom *d, uint64_t t)
-{
-	uint64_t P = d->atk_period_ns, k = (t + d->atk_lead_ns) / P + 1;
-	return k * P - d->atk_lead_ns;
-}
-
-static void guest_arm(struct sim_vcpu *v, uint64_t now)
-{
-	uint64_t base = v->exec_from > now ? v->exec_from : now, t = UINT64_MAX;
-	v->gen++;
-	if (v->pq_n)
-		t = base + v->ping_left;
-	else if (v->boot_left)
-		t = base + v->boot_left;
-	else if (v->spinning && v->spin_left && wall_duty(v))
-		t = v->spin_until ? (v->spin_until > base ? v->spin_until : base)
-				  : base + v->d->spin_ns;
-	else if (v->spinning && v->spin_left != UINT64_MAX && v->spin_left)
-		t = base + v->spin_left;
-	else if (!has_work(v))
-		t = now;
-	if (v->d->kind == G_LOCK) {
-		bool ple = G.s->p.ple != SCHED_PLE_OFF;
-		t = lock_next_event(v, base, ple ? G.c->ple_window_ns : 0);
-		v->ple_at = v->lphase == LP_WAIT ? t : UINT64_MAX;
-	} else if (v->d->attack == ATK_YIELD95) {
-		uint64_t y = v->picked_at + yield95_at();
-		if (y < t)
-			t = y > now ? y : now;
-	} else if (v->d->attack == ATK_SELF_WAKE) {
-		uint64_t y = v->picked_at + v->d->atk_lead_ns;
-		if (y < t)
-			t = y > now ? y : now;
-	} else if (v->d->attack == ATK_SLEEP_ACCT) {
-		uint64_t until, y = next_hold_start(v->d, now);
-		if (in_hold_window(v->d, now, &until))
-			y = now;
-		if (y < t)
-			t = y;
-	}
-	if (t != UINT64_MAX)
-		ev_push(t, EV_GUEST, vid(v), v->gen);
-}
+/* ---- the core's paths on a pCPU ------------------------------------------------------- */
 
 /* Kicks pCPUs (an IPI each in the hypervisor). With a lock model, kicks to a pCPU that
  * has one pending coalesce, as IPIs do (a flag, then one pick): each pick costs its hold. */
-static void kick_mask(sched_cpumask_t m, uint64_t now)
+void kick_mask(sched_cpumask_t m, uint64_t now)
 {
 	for (unsigned p = 0; m && p < G.c->pcpus; p++) {
 		if (!(m & SCHED_CPU(p)))
@@ -311,14 +84,11 @@ static void kick_mask(sched_cpumask_t m, uint64_t now)
 	}
 }
 
-/* What the exit folds into the pick (core/sched_door.c, sd_pick's `then`). */
-enum then { THEN_RUN, THEN_BLOCK, THEN_YIELD };
-
 /* The core's reschedule path on pCPU p, one door call: `then` the running vCPU blocks or
  * yields, then the pick. With a lock model (door.c) the call starts when p and its locks
  * are free, decides at `at` (its locks held) and lets go at `done`: the vCPU picked starts
  * then (plus the switch), and the one that ran stood still from `now`. */
-static void resched_then(unsigned p, uint64_t now, enum then then)
+void resched_then(unsigned p, uint64_t now, enum then then)
 {
 	struct pcpu_sim *ps = &G.pc[p];
 	struct sim_vcpu *cur = ps->cur;
@@ -383,7 +153,7 @@ static void resched_then(unsigned p, uint64_t now, enum then then)
 	kick_mask(pk.kick, done);
 }
 
-static void resched(unsigned p, uint64_t now)
+void resched(unsigned p, uint64_t now)
 {
 	resched_then(p, now, THEN_RUN);
 }
@@ -403,7 +173,7 @@ static void stall(unsigned agent, uint64_t now, uint64_t done)
 
 /* An event for v, made by `agent`: a pCPU (v's own timer fires on the pCPU it last ran on,
  * where it armed it, as core/vcpu.c's per-pCPU timers do) or the pinger. */
-static void vcpu_notify(struct sim_vcpu *v, uint64_t now, unsigned flags, unsigned agent)
+void vcpu_notify(struct sim_vcpu *v, uint64_t now, unsigned flags, unsigned agent)
 {
 	door_begin(agent, now, DOOR_WAKE);
 	door_home(v->sv.pcpu);
@@ -413,7 +183,7 @@ static void vcpu_notify(struct sim_vcpu *v, uint64_t now, unsigned flags, unsign
 	stall(agent, now, done);
 }
 
-static void vcpu_wake(struct sim_vcpu *v, uint64_t now, unsigned flags, unsigned agent)
+void vcpu_wake(struct sim_vcpu *v, uint64_t now, unsigned flags, unsigned agent)
 {
 	if (v->sv.state == SCHED_VS_BLOCKED) {
 		v->lat_pending = true;
@@ -423,7 +193,7 @@ static void vcpu_wake(struct sim_vcpu *v, uint64_t now, unsigned flags, unsigned
 	vcpu_notify(v, now, flags, agent);
 }
 
-static void vcpu_block(struct sim_vcpu *v, uint64_t now)
+void vcpu_block(struct sim_vcpu *v, uint64_t now)
 {
 	unsigned p = (unsigned)v->running_on;
 	if (v->runnable_since != UINT64_MAX) {
@@ -433,169 +203,7 @@ static void vcpu_block(struct sim_vcpu *v, uint64_t now)
 	resched_then(p, now, THEN_BLOCK);
 }
 
-static void on_guest(struct sim_vcpu *v, uint64_t now)
-{
-	if (v->running_on < 0)
-		return;
-	progress(v, now);
-	uint64_t until;
-	if (v->d->attack == ATK_SLEEP_ACCT && in_hold_window(v->d, now, &until)) {
-		v->hold_until = until;
-		ev_push(until, EV_HOLD_END, vid(v), 0);
-		vcpu_block(v, now);
-		return;
-	}
-	if (v->d->attack == ATK_SELF_WAKE && now >= v->picked_at + v->d->atk_lead_ns) {
-		/* Block on a timer that fires almost at once: every wake asks for a boost. */
-		v->hold_until = now + v->d->atk_after_ns;
-		ev_push(v->hold_until, EV_HOLD_END, vid(v), 0);
-		vcpu_block(v, now);
-		return;
-	}
-	if (v->d->attack == ATK_YIELD95 && now >= v->picked_at + yield95_at()) {
-		resched_then((unsigned)v->running_on, now, THEN_YIELD);
-		return;
-	}
-	if (v->d->kind == G_LOCK && v->lphase == LP_WAIT && now >= v->ple_at) {
-		/* PAUSE-loop exit: the core's exit_pause_loop, then a fresh window. Two door
-		 * calls (sd_pause_loop, then the pick). */
-		unsigned p = (unsigned)v->running_on;
-		door_begin(p, now, DOOR_PAUSE_LOOP);
-		door_home(v->sv.pcpu);
-		sched_cpumask_t k = sched_pause_loop(G.s, &v->sv, door_now(now)) & ~SCHED_CPU(p);
-		kick_mask(k, door_end(now, &k));
-		resched(p, now);
-		if (G.pc[p].cur == v)
-			guest_arm(v, now);
-		return;
-	}
-	if (!has_work(v)) {
-		vcpu_block(v, now);
-		return;
-	}
-	guest_arm(v, now);
-}
-
-static void on_ping(struct sim_dom *d, uint64_t now)
-{
-	struct sim_vcpu *v = (struct sim_vcpu *)d->sd.vcpus->owner;
-	for (struct sched_vcpu *sv = d->sd.vcpus; sv; sv = sv->next_in_dom)
-		if (((struct sim_vcpu *)sv->owner)->idx == 0)
-			v = sv->owner;
-	uint64_t j = G.c->ping_jitter_ns;
-	uint64_t next = now + G.c->ping_interval_ns - j + (j ? rnd() % (2 * j + 1) : 0);
-	ev_push(next, EV_PING, d->id, 0);
-	if (v->running_on >= 0) {
-		/* The core tells the scheduler about every event, running vCPU included. */
-		progress(v, now);
-		ping_push(v, now);
-		guest_arm(v, now);
-		if (!G.c->wake_blocked_only)
-			vcpu_notify(v, now, WAKE_EVENT, door_pinger());
-		return;
-	}
-	ping_push(v, now);
-	if (!G.c->wake_blocked_only || v->sv.state == SCHED_VS_BLOCKED)
-		vcpu_wake(v, now, WAKE_EVENT, door_pinger());
-}
-
-static void on_sleep_end(struct sim_vcpu *v, uint64_t now)
-{
-	if (v->spinning || now != v->sleep_end)
-		return;
-	if (v->running_on >= 0)
-		progress(v, now);
-	v->spinning = true;
-	v->spin_left = v->d->spin_ns;
-	v->spin_until = 0;
-	v->boot_left += v->d->wake_ns; /* its wake path runs first (done before the spin) */
-	if (v->running_on >= 0)
-		guest_arm(v, now);
-	else
-		vcpu_wake(v, now, WAKE_TIMER, v->ran_on);
-}
-
-/* An attacker's shortfall is its own (README.md, "Invariants"): a yield95 attacker gives
- * its pCPU away itself, a self-wake or sleep-acct one is denied the boosts it games. Its
- * share is checked for gain only, and its waiting is not counted either. */
-static bool own_shortfall(const struct sim_dom *d)
-{
-	return d->kind == G_HOSTILE && d->attack != ATK_NONE;
-}
-
-/* The balancing invariant, seen from outside (README.md, "Invariants"). A migratable vCPU
- * that waits in a queue, or runs on a pCPU whose queue holds a waiter, counts one sample
- * when another pCPU of its affinity idles or runs a non-boosted vCPU of a domain more than
- * inv_margin further ahead of its ideal per vCPU than the waiter's domain (the waiter:
- * itself, or the neediest vCPU queued where it runs, which it keeps out). "Ahead" is
- * service minus the ideal, each sample's difference decaying with time constant
- * inv_tau, so the comparison is about the recent past, not the whole run; it is divided
- * by the domain's vCPUs because a domain's credit is (README.md). */
-static void inv_sample(uint64_t now)
-{
-	struct sim_cfg *c = G.c;
-	double dt = (double)c->inv_ns, decay = exp(-dt / (double)c->inv_tau_ns);
-	for (unsigned i = 0; i < c->ndoms; i++)
-		G.held[i] = 0;
-	for (unsigned i = 0; i < G.nv; i++) {
-		struct sim_vcpu *v = &G.v[i];
-		double held = (double)v->sched_ns;
-		if (v->running_on >= 0 && now > v->picked_at) /* a lock model's pick may be ahead */
-			held += (double)(now - v->picked_at);
-		G.held[v->d->id - 1] += held;
-	}
-	for (unsigned i = 0; i < c->ndoms; i++) {
-		double got = G.held[i] - G.prev_held[i];
-		G.prev_held[i] = G.held[i];
-		const struct sim_dom *d = &c->doms[i];
-		bool band = c->exp_wall_bound != 0;
-		G.ahead_e[i] = G.ahead_e[i] * decay + got - (band ? d->upper : d->entitled) * dt;
-		G.ahead_b[i] = G.ahead_b[i] * decay + got - (band ? d->bound : d->entitled) * dt;
-		/* With the band on (README.md), a domain is ahead above its band, behind below
-		 * it, and neither inside it (the shares are checked the same way). */
-		G.ahead[i] = G.ahead_e[i] > 0 ? G.ahead_e[i] : G.ahead_b[i] < 0 ? G.ahead_b[i] : 0;
-		G.ahead[i] /= d->nvcpus; /* per vCPU, as priority is (README.md) */
-	}
-	sched_cpumask_t all = c->pcpus >= 64 ? ~0ull : (1ull << c->pcpus) - 1;
-	double margin = (double)c->inv_margin_ns, waiter[SCHED_MAX_PCPUS];
-	for (unsigned p = 0; p < c->pcpus; p++)
-		waiter[p] = HUGE_VAL;
-	for (unsigned i = 0; i < G.nv; i++) {
-		const struct sim_vcpu *v = &G.v[i];
-		double a = G.ahead[v->d->id - 1];
-		if (v->sv.state == SCHED_VS_RUNNABLE && !own_shortfall(v->d) &&
-		    a < waiter[v->sv.pcpu])
-			waiter[v->sv.pcpu] = a;
-	}
-	for (unsigned i = 0; i < G.nv; i++) {
-		struct sim_vcpu *v = &G.v[i];
-		sched_cpumask_t m = (v->sv.affinity ? v->sv.affinity : all) & all;
-		if (!(m & (m - 1)) || own_shortfall(v->d))
-			continue; /* pinned to one pCPU, or it gives way itself */
-		double ref;
-		if (v->sv.state == SCHED_VS_RUNNABLE)
-			ref = G.ahead[v->d->id - 1]; /* it waits */
-		else if (v->running_on >= 0 && waiter[v->running_on] != HUGE_VAL)
-			ref = waiter[v->running_on]; /* it keeps the neediest waiter there out */
-		else
-			continue;
-		m &= ~SCHED_CPU(v->sv.pcpu);
-		for (unsigned q = 0; m; q++) {
-			if (!(m & SCHED_CPU(q)))
-				continue;
-			m &= ~SCHED_CPU(q);
-			const struct sim_vcpu *u = G.pc[q].cur;
-			if (!u || (u->sv.prio != SCHED_PRI_BOOST &&
-				   G.ahead[u->d->id - 1] > ref + margin)) {
-				v->stuck++;
-				G.inv_idle += !u;
-				break;
-			}
-		}
-	}
-	G.inv_samples++;
-	ev_push(now + c->inv_ns, EV_INV, 0, 0);
-}
+/* ---- the run ------------------------------------------------------------------------- */
 
 static void warmup_snapshot(uint64_t now)
 {
@@ -652,25 +260,8 @@ int sim_run(struct sim_cfg *c, struct sched *s, struct sim_result *res)
 	}
 	for (unsigned i = 0; i < G.nv; i++) {
 		struct sim_vcpu *v = &G.v[i];
-		const struct sim_dom *d = v->d;
-		if (d->kind == G_SPINNER || (d->kind == G_HOSTILE && d->attack != ATK_NONE)) {
-			v->spinning = true;
-			v->spin_left = UINT64_MAX;
-		} else if (d->spin_ns) {
-			/* Duty cycles start at a seeded point of their period. */
-			v->spinning = false;
-			v->sleep_end = rnd() % (d->spin_ns + d->sleep_ns) + 1;
-			if (d->jiffy_ns) { /* its tick grid's phase; the first wake on the grid */
-				uint64_t j = d->jiffy_ns;
-				v->jiffy_off = rnd() % j;
-				v->sleep_end += (v->jiffy_off + j - v->sleep_end % j) % j;
-			}
-			ev_push(v->sleep_end, EV_SLEEP_END, i, 0);
-		}
-		if (d->kind == G_LOCK)
-			lock_start(v, rnd());
+		guest_init(v, i);
 		v->runnable_since = UINT64_MAX;
-		v->boot_left = d->boot_ns;
 		if (has_work(v)) {
 			v->runnable_since = 0;
 			kick_mask(sched_wake(s, &v->sv, 0, WAKE_NEW), 0);

@@ -1,7 +1,7 @@
 /* The torture test (torture.h, README.md): the pCPU loop as the hypervisor runs it, one step
- * at a time, from threads or from a seeded serial interleaving, and the checks. */
+ * at a time, from threads or from a seeded serial interleaving; the checks it calls are in
+ * checks.c. */
 #include "torture.h"
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,40 +16,11 @@ _Thread_local struct lockorder_cpu torture_locks;
 _Thread_local int torture_cpu;
 bool (*torture_trylock_fails)(const spinlock_t *l);
 
-/* One logical pCPU: what its loop knows (only its own thread touches it, but need_resched). */
-struct tcpu {
-	uint64_t rng;
-	struct tvcpu *cur;  /* returned by its last pick */
-	bool loaded_ok;	    /* cur is loaded here (the handoff is done) */
-	bool running;	    /* cur runs (charged since run_from) */
-	bool want_pick;	    /* it blocked, yielded, stopped: pick next */
-	enum sd_then then;  /* what that pick does to cur first (a block or yield left to it) */
-	uint64_t run_from;  /* the door's `now` when cur's charged interval began */
-	uint64_t run_until; /* the pick's slice end */
-	uint64_t last_now;  /* the door's last `now` on this pCPU */
-	unsigned now_calls; /* how many times the door read it */
-	uint64_t nows[8];   /* the last values, by now_calls % 8 */
-	atomic_int need_resched;
-	uint64_t picks, idle_picks, steps;
-	int last_act; /* the last action's number (act), -1: a pick */
-} __attribute__((aligned(64)));
-
-static struct tcpu cpus[SCHED_MAX_PCPUS];
+struct tcpu cpus[SCHED_MAX_PCPUS];
 static atomic_bool stop;
 static atomic_bool draining; /* the end: guests only compute, nothing blocks or changes */
 static atomic_ullong vclock = 1000000000ull; /* serial mode's clock, ns */
 static uint64_t inject_rng;
-
-void t_fail(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fprintf(stderr, "torture: FAIL: ");
-	vfprintf(stderr, fmt, ap);
-	fprintf(stderr, "\n");
-	va_end(ap);
-	atomic_fetch_add(&failures, 1);
-}
 
 uint64_t t_rand(uint64_t *x)
 {
@@ -59,26 +30,9 @@ uint64_t t_rand(uint64_t *x)
 	return *x;
 }
 
-static void t_pr(void *arg, const char *fmt, ...)
-{
-	(void)arg;
-	va_list ap;
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-}
-
-noreturn void torture_lock_bug(const spinlock_t *l, const struct lockorder_bad *b)
-{
-	fprintf(stderr, "torture: FAIL: lock order: %s: %s[%d] (rank %u) holding %s[%d]\n", b->why,
-		l->cls->name, b->want_idx, l->cls->rank, b->held ? b->held->name : "-",
-		b->held_idx);
-	abort();
-}
-
 /* ---- the door's port -------------------------------------------------------------------- */
 
-static uint64_t clock_ns(void)
+uint64_t t_clock_ns(void)
 {
 	if (C.serial)
 		return atomic_load(&vclock);
@@ -95,7 +49,7 @@ static unsigned port_self(void)
 static uint64_t port_now(void)
 {
 	struct tcpu *c = &cpus[torture_cpu];
-	c->last_now = clock_ns();
+	c->last_now = t_clock_ns();
 	c->nows[++c->now_calls % 8] = c->last_now;
 	return c->last_now;
 }
@@ -113,7 +67,8 @@ static void port_bug(const char *what, unsigned a, unsigned b)
 }
 
 static bool pending_cb(void *arg);
-static const struct sd_port port = {port_self, port_now, clock_ns, port_kick, port_bug, pending_cb};
+static const struct sd_port port = {port_self, port_now, t_clock_ns,
+				    port_kick, port_bug, pending_cb};
 
 static bool inject(const spinlock_t *l)
 {
@@ -186,40 +141,7 @@ static void dom_pause_toggle(struct tdom *d)
 		sd_unpause(v, d->n);
 }
 
-/* ---- checks ----------------------------------------------------------------------------- */
-
-/* Every rq held (sd_audit): a blocked vCPU with an event pending and no notify under way is a
- * lost wake. */
-static unsigned more_checks(void *arg)
-{
-	(void)arg;
-	unsigned bad = 0;
-	for (unsigned i = 0; i < C.doms; i++) {
-		for (unsigned j = 0; j < doms[i].n; j++) {
-			struct tvcpu *v = &doms[i].v[j];
-			unsigned long done = atomic_load(&v->n_done);
-			bool lost = v->s.blocked && !v->s.paused && !v->s.gone &&
-				    atomic_load(&v->pending) &&
-				    atomic_load(&doms[i].state) == D_LIVE;
-			if (lost && atomic_load(&v->n_started) == done) {
-				t_fail("d%uv%u blocked with an event pending (a lost wake): "
-				       "state=%u "
-				       "pcpu=%u running_on=%d notifies=%lu picks=%lu",
-				       i + 1, j, v->s.sv.state, v->s.sv.pcpu, v->s.running_on, done,
-				       atomic_load(&v->picks));
-				bad++;
-			}
-		}
-	}
-	return bad;
-}
-
-static void audit(void)
-{
-	unsigned bad = sd_audit(t_pr, NULL, more_checks, NULL);
-	if (bad)
-		t_fail("audit found %u problem(s)", bad);
-}
+/* ---- what the loop knows of its guests --------------------------------------------------- */
 
 static bool pending_cb(void *arg)
 {
@@ -375,7 +297,7 @@ static void step(unsigned id)
 		c->loaded_ok = atomic_compare_exchange_strong(&c->cur->loaded, &exp, (int)id);
 		return;
 	}
-	bool timer = c->run_until != SCHED_NEVER && clock_ns() >= c->run_until;
+	bool timer = c->run_until != SCHED_NEVER && t_clock_ns() >= c->run_until;
 	if (c->want_pick || atomic_load(&c->need_resched) || timer || (!c->cur && c->picks == 0)) {
 		do_pick(id, c);
 		return;
@@ -393,60 +315,6 @@ static void thread_loop(unsigned id)
 	torture_cpu = (int)id;
 	while (!atomic_load(&stop))
 		step(id);
-}
-
-/* ---- end checks --------------------------------------------------------------------------- */
-
-/* Every pCPU stopped: what the scheduler charged each vCPU against what the loop ran it. */
-static void check_run_time(uint64_t t_end)
-{
-	for (unsigned id = 0; id < C.pcpus; id++) {
-		struct tcpu *c = &cpus[id];
-		if (c->cur && c->running && t_end > c->run_from)
-			atomic_fetch_add(&c->cur->expect_atomic, t_end - c->run_from);
-	}
-	uint64_t worst = 0;
-	for (unsigned i = 0; i < C.doms; i++) {
-		for (unsigned j = 0; j < doms[i].n; j++) {
-			struct tvcpu *v = &doms[i].v[j];
-			if (v->s.gone || atomic_load(&doms[i].state) != D_LIVE)
-				continue; /* its time went with its domain */
-			uint64_t got = sd_run_ns(&v->s, t_end),
-				 want = atomic_load(&v->expect_atomic);
-			uint64_t d = got > want ? got - want : want - got;
-			if (d > worst)
-				worst = d;
-			if (d)
-				t_fail("d%uv%u charged %llu ns, ran %llu ns", i + 1, j,
-				       (unsigned long long)got, (unsigned long long)want);
-		}
-	}
-}
-
-/* Serial mode: every vCPU's charged time against what the loop ran, at this instant. */
-static void check_run_time_now(unsigned step_no)
-{
-	uint64_t t = clock_ns();
-	for (unsigned i = 0; i < C.doms; i++) {
-		if (atomic_load(&doms[i].state) != D_LIVE)
-			continue;
-		for (unsigned j = 0; j < doms[i].n; j++) {
-			struct tvcpu *v = &doms[i].v[j];
-			uint64_t want = atomic_load(&v->expect_atomic);
-			for (unsigned id = 0; id < C.pcpus; id++)
-				if (cpus[id].cur == v && cpus[id].running)
-					want += t - cpus[id].run_from;
-			uint64_t got = sd_run_ns(&v->s, t);
-			if (got != want) {
-				t_fail("step %u: d%uv%u charged %llu ns, ran %llu ns (cpu%u action "
-				       "%d)",
-				       step_no, i + 1, j, (unsigned long long)got,
-				       (unsigned long long)want, torture_cpu,
-				       cpus[torture_cpu].last_act);
-				return;
-			}
-		}
-	}
 }
 
 static int usage(void)
@@ -517,7 +385,7 @@ int main(int argc, char **argv)
 	}
 	for (unsigned id = 0; id < C.pcpus; id++)
 		cpus[id].rng = rng ^ (0x1234567ull * (id + 1)), cpus[id].run_until = SCHED_NEVER;
-	uint64_t t0 = clock_ns();
+	uint64_t t0 = t_clock_ns();
 	if (C.serial) {
 		for (unsigned s = 0; s < C.steps && !atomic_load(&failures); s++) {
 			atomic_fetch_add(&vclock, 500 + t_rand(&rng) % 20000);
@@ -536,20 +404,7 @@ int main(int argc, char **argv)
 	} else {
 		torture_threads(C.pcpus, thread_loop, C.seconds, &stop);
 	}
-	/* No wake is lost, at the end: with nothing blocking or changing any more, every vCPU
-	 * the door holds runnable must be picked within a second of (virtual) time. */
-	unsigned long before[T_MAX_DOMS][T_MAX_VCPUS];
-	bool runnable[T_MAX_DOMS][T_MAX_VCPUS];
-	for (unsigned i = 0; i < C.doms; i++)
-		for (unsigned j = 0; j < doms[i].n; j++) {
-			struct tvcpu *v = &doms[i].v[j];
-			runnable[i][j] = !v->s.blocked && !v->s.paused && !v->s.gone &&
-					 atomic_load(&doms[i].state) == D_LIVE;
-			for (unsigned id = 0; id < C.pcpus; id++) /* halted: its pick blocks it */
-				if (cpus[id].cur == v && cpus[id].then == SD_THEN_BLOCK)
-					runnable[i][j] = false;
-			before[i][j] = atomic_load(&v->picks);
-		}
+	lost_wake_snapshot();
 	atomic_store(&draining, true);
 	atomic_store(&stop, false);
 	if (C.serial) {
@@ -561,21 +416,9 @@ int main(int argc, char **argv)
 	} else {
 		torture_threads(C.pcpus, thread_loop, 1, &stop);
 	}
-	for (unsigned i = 0; i < C.doms; i++) {
-		for (unsigned j = 0; j < doms[i].n; j++) {
-			struct tvcpu *v = &doms[i].v[j];
-			bool runs = false; /* ran the whole second, picked before it */
-			for (unsigned id = 0; id < C.pcpus; id++)
-				runs |= cpus[id].cur == v && cpus[id].running;
-			if (runnable[i][j] && !runs && atomic_load(&v->picks) == before[i][j] &&
-			    atomic_load(&doms[i].state) == D_LIVE)
-				t_fail("d%uv%u runnable but not run in the last second (a lost "
-				       "wake)",
-				       i + 1, j);
-		}
-	}
+	lost_wake_check();
 	torture_cpu = 0;
-	uint64_t t_end = clock_ns();
+	uint64_t t_end = t_clock_ns();
 	audit();
 	check_run_time(t_end);
 	uint64_t picks = 0, idle = 0, steps = 0, vpicks = 0;

@@ -47,15 +47,44 @@ struct tconf {
 	bool verbose;
 };
 
+/* One logical pCPU: what its loop knows (only its own thread touches it, but need_resched;
+ * the checks read it). */
+struct tcpu {
+	uint64_t rng;
+	struct tvcpu *cur;  /* returned by its last pick */
+	bool loaded_ok;	    /* cur is loaded here (the handoff is done) */
+	bool running;	    /* cur runs (charged since run_from) */
+	bool want_pick;	    /* it blocked, yielded, stopped: pick next */
+	enum sd_then then;  /* what that pick does to cur first (a block or yield left to it) */
+	uint64_t run_from;  /* the door's `now` when cur's charged interval began */
+	uint64_t run_until; /* the pick's slice end */
+	uint64_t last_now;  /* the door's last `now` on this pCPU */
+	unsigned now_calls; /* how many times the door read it */
+	uint64_t nows[8];   /* the last values, by now_calls % 8 */
+	atomic_int need_resched;
+	uint64_t picks, idle_picks, steps;
+	int last_act; /* the last action's number (act), -1: a pick */
+} __attribute__((aligned(64)));
+
 extern struct tconf C;
 extern struct tdom doms[T_MAX_DOMS];
 extern atomic_int failures;
+extern struct tcpu cpus[SCHED_MAX_PCPUS];
+
+/* torture.c: the step loop. The clock the door reads (virtual in serial mode). */
+uint64_t t_clock_ns(void);
+uint64_t t_rand(uint64_t *state);
 
 /* host.c */
 void torture_yield(void);
 void torture_threads(unsigned n, void (*loop)(unsigned id), unsigned seconds, atomic_bool *stop);
 
+/* checks.c */
 void t_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-uint64_t t_rand(uint64_t *state);
+void audit(void);			   /* sd_audit with the lost-wake check, every rq held */
+void check_run_time(uint64_t t_end);	   /* every pCPU stopped: charged = ran, to the ns */
+void check_run_time_now(unsigned step_no); /* serial mode, at this instant */
+void lost_wake_snapshot(void);		   /* before the last second (nothing blocks in it) */
+void lost_wake_check(void);		   /* after it: every runnable vCPU ran */
 
 #endif
