@@ -7,7 +7,7 @@ UNIT_SRCS_conring := test/unit/test_conring.c lib/conring.c
 # Each latency test boots its scenario twice: as written, and with the flooder silent
 # (report_ms=1 -> 0, burst= -> 0: the "quiet" run, generated with sed so that nothing else
 # differs), then tools/console-lat-compare checks the flooded p99 against the quiet one
-# (at most 1.2x and under 100 us, emulated time).
+# (at most 1.2x and under 100 us, emulated time; e2e-console-lat-same its mean, below).
 # The -svm variants run the same two boots and comparisons under QEMU TCG+SVM (-icount:
 # emulated time, deterministic); CONSOLE_EMU is set per target.
 CONSOLE_EMU = --emu bochs
@@ -22,6 +22,18 @@ CONSOLE_OK = --expect '^sliver: run complete: PASS' --reject 'crashed|PANIC|refu
 # docs/console.md). `make CONSOLE_LAT_RATIO=1.5 ...` loosens it for experiments.
 CONSOLE_LAT_RATIO ?= 1.2
 CONSOLE_LAT_MAX ?= 100
+# e2e-console-lat-same (the flooder on the echo's pCPU) is judged by the flooded mean, at
+# most 1.05x the quiet one, with the p99 at most 2x and the p90 under 100 us (issue 29). Its
+# p99 is the 4th slowest of 400 wakes, and how many wakes find their kick landing inside the
+# flooder's exit handler (one more VM entry, ~30 us) is a matter of the two pCPUs' phase,
+# which any code change moves: docs/console.md has 1.02x to 1.54x over builds that changed
+# nothing on its path (1.40x in CI on fa1a354, 1.54x in a working tree, 1.08x here), and a
+# rule was reverted over it (30b0001). Measured on 17 builds (2026-12-07: door's head and
+# four earlier commits of it, eight of the head built with other -falign-* flags, fa1a354,
+# 7bcc036, 30b0001 and c4bd237): flooded/quiet p99 0.99x-1.10x, mean 0.998x-1.001x, p90
+# 0.99x-1.00x, flooded p90 58-73 us. The mean moves only when many wakes are slow (a lock
+# wait or a polled UART: the 3260 us p99 of issue 9), not with a few.
+CONSOLE_SAME_JUDGE = --avg-ratio 1.05 --p99-ratio 2 --p90-max-us $(CONSOLE_LAT_MAX)
 CONSOLE_RING_FULL := --expect '^\(d2\) \[console ring full: [1-9][0-9]* bytes dropped\]$$'
 CONSOLE_SCENARIOS := console-lat-same console-lat-other console-burst
 
@@ -42,7 +54,7 @@ e2e-console-lat-same e2e-console-lat-same-svm: $(BUILD)/console-lat-same.iso $(B
 	tools/e2e.sh $@ $(CONSOLE_OK) --expect '^\(d2\) spin iters=' \
 	    --expect '^\(d1\) conwrite cpu0 n=[1-9][0-9]* avg_cycles=[0-9]+ p99_cycles=[0-9]+ max_cycles=[0-9]+$$' \
 	    $(CONSOLE_RUN) $(BUILD)/console-lat-same.iso
-	tools/console-lat-compare build/e2e/$@-quiet.log build/e2e/$@.log d3v0 $(CONSOLE_LAT_RATIO) $(CONSOLE_LAT_MAX)
+	tools/console-lat-compare build/e2e/$@-quiet.log build/e2e/$@.log d3v0 $(CONSOLE_SAME_JUDGE)
 
 # (b) the flooder on the other pCPU (the service domain's, which drains the console).
 e2e-console-lat-other e2e-console-lat-other-svm: $(BUILD)/console-lat-other.iso $(BUILD)/console-lat-other-quiet.iso
@@ -68,11 +80,13 @@ TEST_TARGETS += e2e-console-lat-same e2e-console-lat-other e2e-console-burst
 # 16550 has no wire time (no ring ever fills). So: both boots complete, the console carries
 # the flood and the burst whole and in order, and the flooded p99 stays within 10x the
 # quiet one and two turns (1000 us; the burst's 3 pCPUs take turns in three, its quiet p99
-# is already 1.6 ms there: 3000 us); Bochs holds the issue's 1.2x / 100 us.
+# is already 1.6 ms there: 3000 us); Bochs holds the issue's 1.2x / 100 us (lat-same: its
+# mean, above).
 CONSOLE_SVM := e2e-console-lat-same-svm e2e-console-lat-other-svm e2e-console-burst-svm
 $(CONSOLE_SVM): CONSOLE_EMU = --emu qemu --icount
 $(CONSOLE_SVM): CONSOLE_LAT_RATIO = 10
 $(CONSOLE_SVM): CONSOLE_LAT_MAX = 1000
+e2e-console-lat-same-svm: CONSOLE_SAME_JUDGE = $(CONSOLE_LAT_RATIO) $(CONSOLE_LAT_MAX)
 $(CONSOLE_SVM): CONSOLE_RING_FULL =
 $(CONSOLE_SVM): CONSOLE_BURST_KEEP = --may-keep-all
 e2e-console-burst-svm: CONSOLE_LAT_MAX = 3000
