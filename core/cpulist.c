@@ -8,7 +8,7 @@ static bool number(const char **p, uint64_t *out)
 		return false;
 	while (*s >= '0' && *s <= '9') {
 		v = v * 10 + (uint64_t)(*s++ - '0');
-		if (v > 63)
+		if (v >= SCHED_MAX_PCPUS)
 			return false;
 	}
 	*p = s;
@@ -16,9 +16,9 @@ static bool number(const char **p, uint64_t *out)
 	return true;
 }
 
-bool cpulist_parse(const char *s, uint64_t *mask)
+bool cpulist_parse(const char *s, sched_cpumask_t *mask)
 {
-	uint64_t m = 0;
+	sched_cpumask_t m = cpumask_none();
 	if (!*s)
 		return false;
 	while (*s) {
@@ -32,7 +32,7 @@ bool cpulist_parse(const char *s, uint64_t *mask)
 				return false;
 		}
 		for (uint64_t c = a; c <= b; c++)
-			m |= 1ull << c;
+			cpumask_set(&m, (unsigned)c);
 		if (*s == ',' && s[1])
 			s++;
 		else if (*s)

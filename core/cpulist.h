@@ -2,10 +2,12 @@
 #ifndef CORE_CPULIST_H
 #define CORE_CPULIST_H
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include "sched/cpumask.h"
 
-/* "0", "0,1", "0-3,5" -> bit mask of CPUs 0..63. False (mask untouched) on junk, an empty
- * list, a reversed range or a CPU above 63. */
-bool cpulist_parse(const char *s, uint64_t *mask);
+/* "0", "0,1", "0-3,5" -> the set of those CPUs (0..SCHED_MAX_PCPUS-1). False (*mask
+ * untouched) on junk, an empty list, a reversed range or a CPU past SCHED_MAX_PCPUS-1. */
+bool cpulist_parse(const char *s, sched_cpumask_t *mask);
 
 #endif

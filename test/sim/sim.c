@@ -300,9 +300,10 @@ static void guest_arm(struct sim_vcpu *v, uint64_t now)
  * has one pending coalesce, as IPIs do (a flag, then one pick): each pick costs its hold. */
 static void kick_mask(sched_cpumask_t m, uint64_t now)
 {
-	for (unsigned p = 0; m && p < G.c->pcpus; p++) {
-		if (!(m & SCHED_CPU(p)))
-			continue;
+	cpumask_for_each(p, m)
+	{
+		if (p >= G.c->pcpus)
+			break;
 		if (door_on() && G.pc[p].kick_pending && G.pc[p].kick_at <= now)
 			continue; /* one is on its way, no later than this one */
 		G.pc[p].kick_pending = door_on();
@@ -333,9 +334,9 @@ static void resched_then(unsigned p, uint64_t now, enum then then)
 		door_home(p);
 	}
 	uint64_t at = door_now(now);
-	sched_cpumask_t k = 0;
+	sched_cpumask_t k = cpumask_none();
 	if (then == THEN_BLOCK)
-		k = sched_sleep(G.s, &cur->sv, at) & ~SCHED_CPU(p);
+		k = cpumask_without(sched_sleep(G.s, &cur->sv, at), p);
 	else if (then == THEN_YIELD)
 		sched_yield(G.s, &cur->sv, at);
 	door_decision();
@@ -462,7 +463,8 @@ static void on_guest(struct sim_vcpu *v, uint64_t now)
 		unsigned p = (unsigned)v->running_on;
 		door_begin(p, now, DOOR_PAUSE_LOOP);
 		door_home(v->sv.pcpu);
-		sched_cpumask_t k = sched_pause_loop(G.s, &v->sv, door_now(now)) & ~SCHED_CPU(p);
+		sched_cpumask_t k =
+			cpumask_without(sched_pause_loop(G.s, &v->sv, door_now(now)), p);
 		kick_mask(k, door_end(now, &k));
 		resched(p, now);
 		if (G.pc[p].cur == v)
@@ -556,7 +558,7 @@ static void inv_sample(uint64_t now)
 		G.ahead[i] = G.ahead_e[i] > 0 ? G.ahead_e[i] : G.ahead_b[i] < 0 ? G.ahead_b[i] : 0;
 		G.ahead[i] /= d->nvcpus; /* per vCPU, as priority is (README.md) */
 	}
-	sched_cpumask_t all = c->pcpus >= 64 ? ~0ull : (1ull << c->pcpus) - 1;
+	sched_cpumask_t all = cpumask_below(c->pcpus);
 	double margin = (double)c->inv_margin_ns, waiter[SCHED_MAX_PCPUS];
 	for (unsigned p = 0; p < c->pcpus; p++)
 		waiter[p] = HUGE_VAL;
@@ -569,8 +571,9 @@ static void inv_sample(uint64_t now)
 	}
 	for (unsigned i = 0; i < G.nv; i++) {
 		struct sim_vcpu *v = &G.v[i];
-		sched_cpumask_t m = (v->sv.affinity ? v->sv.affinity : all) & all;
-		if (!(m & (m - 1)) || own_shortfall(v->d))
+		sched_cpumask_t m =
+			cpumask_and(cpumask_empty(v->sv.affinity) ? all : v->sv.affinity, all);
+		if (cpumask_count(m) <= 1 || own_shortfall(v->d))
 			continue; /* pinned to one pCPU, or it gives way itself */
 		double ref;
 		if (v->sv.state == SCHED_VS_RUNNABLE)
@@ -579,11 +582,9 @@ static void inv_sample(uint64_t now)
 			ref = waiter[v->running_on]; /* it keeps the neediest waiter there out */
 		else
 			continue;
-		m &= ~SCHED_CPU(v->sv.pcpu);
-		for (unsigned q = 0; m; q++) {
-			if (!(m & SCHED_CPU(q)))
-				continue;
-			m &= ~SCHED_CPU(q);
+		cpumask_clear(&m, v->sv.pcpu);
+		cpumask_for_each(q, m)
+		{
 			const struct sim_vcpu *u = G.pc[q].cur;
 			if (!u || (u->sv.prio != SCHED_PRI_BOOST &&
 				   G.ahead[u->d->id - 1] > ref + margin)) {

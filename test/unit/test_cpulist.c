@@ -6,22 +6,42 @@
 #include <cmocka.h>
 #include "core/cpulist.h"
 
+/* The set's words, low first. */
+static void words(sched_cpumask_t m, uint64_t w0, uint64_t w1, uint64_t w2, uint64_t w3)
+{
+	_Static_assert(SCHED_CPUMASK_WORDS == 4, "SCHED_MAX_PCPUS is 256");
+	assert_int_equal(m.w[0], w0);
+	assert_int_equal(m.w[1], w1);
+	assert_int_equal(m.w[2], w2);
+	assert_int_equal(m.w[3], w3);
+}
+
 static void test_good(void **st)
 {
 	(void)st;
-	uint64_t m = 0;
+	sched_cpumask_t m = cpumask_none();
 	assert_true(cpulist_parse("0", &m));
-	assert_int_equal(m, 1);
+	words(m, 1, 0, 0, 0);
 	assert_true(cpulist_parse("1,3", &m));
-	assert_int_equal(m, 0xa);
+	words(m, 0xa, 0, 0, 0);
 	assert_true(cpulist_parse("0-3,5", &m));
-	assert_int_equal(m, 0x2f);
+	words(m, 0x2f, 0, 0, 0);
 	assert_true(cpulist_parse("63", &m));
-	assert_int_equal(m, 1ull << 63);
+	words(m, 1ull << 63, 0, 0, 0);
 	assert_true(cpulist_parse("0-63", &m));
-	assert_int_equal(m, ~0ull);
+	words(m, ~0ull, 0, 0, 0);
 	assert_true(cpulist_parse("2-2", &m));
-	assert_int_equal(m, 4);
+	words(m, 4, 0, 0, 0);
+	/* Past the first 64 (issue 24): across a word boundary, and the last CPU. */
+	assert_true(cpulist_parse("64", &m));
+	words(m, 0, 1, 0, 0);
+	assert_true(cpulist_parse("62-65,255", &m));
+	words(m, 3ull << 62, 3, 0, 1ull << 63);
+	assert_true(cpulist_parse("0-255", &m));
+	words(m, ~0ull, ~0ull, ~0ull, ~0ull);
+	assert_int_equal(cpumask_count(m), 256);
+	assert_true(cpulist_parse("128-191", &m));
+	words(m, 0, 0, ~0ull, 0);
 }
 
 static void test_bad(void **st)
@@ -35,17 +55,17 @@ static void test_bad(void **st)
 					  "1-",
 					  "-1",
 					  "3-1",
-					  "64",
-					  "0-64",
+					  "256",
+					  "0-256",
 					  "1 2",
 					  "1;2",
 					  "99999999999999999999",
 					  "1--2"};
 	for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-		uint64_t m = 42;
+		sched_cpumask_t m = cpumask_of(42);
 		if (cpulist_parse(bad[i], &m))
 			fail_msg("accepted '%s'", bad[i]);
-		assert_int_equal(m, 42);
+		assert_true(cpumask_equal(m, cpumask_of(42)));
 	}
 }
 
