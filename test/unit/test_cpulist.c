@@ -69,11 +69,35 @@ static void test_bad(void **st)
 	}
 }
 
+/* The boot line's APIC IDs (core/main.c): sorted, runs as ranges, cut to the buffer. */
+static void test_format_ids(void **st)
+{
+	(void)st;
+	char b[64];
+	uint32_t ids[] = {0x22b, 0x200, 0x201, 0x202, 0x300, 0x22a, 0xff, 0x201};
+	assert_int_equal(cpulist_format_ids(b, sizeof b, ids, 8), 34);
+	assert_string_equal(b, "0xff,0x200-0x202,0x22a-0x22b,0x300");
+	uint32_t one = 0;
+	cpulist_format_ids(b, sizeof b, &one, 1);
+	assert_string_equal(b, "0x0");
+	cpulist_format_ids(b, sizeof b, NULL, 0);
+	assert_string_equal(b, "");
+	uint32_t big[] = {0xffffffffu, 0x12345678};
+	cpulist_format_ids(b, 12, big, 2);
+	assert_string_equal(b, "0x12345678,");
+	uint32_t run[300];
+	for (unsigned i = 0; i < 300; i++)
+		run[i] = 0x100 + i;
+	cpulist_format_ids(b, sizeof b, run, 300);
+	assert_string_equal(b, "0x100-0x22b");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_good),
 		cmocka_unit_test(test_bad),
+		cmocka_unit_test(test_format_ids),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
