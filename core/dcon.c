@@ -225,8 +225,8 @@ void dcon_start_async(void)
 		struct domain *d = domains[id];
 		if (d && d->role == SLIVER_ROLE_SERVICE && d->nr_vcpus) {
 			sched_cpumask_t pin = d->vcpu[0]->s.sv.affinity;
-			if (pin)
-				cpu = (unsigned)__builtin_ctzll(pin);
+			if (!cpumask_empty(pin))
+				cpu = cpumask_first(pin);
 			break;
 		}
 	}

@@ -174,7 +174,7 @@ static const char *module_words(struct domain *d, const char *cl, uint64_t *mem,
 {
 	char val[256];
 	uint64_t vcpus = 1, weight = SCHED_DEFAULT_WEIGHT, cap = 0;
-	sched_cpumask_t pin = 0;
+	sched_cpumask_t pin = cpumask_none();
 	*mem = DEFAULT_MEM_MIB;
 	if (cmdline_has(cl, "name")) {
 		if (!cmdline_get(cl, "name", val, sizeof d->name))
@@ -208,7 +208,7 @@ static const char *module_words(struct domain *d, const char *cl, uint64_t *mem,
 		if (!cmdline_get(cl, "pin", val, sizeof val))
 			return "pin= list is longer than 255 characters";
 		if (!cpulist_parse(val, &pin))
-			return "pin= must be a CPU list like 0,1 or 0-1 (CPUs 0..63)";
+			return "pin= must be a CPU list like 0,1 or 0-1 (CPUs 0..255)";
 	}
 	if (cmdline_has(cl, "role") && !cmdline_get(cl, "role", val, sizeof val))
 		return "role= must be service or guest";
@@ -248,13 +248,13 @@ static const char *module_words(struct domain *d, const char *cl, uint64_t *mem,
 		d->lapic = true;
 	/* The pCPUs that run guests: all, or the first vmm.sched_pcpus. */
 	unsigned ncpu = sd_sched()->nr_pcpus;
-	sched_cpumask_t online = ncpu >= 64 ? ~0ull : SCHED_CPU(ncpu) - 1;
-	if (pin && !(pin & online))
+	sched_cpumask_t online = cpumask_below(ncpu);
+	if (!cpumask_empty(pin) && !cpumask_intersects(pin, online))
 		return "pin= names no CPU that is online";
 	d->nr_vcpus = (unsigned)vcpus;
 	d->sd.weight = (uint32_t)weight;
 	d->sd.cap = (uint32_t)cap;
-	d->pin = pin & online;
+	d->pin = cpumask_and(pin, online);
 	return NULL;
 }
 

@@ -12,6 +12,7 @@
 #include "boot/boot.h"
 #include "core/bootinfo.h"
 #include "core/conin.h"
+#include "core/cpulist.h"
 #include "core/main.h"
 #include "core/mm.h"
 #include "core/timer.h"
@@ -20,6 +21,7 @@
 #include "drivers/conport.h"
 #include "drivers/pic.h"
 #include "lib/cmdline.h"
+#include "lib/fmt.h"
 #include "lib/string.h"
 #include "lib/fmt.h"
 
@@ -114,13 +116,23 @@ static void print_memory_use(void)
 	printk("mem: %lu frames in use, %lu of them above 4 GiB\n", used, mm_high_used_frames());
 }
 
+/* The APIC IDs of the MADT's CPUs that are not started (main.c's `cpu: warning:` line). */
+static uint32_t not_started[MAX_CPUS + ACPI_BEYOND_IDS];
+static unsigned nr_not_started;
+
 static unsigned prepare_aps(void)
 {
 	uint32_t self = percpu[0].apic_id;
 	unsigned n = 1;
-	for (unsigned i = 0; i < acpi.nr_cpus && n < MAX_CPUS; i++) {
+	for (unsigned i = 0; i < acpi.nr_cpus; i++) {
 		if (acpi.apic_ids[i] == self)
 			continue;
+		/* No room (the MADT listed MAX_CPUS others than the boot CPU), or an ID the
+		 * xAPIC cannot address (0xff is its broadcast; x2APIC mode takes 32 bits). */
+		if (n == MAX_CPUS || (!lapic_is_x2apic() && acpi.apic_ids[i] > 0xfe)) {
+			not_started[nr_not_started++] = acpi.apic_ids[i];
+			continue;
+		}
 		struct percpu *p = &percpu[n];
 		p->apic_id = acpi.apic_ids[i];
 		p->stack = phys_to_virt(frames_alloc(CPU_STACK_SIZE / PAGE_SIZE, 1));
@@ -130,6 +142,27 @@ static unsigned prepare_aps(void)
 		n++;
 	}
 	return n;
+}
+
+/* One line names every CPU of the MADT that does not run: past MAX_CPUS, not addressable,
+ * or prepared and not started (smp.c stops at the first that does not come up). */
+static void report_not_started(unsigned online, unsigned prepared)
+{
+	for (unsigned c = online; c < prepared; c++)
+		not_started[nr_not_started++] = percpu[c].apic_id;
+	unsigned named = acpi.cpus_beyond < ACPI_BEYOND_IDS ? acpi.cpus_beyond : ACPI_BEYOND_IDS;
+	for (unsigned i = 0; i < named; i++)
+		not_started[nr_not_started++] = acpi.beyond_ids[i];
+	if (!nr_not_started)
+		return;
+	static char ids[1024];
+	cpulist_format_ids(ids, sizeof ids, not_started, nr_not_started);
+	unsigned more = acpi.cpus_beyond - named;
+	char tail[48] = "";
+	if (more)
+		fmt_snprintf(tail, sizeof tail, " and %u more", more);
+	printk("cpu: warning: %u CPU(s) in the MADT, %u started; not started: APIC IDs %s%s\n",
+	       acpi.nr_cpus + acpi.cpus_beyond, online, ids, tail);
 }
 
 void kmain(uint32_t magic, uint32_t mbi_pa)
@@ -183,19 +216,17 @@ void kmain(uint32_t magic, uint32_t mbi_pa)
 		acpi.nr_cpus = 1;
 		acpi.apic_ids[0] = bsp->apic_id;
 	}
-	printk("cpu: %u CPU(s) in the MADT, %s\n", acpi.nr_cpus,
+	printk("cpu: %u CPU(s) in the MADT, %s\n", acpi.nr_cpus + acpi.cpus_beyond,
 	       lapic_is_x2apic() ? "x2APIC" : "xAPIC");
-	if (acpi.cpus_beyond)
-		printk("cpu: warning: %u more enabled CPU(s) in the MADT beyond the limit of %u: "
-		       "not started\n",
-		       acpi.cpus_beyond, ACPI_MAX_CPUS);
 	tsc_calibrate();
 	timer_hw_calibrate();
 	timer_init_this_cpu();
 	__atomic_store_n(&bsp->online, true, __ATOMIC_RELEASE);
 
-	unsigned online = smp_boot_aps(prepare_aps(), ap_main);
+	unsigned prepared = prepare_aps();
+	unsigned online = smp_boot_aps(prepared, ap_main);
 	printk("smp: %u CPU(s) online\n", online);
+	report_not_started(online, prepared);
 
 	selftest_mode = cmdline_has(boot_info.cmdline, "selftest");
 	if (selftest_mode) {

@@ -65,11 +65,9 @@ struct rq {
 } __attribute__((aligned(64)));
 
 /* The locks the calling pCPU's current door call holds (only that pCPU touches it). */
-#define WORDS ((SCHED_MAX_PCPUS + 63) / 64)
-
 struct ctx {
-	uint64_t held[WORDS];
-	uint64_t base[WORDS]; /* taken on entry (not by sched_peer): kept to the end */
+	sched_cpumask_t held;
+	sched_cpumask_t base; /* taken on entry (not by sched_peer): kept to the end */
 	int max;	      /* highest rq held, -1 */
 	unsigned n;
 	bool dom;  /* a sched_dom lock is held */
@@ -92,12 +90,12 @@ static struct ctx *me(void)
 
 static bool holds(const struct ctx *c, unsigned q)
 {
-	return c->held[q / 64] >> (q % 64) & 1;
+	return cpumask_test(c->held, q);
 }
 
 static void mark(struct ctx *c, unsigned q)
 {
-	c->held[q / 64] |= 1ull << (q % 64);
+	cpumask_set(&c->held, q);
 	c->n++;
 	if ((int)q > c->max)
 		c->max = (int)q;
@@ -131,14 +129,15 @@ static void begin(struct ctx *c)
 	c->busy = true;
 }
 
-/* Lets go of every rq the call holds. */
+/* Lets go of every rq the call holds: word by word, up to the highest held (most calls hold
+ * one lock, in the first word). */
 static void release(struct ctx *c)
 {
-	for (unsigned w = 0; w < WORDS; w++) {
-		c->base[w] = 0;
-		while (c->held[w]) {
-			unsigned q = w * 64 + (unsigned)__builtin_ctzll(c->held[w]);
-			c->held[w] &= c->held[w] - 1;
+	for (int w = 0; w <= c->max / 64; w++) {
+		c->base.w[w] = 0;
+		while (c->held.w[w]) {
+			unsigned q = w * 64 + (unsigned)__builtin_ctzll(c->held.w[w]);
+			c->held.w[w] &= c->held.w[w] - 1;
 			spin_unlock(&rqs[q].lock);
 		}
 	}
@@ -151,22 +150,27 @@ static void wide_lock(struct ctx *c)
 {
 	for (unsigned q = 0; q < NR; q++)
 		rq_lock(c, q);
-	for (unsigned w = 0; w < WORDS; w++)
-		c->base[w] = c->held[w];
+	c->base = c->held;
 }
 
 /* The call's own rq (its vCPU's or its pCPU's), taken on entry. */
 static void home_lock(struct ctx *c, unsigned q)
 {
 	rq_lock(c, q);
-	c->base[q / 64] |= 1ull << (q % 64);
+	cpumask_set(&c->base, q);
 }
 
-static void deliver(sched_cpumask_t mask)
+/* The words of pCPUs that exist only (most calls kick nobody). NULL: none. */
+static void deliver(const sched_cpumask_t *mask)
 {
-	for (unsigned q = 0; mask && q < NR; q++, mask >>= 1)
-		if (mask & 1)
-			P->kick(q, true);
+	if (!mask || cpumask_empty(*mask))
+		return;
+	for (unsigned w = 0; w * 64 < NR; w++)
+		for (uint64_t m = mask->w[w]; m; m &= m - 1) {
+			unsigned q = w * 64 + (unsigned)__builtin_ctzll(m);
+			if (q < NR)
+				P->kick(q, true);
+		}
 }
 
 /* A policy left work undone for want of a lock: do it now, every rq held. */
@@ -177,7 +181,7 @@ static void finish(void)
 	struct ctx *c = me();
 	begin(c);
 	wide_lock(c);
-	sched_cpumask_t k = 0;
+	sched_cpumask_t k = cpumask_none();
 	/* Set by calls that hold only some locks (sched_defer): taken atomically. Another pCPU
 	 * may have done the work meanwhile. */
 	if (__atomic_exchange_n(&S.finish, false, __ATOMIC_RELAXED)) {
@@ -185,11 +189,11 @@ static void finish(void)
 		k = S.ops->finish(&S, P->now());
 	}
 	release(c);
-	deliver(k);
+	deliver(&k);
 }
 
-/* Ends a call: locks released, then the kicks, then any finish work (wide). */
-static void end(struct ctx *c, sched_cpumask_t kick)
+/* Ends a call: locks released, then the kicks (NULL: none), then any finish work (wide). */
+static void end(struct ctx *c, const sched_cpumask_t *kick)
 {
 	release(c);
 	deliver(kick);
@@ -242,14 +246,14 @@ static void sync_unpeer(struct sched *s, unsigned q)
 {
 	(void)s;
 	struct ctx *c = me();
-	if (q >= NR || !holds(c, q) || (c->base[q / 64] >> (q % 64) & 1))
+	if (q >= NR || !holds(c, q) || cpumask_test(c->base, q))
 		return;
-	c->held[q / 64] &= ~(1ull << (q % 64));
+	cpumask_clear(&c->held, q);
 	c->n--;
 	c->max = -1;
-	for (int w = WORDS - 1; w >= 0 && c->max < 0; w--)
-		if (c->held[w])
-			c->max = w * 64 + 63 - __builtin_clzll(c->held[w]);
+	for (int w = SCHED_CPUMASK_WORDS - 1; w >= 0 && c->max < 0; w--)
+		if (c->held.w[w])
+			c->max = w * 64 + 63 - __builtin_clzll(c->held.w[w]);
 	spin_unlock(&rqs[q].lock);
 }
 
@@ -367,7 +371,8 @@ int sd_config_word(const char *word, size_t len)
 {
 	struct ctx *c = enter_wide();
 	int rc = sched_config_word(&S, word, len, P->now());
-	end(c, sched_take_kicks(&S));
+	sched_cpumask_t k = sched_take_kicks(&S);
+	end(c, &k);
 	return rc;
 }
 
@@ -375,7 +380,7 @@ int sd_config_get(const char *key, char *buf, size_t n)
 {
 	struct ctx *c = enter_wide();
 	int rc = sched_config_get(&S, key, buf, n);
-	end(c, 0);
+	end(c, NULL);
 	return rc;
 }
 
@@ -383,14 +388,14 @@ void sd_config_show(sched_print_fn pr, void *arg)
 {
 	struct ctx *c = enter_wide();
 	sched_config_show(&S, pr, arg);
-	end(c, 0);
+	end(c, NULL);
 }
 
 void sd_dump(sched_print_fn pr, void *arg)
 {
 	struct ctx *c = enter_wide();
 	sched_dump(&S, pr, arg);
-	end(c, 0);
+	end(c, NULL);
 }
 
 unsigned sd_trace_read(unsigned pcpu, struct sched_trace_rec *out, unsigned max, uint32_t *head)
@@ -403,7 +408,7 @@ unsigned sd_trace_read(unsigned pcpu, struct sched_trace_rec *out, unsigned max,
 	if (head)
 		*head = S.pcpu[pcpu].trace.head;
 	unsigned n = sched_trace_read(&S, pcpu, out, max);
-	end(c, 0);
+	end(c, NULL);
 	return n;
 }
 
@@ -417,21 +422,21 @@ int sd_insert(struct sd_vcpu *v)
 	SCHED_PUT(v->running_on, (int16_t)-1);
 	v->wake_ns = v->ready_ns = v->wait_ns = 0;
 	int rc = sched_vcpu_insert(&S, &v->sv, P->now());
-	end(c, 0);
+	end(c, NULL);
 	return rc;
 }
 
 void sd_start(struct sd_vcpu *v, bool hold)
 {
 	struct ctx *c = enter_vcpu(v);
-	sched_cpumask_t k = 0;
+	sched_cpumask_t k = cpumask_none();
 	if (!hold) { /* else it waits for its start signal, as if halted */
 		uint64_t now = P->now();
 		v->blocked = false;
 		v->wake_ns = now;
 		k = sched_wake(&S, &v->sv, now, WAKE_NEW);
 	}
-	end(c, k);
+	end(c, &k);
 }
 
 /* Every rq held: v leaves the scheduler for good, unless a pCPU holds it (running_on: it
@@ -441,7 +446,7 @@ static bool leave_wide(struct sd_vcpu *v, uint64_t now, sched_cpumask_t *k)
 	if (v->gone || v->running_on >= 0)
 		return false;
 	if (!v->blocked && v->sv.state != SCHED_VS_BLOCKED)
-		*k |= sched_sleep(&S, &v->sv, now);
+		*k = cpumask_or(*k, sched_sleep(&S, &v->sv, now));
 	v->blocked = true;
 	sched_vcpu_remove(&S, &v->sv, now);
 	SCHED_PUT(v->gone, true); /* read without a lock by the vCPU's timers */
@@ -451,9 +456,9 @@ static bool leave_wide(struct sd_vcpu *v, uint64_t now, sched_cpumask_t *k)
 bool sd_leave(struct sd_vcpu *v)
 {
 	struct ctx *c = enter_wide();
-	sched_cpumask_t k = 0;
+	sched_cpumask_t k = cpumask_none();
 	bool left = leave_wide(v, P->now(), &k);
-	end(c, k);
+	end(c, &k);
 	return left;
 }
 
@@ -462,15 +467,16 @@ unsigned sd_end(struct sd_vcpu *const *v, unsigned n, sched_cpumask_t *running)
 	struct ctx *c = enter_wide();
 	uint64_t now = P->now();
 	unsigned self = P->self(), left = 0;
-	sched_cpumask_t k = 0, r = 0;
+	sched_cpumask_t k = cpumask_none(), r = cpumask_none();
 	for (unsigned i = 0; i < n; i++) {
 		int on = v[i]->running_on;
 		if (on < 0)
 			left += leave_wide(v[i], now, &k);
 		else if ((unsigned)on != self)
-			r |= SCHED_CPU((unsigned)on);
+			cpumask_set(&r, (unsigned)on);
 	}
-	end(c, k | r);
+	k = cpumask_or(k, r);
+	end(c, &k);
 	if (running)
 		*running = r;
 	return left;
@@ -481,7 +487,7 @@ void sd_pause(struct sd_vcpu *const *v, unsigned n)
 	struct ctx *c = enter_wide();
 	uint64_t now = P->now();
 	unsigned self = P->self();
-	sched_cpumask_t k = 0;
+	sched_cpumask_t k = cpumask_none();
 	for (unsigned i = 0; i < n; i++) {
 		SCHED_PUT(v[i]->paused, true);
 		/* A running vCPU leaves at its pCPU's next decision (sd_pause_self, or sd_pick
@@ -492,50 +498,52 @@ void sd_pause(struct sd_vcpu *const *v, unsigned n)
 			continue;
 		if (v[i]->sv.state == SCHED_VS_RUNNING) {
 			if (v[i]->sv.pcpu != self)
-				k |= SCHED_CPU(v[i]->sv.pcpu);
+				cpumask_set(&k, v[i]->sv.pcpu);
 		} else {
-			k |= sched_sleep(&S, &v[i]->sv, now);
+			k = cpumask_or(k, sched_sleep(&S, &v[i]->sv, now));
 		}
 	}
-	end(c, k);
+	end(c, &k);
 }
 
 void sd_unpause(struct sd_vcpu *const *v, unsigned n)
 {
 	struct ctx *c = enter_wide();
 	uint64_t now = P->now();
-	sched_cpumask_t k = 0;
+	sched_cpumask_t k = cpumask_none();
 	for (unsigned i = 0; i < n; i++) {
 		SCHED_PUT(v[i]->paused, false);
 		if (!v[i]->gone && !v[i]->blocked && v[i]->sv.state == SCHED_VS_BLOCKED) {
 			v[i]->wake_ns = now;
-			k |= sched_wake(&S, &v[i]->sv, now, WAKE_NEW);
+			k = cpumask_or(k, sched_wake(&S, &v[i]->sv, now, WAKE_NEW));
 		}
 	}
-	end(c, k);
+	end(c, &k);
 }
 
 int sd_set_params(struct sched_dom *d, uint32_t weight, uint32_t cap)
 {
 	struct ctx *c = enter_wide();
 	int rc = sched_set_params(&S, d, weight, cap, P->now());
-	end(c, sched_take_kicks(&S));
+	sched_cpumask_t k = sched_take_kicks(&S);
+	end(c, &k);
 	return rc;
 }
 
 int sd_set_affinity(struct sd_vcpu *v, sched_cpumask_t mask)
 {
 	struct ctx *c = enter_wide();
-	sched_cpumask_t k = 0;
+	sched_cpumask_t k = cpumask_none();
 	bool gone = v->gone;
 	if (gone) {
 		v->sv.affinity = mask; /* not in the scheduler: kept for a re-insert */
 	} else {
-		k = sched_set_affinity(&S, &v->sv, mask, P->now()) | sched_take_kicks(&S);
+		k = sched_set_affinity(&S, &v->sv, mask, P->now());
+		k = cpumask_or(k, sched_take_kicks(&S));
 		if (v->running_on >= 0 && !sched_allowed(&S, &v->sv, v->sv.pcpu))
 			SCHED_PUT(v->move_pending, true);
 	}
-	end(c, k);
+	end(c, &k);
 	return gone ? -SCHED_ESRCH : 0;
 }
 
@@ -543,7 +551,7 @@ enum sd_wake sd_notify(struct sd_vcpu *v, unsigned flags)
 {
 	struct ctx *c = enter_vcpu(v);
 	unsigned self = P->self();
-	sched_cpumask_t k = 0;
+	sched_cpumask_t k = cpumask_none();
 	int exit_cpu = -1;
 	enum sd_wake r = SD_WAKE_NONE;
 	if (v->gone) {
@@ -570,7 +578,7 @@ enum sd_wake sd_notify(struct sd_vcpu *v, unsigned flags)
 			exit_cpu = on; /* an exit, so the vector goes in at its next entry */
 		r = SD_WAKE_EVENT;
 	}
-	end(c, k);
+	end(c, &k);
 	if (exit_cpu >= 0)
 		P->kick((unsigned)exit_cpu, false);
 	return r;
@@ -579,13 +587,14 @@ enum sd_wake sd_notify(struct sd_vcpu *v, unsigned flags)
 bool sd_block(struct sd_vcpu *v, bool (*pending)(void *arg), void *arg)
 {
 	struct ctx *c = enter_vcpu(v);
-	sched_cpumask_t k = 0;
+	sched_cpumask_t k = cpumask_none();
 	bool blocked = !pending(arg);
 	if (blocked) {
 		v->blocked = true;
 		k = sched_sleep(&S, &v->sv, P->now());
 	}
-	end(c, k & ~SCHED_CPU(P->self()));
+	cpumask_clear(&k, P->self());
+	end(c, &k);
 	return blocked;
 }
 
@@ -593,34 +602,37 @@ void sd_yield(struct sd_vcpu *v)
 {
 	struct ctx *c = enter_vcpu(v);
 	sched_yield(&S, &v->sv, P->now());
-	end(c, 0);
+	end(c, NULL);
 }
 
 void sd_pause_loop(struct sd_vcpu *v)
 {
 	struct ctx *c = enter_vcpu(v);
 	sched_cpumask_t k = sched_pause_loop(&S, &v->sv, P->now());
-	end(c, k & ~SCHED_CPU(P->self()));
+	cpumask_clear(&k, P->self());
+	end(c, &k);
 }
 
 void sd_stop(struct sd_vcpu *v)
 {
 	struct ctx *c = enter_vcpu(v);
-	sched_cpumask_t k = 0;
+	sched_cpumask_t k = cpumask_none();
 	if (!v->gone && !v->blocked) {
 		v->blocked = true;
 		k = sched_sleep(&S, &v->sv, P->now());
 	}
-	end(c, k & ~SCHED_CPU(P->self()));
+	cpumask_clear(&k, P->self());
+	end(c, &k);
 }
 
 void sd_pause_self(struct sd_vcpu *v)
 {
 	struct ctx *c = enter_vcpu(v);
-	sched_cpumask_t k = 0;
+	sched_cpumask_t k = cpumask_none();
 	if (v->paused && !v->gone && v->sv.state != SCHED_VS_BLOCKED)
 		k = sched_sleep(&S, &v->sv, P->now());
-	end(c, k & ~SCHED_CPU(P->self()));
+	cpumask_clear(&k, P->self());
+	end(c, &k);
 }
 
 /* The pick's own rq, and for `then` prev's too: prev ran here until its exit, but a policy
@@ -657,7 +669,7 @@ struct sd_vcpu *sd_pick(unsigned cpu, struct sd_vcpu *prev, enum sd_then then, u
 	else
 		home_lock(c, cpu);
 	uint64_t now = P->now();
-	sched_cpumask_t k = 0;
+	sched_cpumask_t k = cpumask_none();
 	/* Only to a vCPU this pCPU still runs in the scheduler's view: one that left the run
 	 * queues since its exit (its domain paused or ending, sd_stop), or that came back and
 	 * another pCPU picked meanwhile (unpaused), neither yields nor blocks here. */
@@ -675,11 +687,11 @@ struct sd_vcpu *sd_pick(unsigned cpu, struct sd_vcpu *prev, enum sd_then then, u
 	 * it leaves the run queue now, not when it would next be picked. */
 	if (prev && SCHED_GET(prev->paused) && !prev->gone && prev->sv.pcpu == cpu &&
 	    prev->sv.state == SCHED_VS_RUNNING)
-		k |= sched_sleep(&S, &prev->sv, now);
+		k = cpumask_or(k, sched_sleep(&S, &prev->sv, now));
 	uint64_t t0 = P->cycles();
 	struct sched_pick pk = sched_pick_next(&S, cpu, now);
 	*held = P->cycles() - t0;
-	pk.kick |= k;
+	pk.kick = cpumask_or(pk.kick, k);
 	struct sd_vcpu *v = door_vcpu(pk.vcpu);
 	if (move)
 		SCHED_PUT(prev->move_pending, false);
@@ -701,7 +713,8 @@ struct sd_vcpu *sd_pick(unsigned cpu, struct sd_vcpu *prev, enum sd_then then, u
 		}
 	}
 	*run_until = pk.run_until;
-	end(c, pk.kick & ~SCHED_CPU(cpu));
+	cpumask_clear(&pk.kick, cpu);
+	end(c, &pk.kick);
 	return v;
 }
 
@@ -717,7 +730,7 @@ void sd_info(struct sd_vcpu *v, struct sd_info *out)
 	out->running_on = SCHED_GET(v->running_on); /* written by the pCPU letting go of it */
 	out->blocked = v->blocked;
 	out->paused = v->paused;
-	end(c, 0);
+	end(c, NULL);
 }
 
 uint64_t sd_run_ns(struct sd_vcpu *v, uint64_t until)
@@ -725,7 +738,7 @@ uint64_t sd_run_ns(struct sd_vcpu *v, uint64_t until)
 	struct ctx *c = enter_vcpu(v);
 	uint64_t now = P->now();
 	uint64_t ns = sched_run_ns(&v->sv, now < until ? now : until);
-	end(c, 0);
+	end(c, NULL);
 	return ns;
 }
 
@@ -734,7 +747,7 @@ void sd_counters_reset(struct sd_vcpu *v)
 	struct ctx *c = enter_vcpu(v);
 	v->sv.c = (struct sched_counters){0};
 	v->wait_ns = 0;
-	end(c, 0);
+	end(c, NULL);
 }
 
 void sd_dom_counters_reset(struct sched_dom *d)
@@ -761,7 +774,7 @@ void sd_lockstat(unsigned cpu, struct sd_lockstat *out, bool reset)
 			st->log2[k] = 0;
 		__atomic_store_n(&rqs[cpu].try_fail, 0, __ATOMIC_RELAXED);
 	}
-	end(c, 0);
+	end(c, NULL);
 }
 
 /* Door-level rules, every rq held: what sd_notify/sd_block keep between the door's flags
@@ -799,6 +812,6 @@ unsigned sd_audit(sched_print_fn pr, void *arg, unsigned (*more)(void *arg), voi
 	unsigned bad = sched_audit(&S, pr, arg) + door_audit(pr, arg);
 	if (more)
 		bad += more(more_arg);
-	end(c, 0);
+	end(c, NULL);
 	return bad;
 }

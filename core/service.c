@@ -188,15 +188,45 @@ static void sched_text(struct text *t)
 	text_add(t, "\n");
 }
 
+/* v may run on the pCPUs of mask: at least one, and only pCPUs that exist. */
+static int64_t vcpu_pin(struct vcpu *v, sched_cpumask_t mask)
+{
+	if (cpumask_empty(mask) || !cpumask_subset(mask, cpumask_below(cpu_count())))
+		return -SLIVER_EINVAL;
+	return sd_set_affinity(&v->s, mask);
+}
+
+/* HC_VCPU_PIN: the register ABI, pCPUs 0..63 (0..31 from a 32-bit vCPU). */
 static int64_t hc_vcpu_pin(uint64_t dom, uint64_t vcpu, uint64_t mask)
 {
 	struct vcpu *v = target_vcpu(dom, vcpu);
 	if (!v)
 		return -SLIVER_ESRCH;
-	sched_cpumask_t all = cpu_count() >= 64 ? ~0ull : (1ull << cpu_count()) - 1;
-	if (!(mask & all) || (mask & ~all))
+	return vcpu_pin(v, cpumask_from_u64(mask));
+}
+
+/* HC_VCPU_AFFINITY: the set as `len` bytes of guest memory, bit n % 8 of byte n / 8 for
+ * pCPU n (the layout of little-endian 64-bit words), up to SLIVER_CPUMASK_BYTES. Read
+ * once: the guest changing it meanwhile changes nothing here. */
+static int64_t hc_vcpu_affinity(struct domain *d, const uint64_t a[5])
+{
+	struct vcpu *v = target_vcpu(a[0], a[1]);
+	if (!v)
+		return -SLIVER_ESRCH;
+	if (!a[3] || a[3] > SLIVER_CPUMASK_BYTES)
 		return -SLIVER_EINVAL;
-	return sd_set_affinity(&v->s, mask);
+	const volatile uint8_t *b = gbuf(d, a[2], a[3]);
+	if (!b)
+		return -SLIVER_EFAULT;
+	_Static_assert(SLIVER_MAX_PCPUS == SCHED_MAX_PCPUS, "the ABI's CPU set is the scheduler's");
+	sched_cpumask_t m = cpumask_none();
+	for (unsigned i = 0; i < a[3]; i++) {
+		uint8_t x = b[i];
+		for (unsigned k = 0; k < 8; k++)
+			if (x >> k & 1)
+				cpumask_set(&m, 8 * i + k);
+	}
+	return vcpu_pin(v, m);
 }
 
 /* --- latency and counters --- */
@@ -437,6 +467,8 @@ int64_t hypercall_ext(struct vcpu *v, uint64_t nr, const uint64_t a[5], enum exi
 		return text_out(d, a[0], a[1], &t);
 	case HC_VCPU_PIN:
 		return hc_vcpu_pin(a[0], a[1], a[2]);
+	case HC_VCPU_AFFINITY:
+		return hc_vcpu_affinity(d, a);
 	case HC_LAT: {
 		struct vcpu *tv = target_vcpu(a[0], a[1]);
 		if (!tv)

@@ -24,7 +24,9 @@
 #include "lib/cmdline.h"
 #include "lib/string.h"
 
-static struct vmm_cpu vmm_cpus[MAX_CPUS];
+/* Each started pCPU's, from the frame allocator at boot (19 KiB each: 256 of them in .bss
+ * would not fit below OVMF's NVS at 8 MiB, linker.ld). */
+static struct vmm_cpu *vmm_cpus[MAX_CPUS];
 static volatile bool run_over;
 static uint64_t run_ms;
 static struct timer run_timer;
@@ -97,7 +99,7 @@ static void resched_ipi(struct irq_frame *f)
 void vmm_kick_cpu(unsigned cpu, bool resched)
 {
 	if (resched)
-		__atomic_store_n(&vmm_cpus[cpu].need_resched, 1, __ATOMIC_RELEASE);
+		__atomic_store_n(&vmm_cpus[cpu]->need_resched, 1, __ATOMIC_RELEASE);
 	if (cpu != this_cpu()->id)
 		smp_send_ipi(cpu, VEC_RESCHEDULE);
 }
@@ -149,7 +151,7 @@ static void run_end(struct timer *t, void *arg)
 {
 	(void)t, (void)arg;
 	run_over = true;
-	vmm_cpus[0].need_resched = 1;
+	vmm_cpus[0]->need_resched = 1;
 }
 
 static bool all_ended(void)
@@ -244,8 +246,13 @@ void vmm_boot(void)
 		printk("sliver: (%s)\n", why);
 		hv_exit(EXIT_NO_HV);
 	}
-	for (unsigned c = 0; c < cpu_count(); c++)
-		percpu[c].vmm = &vmm_cpus[c];
+	for (unsigned c = 0; c < cpu_count(); c++) {
+		size_t frames = (sizeof(struct vmm_cpu) + PAGE_SIZE - 1) / PAGE_SIZE;
+		uint64_t pa = frames_alloc(frames, 1);
+		if (!pa)
+			panic("out of memory for the VMM state of cpu%u", c);
+		vmm_cpus[c] = percpu[c].vmm = phys_to_virt(pa);
+	}
 	if (hv_cpu_init(&why)) {
 		printk("sliver: cpu0: %s\n", why);
 		hv_exit(EXIT_FAIL);
@@ -413,7 +420,7 @@ static void after_run(struct vcpu *v, enum exit_action act)
 void vmm_cpu_loop(void)
 {
 	unsigned cpu = this_cpu()->id;
-	struct vmm_cpu *pc = &vmm_cpus[cpu];
+	struct vmm_cpu *pc = vmm_cpus[cpu];
 	const char *why = "?";
 	if (hv_cpu_init(&why)) {
 		printk("sliver: cpu%u: %s\n", cpu, why);

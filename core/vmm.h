@@ -94,7 +94,7 @@ struct domain {
 	struct hv_space *space;
 	struct sched_dom sd;
 	unsigned nr_vcpus;
-	sched_cpumask_t pin; /* pin=: the vCPUs' affinity (0: any pCPU) */
+	sched_cpumask_t pin; /* pin=: the vCPUs' affinity (empty: any pCPU) */
 	struct vcpu *vcpu[SLIVER_MAX_VCPUS];
 	struct evport port[SLIVER_NR_PORTS];
 	spinlock_t evlock;	    /* the ports' counts and sets, signalled_by */

@@ -6,7 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define ACPI_MAX_CPUS	 64
+#define ACPI_MAX_CPUS	 256 /* = MAX_CPUS (arch/x86_64/cpu.h) */
+#define ACPI_BEYOND_IDS	 64  /* APIC IDs of CPUs past ACPI_MAX_CPUS kept to be named */
 #define ACPI_MAX_IOAPICS 16
 #define ACPI_PM_TIMER_HZ 3579545u /* the PM timer's rate (ACPI 6.5, 4.8.3.3) */
 
@@ -19,9 +20,10 @@ struct acpi_ioapic {
 struct acpi_info {
 	unsigned nr_cpus;
 	uint32_t apic_ids[ACPI_MAX_CPUS];
-	/* Enabled CPUs the MADT lists past the first ACPI_MAX_CPUS (not started; main.c
-	 * says how many in its `cpu:` line). */
+	/* Enabled CPUs the MADT lists past the first ACPI_MAX_CPUS (not started; main.c names
+	 * them in its `cpu:` line), the APIC IDs of the first ACPI_BEYOND_IDS of them. */
 	unsigned cpus_beyond;
+	uint32_t beyond_ids[ACPI_BEYOND_IDS];
 	uint64_t lapic_base;
 	uint64_t ioapic_base; /* the IOAPIC with GSI base 0; 0 if none */
 	unsigned nr_ioapics;  /* every IOAPIC, in MADT order (ioapics_beyond past the array) */

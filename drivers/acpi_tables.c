@@ -124,8 +124,8 @@ static void add_cpu(struct acpi_info *ai, uint32_t id, uint32_t flags, const uin
 			return;
 	if (ai->nr_cpus < ACPI_MAX_CPUS)
 		ai->apic_ids[ai->nr_cpus++] = id;
-	else if (!listed_before(p, at, id))
-		ai->cpus_beyond++; /* counted, not dropped silently (main.c prints it) */
+	else if (!listed_before(p, at, id) && ai->cpus_beyond++ < ACPI_BEYOND_IDS)
+		ai->beyond_ids[ai->cpus_beyond - 1] = id; /* named, not dropped (main.c) */
 }
 
 static void add_ioapic(struct acpi_info *ai, const uint8_t *e)

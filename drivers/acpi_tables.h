@@ -70,7 +70,8 @@ bool acpi_table_ok(const uint8_t *p, size_t len);
 unsigned acpi_root_count(const uint8_t *p, size_t len, bool xsdt);
 uint64_t acpi_root_entry(const uint8_t *p, size_t len, bool xsdt, unsigned i);
 /* MADT (5.2.12; the walk takes the first one listed): CPUs (LAPIC and x2APIC entries, enabled ones,
- * each APIC ID once; those past ACPI_MAX_CPUS counted in cpus_beyond), the LAPIC address, every
+ * each APIC ID once; those past ACPI_MAX_CPUS counted in cpus_beyond, the first ACPI_BEYOND_IDS
+ * of them in beyond_ids), the LAPIC address, every
  * IOAPIC with its GSI base, ISA overrides into ai. Entries shorter than their type's layout are
  * skipped; an entry of length < 2 or past the end stops the walk. Returns false when the table is
  * too short for its fixed fields. */

@@ -27,7 +27,10 @@ static void ioapic_write(volatile uint32_t *base, uint32_t reg, uint32_t v)
 bool ioapic_route_gsi(uint32_t gsi, uint8_t vector, uint32_t apic_id, bool level, bool active_low)
 {
 	int i = acpi_ioapic_for_gsi(&acpi, gsi);
-	if (i < 0)
+	/* The redirection entry's physical destination is 8 bits (IOAPIC datasheet, IOREDTBL
+	 * bits 63:56): a CPU with an x2APIC ID above 254 needs interrupt remapping, which
+	 * sliver does not set up. */
+	if (i < 0 || apic_id > 0xfe)
 		return false;
 	const struct acpi_ioapic *io = &acpi.ioapics[i];
 	volatile uint32_t *base = mmio_map(io->base, 0x20, true); /* above 4 GiB too */

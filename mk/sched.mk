@@ -11,6 +11,10 @@ SCHED_LIB := lib/cmdline.c
 UNIT_TESTS += sched
 UNIT_SRCS_sched := test/unit/test_sched.c $(SCHED_SRCS) $(SCHED_LIB)
 
+# The CPU set (sched/cpumask.h) against a reference, and its text form.
+UNIT_TESTS += cpumask
+UNIT_SRCS_cpumask := test/unit/test_cpumask.c $(SCHED_SRCS) $(SCHED_LIB)
+
 # The simulator links the very same sched/ sources, built for speed (no sanitizers).
 SIM_SRCS := test/sim/main.c test/sim/sim.c test/sim/guest.c test/sim/inv.c test/sim/lock.c \
             test/sim/door.c test/sim/scenario.c test/sim/stats.c test/sim/ideal.c test/sim/gen.c \

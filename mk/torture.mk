@@ -25,13 +25,16 @@ TORTURE_POLICIES ?= rr credit credit1 eevdf
 TORTURE_SECONDS ?= 4
 # Every policy at 2, 8 and 64 pCPUs with threads for TORTURE_SECONDS each (any TSan report
 # fails the run), then 12 seeds of the serial mode with an audit after every step and 5% of
-# the try-locks failing on purpose.
+# the try-locks failing on purpose, and one serial run at 256 pCPUs (SCHED_MAX_PCPUS: every
+# word of the CPU sets; 2-5 s each).
 torture: $(BUILD)/torture-tsan $(BUILD)/torture
 	@set -e; for p in $(TORTURE_POLICIES); do for n in 2 8 64; do \
 	    TSAN_OPTIONS="halt_on_error=1 exitcode=66" $(BUILD)/torture-tsan --policy $$p \
 	        --pcpus $$n --doms 12 --seconds $(TORTURE_SECONDS) --seed $$n; done; \
 	    for s in $$(seq 1 12); do $(BUILD)/torture --policy $$p --pcpus $$((2 + s % 15)) \
-	        --doms 10 --serial 60000 --check-every 1 --inject 50 --seed $$s; done; done
+	        --doms 10 --serial 60000 --check-every 1 --inject 50 --seed $$s; done; \
+	    $(BUILD)/torture --policy $$p --pcpus 256 --doms 16 --serial 30000 --check-every 1 \
+	        --inject 50 --seed 256; done
 # The checks must catch a lock that excludes nobody (pCPU 1's): each policy's run fails.
 torture-mutant: $(BUILD)/torture-mutant
 	@for p in $(TORTURE_POLICIES); do \

@@ -83,7 +83,7 @@ void cr_enqueue(struct sched *s, struct sched_vcpu *v)
 		/* Pinned vCPUs (allowed only here) queue apart, so that the movable ones are
 		 * at a heap root where stealing and balancing see them at once, however many
 		 * pinned vCPUs are ahead of them in line. */
-		if (sched_affinity(s, v) == SCHED_CPU(v->pcpu)) {
+		if (sched_pinned(s, v, v->pcpu)) {
 			cv(v)->heap = HEAP_PIN;
 			hn_insert(&cpc(pc)->rq_pin, &cv(v)->hn);
 		} else {
@@ -198,8 +198,8 @@ static void credit_init(struct sched *s)
 		cpc(&s->pcpu[p])->bclock = VCLOCK_BASE;
 	}
 	cs(s)->idle_mask = sched_all_pcpus(s);
-	cs(s)->move_mask = 0;
-	cs(s)->pin_mask = 0;
+	cs(s)->move_mask = cpumask_none();
+	cs(s)->pin_mask = cpumask_none();
 }
 
 static int credit_vcpu_insert(struct sched *s, struct sched_vcpu *v, uint64_t now)
@@ -287,7 +287,7 @@ static int credit_set_params(struct sched *s, struct sched_dom *d, uint32_t weig
 			cr_heap_del(s, v);
 			cv(v)->hn.key = now;
 			cr_park_insert(s, v);
-			__atomic_fetch_or(&s->kick_pending, SCHED_CPU(v->pcpu), __ATOMIC_RELAXED);
+			sched_kick_later(s, v->pcpu);
 		}
 	}
 	return 0;
@@ -298,22 +298,26 @@ static sched_cpumask_t set_affinity_body(struct sched *s, struct sched_vcpu *v,
 {
 	v->affinity = mask;
 	if (sched_allowed(s, v, v->pcpu)) {
-		bool pin = sched_affinity(s, v) == SCHED_CPU(v->pcpu);
+		bool pin = sched_pinned(s, v, v->pcpu);
 		if (cv(v)->heap != (pin ? HEAP_NORM : HEAP_PIN))
 			return sched_take_kicks(s);
 		/* Queued, and it became movable or pinned: requeue it in the right heap; an
 		 * idle pCPU it may now run on is kicked to steal it. */
 		cr_heap_del(s, v);
 		cr_enqueue(s, v);
-		int idle = pin ? -1 : cr_find_idle(s, sched_affinity(s, v) & ~SCHED_CPU(v->pcpu));
-		return sched_take_kicks(s) | (idle >= 0 ? SCHED_CPU((unsigned)idle) : 0);
+		int idle =
+			pin ? -1 : cr_find_idle(s, cpumask_without(sched_affinity(s, v), v->pcpu));
+		sched_cpumask_t k = sched_take_kicks(s);
+		if (idle >= 0)
+			cpumask_set(&k, (unsigned)idle);
+		return k;
 	}
 	sched_cpumask_t aff = sched_affinity(s, v);
 	switch (v->state) {
 	case SCHED_VS_RUNNING:
 		cv(v)->flags |= F_MOVE;
 		SCHED_PUT(s->pcpu[v->pcpu].resched, true);
-		return sched_take_kicks(s) | SCHED_CPU(v->pcpu);
+		return cpumask_or(sched_take_kicks(s), cpumask_of(v->pcpu));
 	case SCHED_VS_RUNNABLE:
 		cr_vclock_advance(s, v->pcpu, now);
 		cr_heap_del(s, v);
@@ -321,7 +325,7 @@ static sched_cpumask_t set_affinity_body(struct sched *s, struct sched_vcpu *v,
 		if (v->prio == SCHED_PRI_BOOST)
 			cr_unboost(s, v, now); /* moving is not an event */
 		cr_enqueue(s, v);
-		return sched_take_kicks(s) | cr_tickle(s, v);
+		return cpumask_or(sched_take_kicks(s), cr_tickle(s, v));
 	default:
 		cr_transfer(s, v, sched_least_loaded(s, aff), now);
 		return sched_take_kicks(s);

@@ -64,17 +64,15 @@ void c1_runq_remove(struct sched *s, struct sched_vcpu *v) /* 3.0.4:291 */
 sched_cpumask_t c1_tickle(struct sched *s, unsigned p, struct sched_vcpu *v)
 {
 	int cur = c1_pri_of(s->pcpu[p].curr);
-	sched_cpumask_t m = 0;
+	sched_cpumask_t m = cpumask_none();
 	if (C1V(v)->pri > cur)
-		m |= SCHED_CPU(p);
+		cpumask_set(&m, p);
 	if (cur > C1_PRI_IDLE)
-		m |= SCHED_GET(C1S(s)->idlers) & sched_affinity(s, v);
+		m = cpumask_or(m, cpumask_and(cpumask_load(&C1S(s)->idlers), sched_affinity(s, v)));
 	/* Other pCPUs' resched flags are set without their locks: a request, read by their
 	 * own pick (Xen's cpu_raise_softirq). */
-	for (unsigned q = 0; q < s->nr_pcpus; q++)
-		if (m & SCHED_CPU(q))
-			SCHED_PUT(s->pcpu[q].resched, true);
-	if (m)
+	cpumask_for_each(q, m) if (q < s->nr_pcpus) SCHED_PUT(s->pcpu[q].resched, true);
+	if (!cpumask_empty(m))
 		sched_add(&C1S(s)->tickles, 1);
 	return m;
 }
@@ -84,7 +82,7 @@ static unsigned c1_cycle(const struct sched *s, unsigned p, sched_cpumask_t mask
 {
 	for (unsigned i = 1; i <= s->nr_pcpus; i++) {
 		unsigned q = (p + i) % s->nr_pcpus;
-		if (mask & SCHED_CPU(q))
+		if (cpumask_test(mask, q))
 			return q;
 	}
 	return p;
@@ -97,7 +95,7 @@ static unsigned c1_cycle(const struct sched *s, unsigned p, sched_cpumask_t mask
 unsigned c1_cpu_pick(const struct sched *s, const struct sched_vcpu *v)
 {
 	sched_cpumask_t cpus = sched_affinity(s, v);
-	return (cpus & SCHED_CPU(v->pcpu)) ? v->pcpu : c1_cycle(s, v->pcpu, cpus);
+	return cpumask_test(cpus, v->pcpu) ? v->pcpu : c1_cycle(s, v->pcpu, cpus);
 }
 
 /* v (not queued, not running) now belongs to pCPU `to`. */
@@ -227,24 +225,24 @@ static sched_cpumask_t c1_wake(struct sched *s, struct sched_vcpu *v, uint64_t n
 	SCHED_PUT(v->state, (uint8_t)SCHED_VS_RUNNABLE);
 	c1_runq_insert(s, v->pcpu, v); /* 3.0.4:694: on its own pCPU, no cpu_pick */
 	sched_trace_ev(s, v->pcpu, now, SCHED_EV_WAKE, v, flags);
-	return c1_tickle(s, v->pcpu, v) | sched_take_kicks(s); /* 3.0.4:695 */
+	return cpumask_or(c1_tickle(s, v->pcpu, v), sched_take_kicks(s)); /* 3.0.4:695 */
 }
 
 /* 3.0.4:629 csched_vcpu_sleep. */
 static sched_cpumask_t c1_sleep(struct sched *s, struct sched_vcpu *v, uint64_t now)
 {
 	c1_advance(s, now);
-	sched_cpumask_t kick = 0;
+	sched_cpumask_t kick = cpumask_none();
 	if (v->state == SCHED_VS_RUNNING) {
 		c1_charge(v, now);
 		SCHED_PUT(s->pcpu[v->pcpu].resched, true);
-		kick = SCHED_CPU(v->pcpu);
+		kick = cpumask_of(v->pcpu);
 	} else if (v->state == SCHED_VS_RUNNABLE) {
 		c1_runq_remove(s, v);
 	}
 	SCHED_PUT(v->state, (uint8_t)SCHED_VS_BLOCKED);
 	sched_trace_ev(s, v->pcpu, now, SCHED_EV_SLEEP, v, 0);
-	return kick | sched_take_kicks(s);
+	return cpumask_or(kick, sched_take_kicks(s));
 }
 
 /* schedule.c do_yield: raise the schedule softirq; csched_schedule requeues the current
@@ -276,7 +274,7 @@ static sched_cpumask_t c1_yield_to(struct sched *s, struct sched_vcpu *v, struct
 		return sched_take_kicks(s);
 	}
 	SCHED_PUT(s->pcpu[tp].resched, true);
-	return SCHED_CPU(tp) | sched_take_kicks(s);
+	return cpumask_or(cpumask_of(tp), sched_take_kicks(s));
 }
 
 /* 3.0.4:1047 csched_runq_steal: the first queued vCPU of peer strictly better than pri
@@ -307,11 +305,12 @@ static struct sched_vcpu *c1_runq_steal(struct sched *s, unsigned peer, unsigned
 /* 3.0.4:1093 csched_load_balance: peers that are not idle, from p's neighbour on. */
 static struct sched_vcpu *c1_load_balance(struct sched *s, unsigned p, int pri, uint64_t now)
 {
-	sched_cpumask_t workers = sched_all_pcpus(s) & ~SCHED_GET(C1S(s)->idlers) & ~SCHED_CPU(p);
+	sched_cpumask_t workers = cpumask_without(
+		cpumask_andnot(sched_all_pcpus(s), cpumask_load(&C1S(s)->idlers)), p);
 	unsigned peer = p;
-	while (workers) {
+	while (!cpumask_empty(workers)) {
 		peer = c1_cycle(s, peer, workers);
-		workers &= ~SCHED_CPU(peer);
+		cpumask_clear(&workers, peer);
 		struct sched_vcpu *v = c1_runq_steal(s, peer, p, pri);
 		if (v) {
 			c1_move(s, v, p, now);
@@ -350,7 +349,7 @@ static struct sched_pick c1_pick_next(struct sched *s, unsigned p, uint64_t now)
 	if (now >= cp->slice_end)
 		c1_timer_slop(s, now); /* the s_timer fired: a tick due just after runs with it */
 	struct sched_vcpu *prev = pc->curr, *next = NULL;
-	struct sched_pick r = {NULL, SCHED_NEVER, 0};
+	struct sched_pick r = {NULL, SCHED_NEVER, {{0}}};
 	bool runs = prev && prev->state == SCHED_VS_RUNNING;
 	if (runs)
 		c1_charge(prev, now);
@@ -358,7 +357,7 @@ static struct sched_pick c1_pick_next(struct sched *s, unsigned p, uint64_t now)
 	    !(C1V(prev)->flags & (C1_YIELD | C1_MOVE | C1_PARKED)) && !pc->yield_next) {
 		r.vcpu = prev;
 		r.run_until = c1_until(s, p);
-		r.kick = sched_take_kicks(s) & ~SCHED_CPU(p);
+		r.kick = cpumask_without(sched_take_kicks(s), p);
 		return r;
 	}
 	SCHED_PUT(pc->resched, false);
@@ -397,8 +396,7 @@ static struct sched_pick c1_pick_next(struct sched *s, unsigned p, uint64_t now)
 		if (sched_peer(s, to)) {
 			c1_move(s, prev, to, now);
 			c1_runq_insert(s, prev->pcpu, prev);
-			__atomic_fetch_or(&s->kick_pending, c1_tickle(s, prev->pcpu, prev),
-					  __ATOMIC_RELAXED);
+			cpumask_or_atomic(&s->kick_pending, c1_tickle(s, prev->pcpu, prev));
 		} else {
 			c1_runq_insert(s, p, prev); /* where it may not run: finish moves it */
 			sched_defer(s);
@@ -406,9 +404,9 @@ static struct sched_pick c1_pick_next(struct sched *s, unsigned p, uint64_t now)
 	}
 	/* 3.0.4:1191-1199: the idlers mask (each pCPU its own bit, atomically). */
 	if (next)
-		__atomic_fetch_and(&C1S(s)->idlers, ~SCHED_CPU(p), __ATOMIC_RELAXED);
+		cpumask_clear_atomic(&C1S(s)->idlers, p);
 	else
-		__atomic_fetch_or(&C1S(s)->idlers, SCHED_CPU(p), __ATOMIC_RELAXED);
+		cpumask_set_atomic(&C1S(s)->idlers, p);
 	cp->slice_end = now + C1S(s)->tslice_ns; /* 3.0.4:1204, schedule.c:569 */
 	if (prev && prev != next && prev->state == SCHED_VS_RUNNABLE) {
 		prev->c.preempts++;
@@ -432,7 +430,7 @@ static struct sched_pick c1_pick_next(struct sched *s, unsigned p, uint64_t now)
 	pc->curr_since = now;
 	r.vcpu = next;
 	r.run_until = c1_until(s, p);
-	r.kick = sched_take_kicks(s) & ~SCHED_CPU(p);
+	r.kick = cpumask_without(sched_take_kicks(s), p);
 	return r;
 }
 
@@ -460,18 +458,18 @@ static sched_cpumask_t c1_set_affinity(struct sched *s, struct sched_vcpu *v, sc
 	c1_advance(s, now);
 	v->affinity = mask;
 	if (sched_allowed(s, v, v->pcpu))
-		return 0;
+		return cpumask_none();
 	if (v->state == SCHED_VS_RUNNING) {
 		C1V(v)->flags |= C1_MOVE;
 		SCHED_PUT(s->pcpu[v->pcpu].resched, true);
-		return SCHED_CPU(v->pcpu);
+		return cpumask_of(v->pcpu);
 	}
 	bool queued = v->state == SCHED_VS_RUNNABLE;
 	if (queued)
 		c1_runq_remove(s, v);
 	c1_move(s, v, c1_cpu_pick(s, v), now);
 	if (!queued)
-		return 0;
+		return cpumask_none();
 	c1_runq_insert(s, v->pcpu, v);
 	return c1_tickle(s, v->pcpu, v);
 }
@@ -481,7 +479,7 @@ static sched_cpumask_t c1_set_affinity(struct sched *s, struct sched_vcpu *v, sc
 static sched_cpumask_t c1_finish(struct sched *s, uint64_t now)
 {
 	c1_advance(s, now);
-	sched_cpumask_t k = 0;
+	sched_cpumask_t k = cpumask_none();
 	for (unsigned p = 0; p < s->nr_pcpus; p++) {
 		struct c1_list *rq = &C1P(s, p)->runq, *it, *nx;
 		for (it = rq->next; it != rq; it = nx) {
@@ -492,10 +490,10 @@ static sched_cpumask_t c1_finish(struct sched *s, uint64_t now)
 			c1_runq_remove(s, v);
 			c1_move(s, v, c1_cpu_pick(s, v), now);
 			c1_runq_insert(s, v->pcpu, v);
-			k |= c1_tickle(s, v->pcpu, v);
+			k = cpumask_or(k, c1_tickle(s, v->pcpu, v));
 		}
 	}
-	return k | sched_take_kicks(s);
+	return cpumask_or(k, sched_take_kicks(s));
 }
 
 /* Each run queue: only RUNNABLE vCPUs of its pCPU, linked both ways, nr_queued of them. */
@@ -529,13 +527,15 @@ static unsigned c1_audit(const struct sched *s, sched_print_fn pr, void *arg)
 static void c1_dump(struct sched *s, sched_print_fn pr, void *arg)
 {
 	struct c1_sched *c = C1S(s);
+	char idlers[SCHED_CPUMASK_TEXT];
+	sched_cpumask_format(idlers, sizeof idlers, c->idlers);
 	pr(arg,
 	   "sched policy=credit1 pcpus=%u tick_ns=%llu tslice_ns=%llu acct_ns=%llu credit=%u "
-	   "balance=%lld weight=%u accts=%llu steals=%llu tickles=%llu idlers=0x%llx\n",
+	   "balance=%lld weight=%u accts=%llu steals=%llu tickles=%llu idlers=%s\n",
 	   s->nr_pcpus, (unsigned long long)c->tick_ns, (unsigned long long)c->tslice_ns,
 	   (unsigned long long)c->acct_ns, c->credit, (long long)c->credit_balance, c->weight,
 	   (unsigned long long)c->accts, (unsigned long long)c->steals,
-	   (unsigned long long)c->tickles, (unsigned long long)c->idlers);
+	   (unsigned long long)c->tickles, idlers);
 	for (struct sched_dom *d = s->doms; d; d = d->next_dom) {
 		sched_dump_counters(pr, arg, "dom", d->id, -1, &d->c);
 		for (struct sched_vcpu *v = d->vcpus; v; v = v->next_in_dom) {

@@ -64,7 +64,7 @@ static void c1_vcpu_acct(struct sched *s, unsigned p, uint64_t t)
 		 * happens when the affinity excludes p. */
 		cv->flags |= C1_MOVE;
 		SCHED_PUT(s->pcpu[p].resched, true);
-		__atomic_fetch_or(&s->kick_pending, SCHED_CPU(p), __ATOMIC_RELAXED);
+		sched_kick_later(s, p);
 	}
 }
 
@@ -80,7 +80,7 @@ static void c1_park(struct sched *s, struct c1_vcpu *cv)
 		/* 3.0.4:637: its pCPU reschedules. It runs until then (and is charged until
 		 * then: counters are exact); that pick parks it (credit1.c). */
 		SCHED_PUT(s->pcpu[v->pcpu].resched, true);
-		__atomic_fetch_or(&s->kick_pending, SCHED_CPU(v->pcpu), __ATOMIC_RELAXED);
+		sched_kick_later(s, v->pcpu);
 		C1S(s)->parks_run++;
 	} else if (v->state == SCHED_VS_RUNNABLE) { /* 3.0.4:639 */
 		c1_runq_remove(s, v);
@@ -100,7 +100,7 @@ static void c1_unpark(struct sched *s, struct c1_vcpu *cv)
 	if (v->state == SCHED_VS_PARKED) {
 		SCHED_PUT(v->state, (uint8_t)SCHED_VS_RUNNABLE);
 		c1_runq_insert(s, v->pcpu, v);
-		__atomic_fetch_or(&s->kick_pending, c1_tickle(s, v->pcpu, v), __ATOMIC_RELAXED);
+		cpumask_or_atomic(&s->kick_pending, c1_tickle(s, v->pcpu, v));
 	}
 	cv->flags &= (uint16_t)~C1_PARKED;
 }

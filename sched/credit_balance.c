@@ -11,14 +11,14 @@ sched_cpumask_t cr_tickle(struct sched *s, struct sched_vcpu *v)
 	struct sched_vcpu *cur = pc->curr;
 	if (!cur || cur->state != SCHED_VS_RUNNING || v->prio < cur->prio) {
 		SCHED_PUT(pc->resched, true);
-		return SCHED_CPU(v->pcpu);
+		return cpumask_of(v->pcpu);
 	}
 	/* Not preempting: let an idle pCPU of its affinity steal it. */
 	int idle = cr_find_idle(s, sched_affinity(s, v));
 	if (idle >= 0)
-		return SCHED_CPU((unsigned)idle);
+		return cpumask_of((unsigned)idle);
 	/* None: its pCPU must at least arm a slice end (it may have had no timer at all). */
-	return pc->armed == SCHED_NEVER ? SCHED_CPU(v->pcpu) : 0;
+	return pc->armed == SCHED_NEVER ? cpumask_of(v->pcpu) : cpumask_none();
 }
 
 /* Wake placement of a movable vCPU whose pCPU p has pinned vCPUs waiting (its floor: they
@@ -34,14 +34,13 @@ unsigned cr_off_pinned(struct sched *s, struct sched_vcpu *v, unsigned p)
 		return p;
 	uint64_t wv = ew_of(v),
 		 wp = load_of(pc) + (cv(v)->heap == HEAP_SLEEP || !cv(v)->w_acct ? wv : 0);
-	sched_cpumask_t m = sched_affinity(s, v) & ~SCHED_CPU(p);
+	sched_cpumask_t m = cpumask_without(sched_affinity(s, v), p);
 	unsigned best = p;
 	uint64_t best_w = UINT64_MAX;
 	/* Each candidate is looked at under its lock if free (sched_peek); the best one's lock
 	 * is kept for the move, the others' let go. */
-	while (m) {
-		unsigned q = (unsigned)__builtin_ctzll(m);
-		m &= m - 1;
+	cpumask_for_each(q, m)
+	{
 		if (SCHED_GET(s->pcpu[q].nr_queued) || !sched_peek(s, q))
 			continue;
 		const struct sched_pcpu *qc = &s->pcpu[q];
@@ -90,15 +89,16 @@ void cr_sleep_off_narrow(struct sched *s, struct sched_vcpu *v, uint64_t now)
 	cv(v)->cyc_run = v->c.run_ns;
 	if (!cs(s)->p.balance_gap_ns || ran * 16 < span)
 		return;
-	sched_cpumask_t av = sched_affinity(s, v) & sched_all_pcpus(s), keep = SCHED_CPU(v->pcpu);
+	sched_cpumask_t av = cpumask_and(sched_affinity(s, v), sched_all_pcpus(s));
+	sched_cpumask_t keep = cpumask_of(v->pcpu);
 	struct sched_vcpu *w = cr_min(cpc(pc)->rq_pin);
 	if (!w && cpc(pc)->rq_norm) {
 		struct sched_hnode *cand[BAL_CAND];
 		unsigned n = hn_first(cpc(pc)->rq_norm, cand, BAL_CAND);
 		for (unsigned i = 0; i < n; i++) {
 			struct sched_vcpu *u = cr_vcpu_of(cand[i]);
-			sched_cpumask_t au = sched_affinity(s, u) & sched_all_pcpus(s);
-			if (!(au & ~av) && au != av &&
+			sched_cpumask_t au = cpumask_and(sched_affinity(s, u), sched_all_pcpus(s));
+			if (cpumask_subset(au, av) && !cpumask_equal(au, av) &&
 			    (!w || (int64_t)(cv(u)->gvt - cv(w)->gvt) < 0)) {
 				w = u;
 				keep = au;
@@ -108,8 +108,9 @@ void cr_sleep_off_narrow(struct sched *s, struct sched_vcpu *v, uint64_t now)
 	if (!w)
 		return;
 	int q = -1;
-	for (sched_cpumask_t m = av & ~keep; m; m &= m - 1) {
-		unsigned o = (unsigned)__builtin_ctzll(m);
+	sched_cpumask_t others = cpumask_andnot(av, keep);
+	cpumask_for_each(o, others)
+	{
 		if (!sched_peek(s, o))
 			continue;
 		if (!cpc(&s->pcpu[o])->rq_pin &&
@@ -143,14 +144,12 @@ unsigned cr_wake_beside_ahead(struct sched *s, struct sched_vcpu *v, unsigned p,
 {
 	struct sched_pcpu *pc = &s->pcpu[p];
 	struct sched_vcpu *a = pc->curr;
-	sched_cpumask_t aff = sched_affinity(s, v) & ~SCHED_CPU(p);
-	if (!cs(s)->p.balance_gap_ns || !aff || !a || a->prio == SCHED_PRI_BOOST)
+	sched_cpumask_t aff = cpumask_without(sched_affinity(s, v), p);
+	if (!cs(s)->p.balance_gap_ns || cpumask_empty(aff) || !a || a->prio == SCHED_PRI_BOOST)
 		return p;
 	/* The first allowed pCPU from the cursor on, wrapping. */
-	unsigned from = cpc(pc)->wake_cursor % s->nr_pcpus;
-	sched_cpumask_t hi = aff & ~(SCHED_CPU(from) - 1);
-	unsigned q = (unsigned)__builtin_ctzll(hi ? hi : aff);
-	cpc(pc)->wake_cursor = (uint8_t)((q + 1) % s->nr_pcpus);
+	unsigned q = cpumask_next_wrap(aff, cpc(pc)->wake_cursor % s->nr_pcpus);
+	cpc(pc)->wake_cursor = (uint16_t)((q + 1) % s->nr_pcpus);
 	struct sched_pcpu *qc = &s->pcpu[q];
 	if (!sched_peek(s, q))
 		return p;
@@ -197,15 +196,10 @@ void cr_by_service_beside_pinned(struct sched *s, struct sched_vcpu *v, unsigned
 struct sched_vcpu *cr_steal(struct sched *s, unsigned p, uint64_t now)
 {
 	/* Sources in the order p+1, p+2, ... (wrapping), only pCPUs with movable work. */
-	sched_cpumask_t src = cr_move_mask(s) & ~SCHED_CPU(p) & sched_all_pcpus(s);
-	sched_cpumask_t hi = src & ~(SCHED_CPU(p + 1 < 64 ? p + 1 : 63) - 1);
-	if (p == 63)
-		hi = 0;
-	while (src) {
-		sched_cpumask_t from = hi ? hi : src;
-		unsigned q = (unsigned)__builtin_ctzll(from);
-		hi &= ~SCHED_CPU(q);
-		src &= ~SCHED_CPU(q);
+	sched_cpumask_t src = cpumask_without(cpumask_and(cr_move_mask(s), sched_all_pcpus(s)), p);
+	for (unsigned q = cpumask_next_wrap(src, p + 1); q < SCHED_MAX_PCPUS;
+	     q = cpumask_next_wrap(src, q + 1)) {
+		cpumask_clear(&src, q);
 		if (!sched_peek(s, q)) /* a source another pCPU has: the next one */
 			continue;
 		struct sched_pcpu *qc = &s->pcpu[q];
@@ -271,7 +265,7 @@ static void ahead_of_pinned(struct sched *s, struct sched_vcpu *c, unsigned q, u
 	struct sched_vcpu *t = qc->curr, *h = cr_min(cpc(qc)->rq_norm);
 	if (!t || t->state != SCHED_VS_RUNNING || t->prio == SCHED_PRI_BOOST ||
 	    (cv(t)->flags & F_BANK_CUT) || now - cv(c)->woke_at < cs(s)->p.balance_hold_ns ||
-	    (!cpc(qc)->rq_pin && sched_affinity(s, t) != SCHED_CPU(q)))
+	    (!cpc(qc)->rq_pin && !sched_pinned(s, t, q)))
 		return;
 	int64_t d = (int64_t)(cv(t)->gvt - cv(c)->gvt);
 	if (h && (int64_t)(cv(h)->gvt - cv(c)->gvt) < d)
@@ -350,13 +344,13 @@ sched_cpumask_t cr_balance_push(struct sched *s, unsigned p, struct sched_vcpu *
 {
 	struct sched_pcpu *pc = &s->pcpu[p];
 	if (!cs(s)->p.balance_gap_ns || s->nr_pcpus < 2 || !cpc(pc)->rq_norm)
-		return 0;
+		return cpumask_none();
 	struct sched_vcpu *c = cr_min(cpc(pc)->rq_norm);
 	if (prev && cv(prev)->heap == HEAP_NORM && prev->pcpu == p &&
 	    (now < cv(c)->bal_hold || (int64_t)(cv(prev)->gvt - cv(c)->gvt) > 0))
 		c = prev;
 	if (now < cv(c)->bal_hold || now < cpc(pc)->bal_next)
-		return 0;
+		return cpumask_none();
 	/* A boosted `next` is no measure of p's service: compare with the candidate. Nor is
 	 * one whose credit was cut to the bank at its wake (an echo back from a sleep, for the
 	 * rest of its burst): the cut raised its gvt to the bank line, not service, so a
@@ -371,44 +365,40 @@ sched_cpumask_t cr_balance_push(struct sched *s, unsigned p, struct sched_vcpu *
 	struct sched_hnode *cand[BAL_CAND];
 	sched_cpumask_t aff = sched_affinity(s, c);
 	/* A candidate allowed everywhere needs none (the common case costs no walk). */
-	unsigned nf = (aff & sched_all_pcpus(s)) == sched_all_pcpus(s)
+	unsigned nf = cpumask_subset(sched_all_pcpus(s), aff)
 			      ? 0
 			      : hn_first(cpc(pc)->rq_norm, cand, BAL_CAND);
 	for (unsigned i = 0; i < nf; i++)
 		if (now >= cv(cr_vcpu_of(cand[i]))->bal_hold)
-			aff |= sched_affinity(s, cr_vcpu_of(cand[i]));
+			aff = cpumask_or(aff, sched_affinity(s, cr_vcpu_of(cand[i])));
 	/* The pCPUs looked at are those the candidates may use (candidates allowed on 2 of 64
 	 * pCPUs are looked for on those 2 at every look, not once in 8 looks). */
-	aff &= ~SCHED_CPU(p) & sched_all_pcpus(s);
+	aff = cpumask_without(cpumask_and(aff, sched_all_pcpus(s)), p);
 	/* Each look covers BAL_WINDOW pCPUs (beyond that many, the next ones, rotating) and
 	 * looks are spaced so that a whole sweep takes half of the gap: a gap builds
 	 * up over gap / (share difference) ns, so a move is delayed by a fraction of that,
 	 * and a decision never costs more than BAL_WINDOW pCPUs' worth, at any number. */
-	unsigned n = 0; /* a loop, not popcount: the hypervisor links no libgcc */
-	for (sched_cpumask_t m = aff; m; m &= m - 1)
-		n++;
+	unsigned n = cpumask_count(aff);
 	unsigned sweeps = (n + BAL_WINDOW - 1) / BAL_WINDOW;
 	cpc(pc)->bal_next = now + cs(s)->p.balance_gap_ns / 2 / (sweeps ? sweeps : 1);
 	sched_cpumask_t look = aff;
 	if (n > BAL_WINDOW) {
 		/* From the cursor on (wrapping), the first BAL_WINDOW of them. */
-		unsigned first = cpc(pc)->bal_cursor % s->nr_pcpus;
-		sched_cpumask_t hi = aff & ~(SCHED_CPU(first) - 1), lo = aff & ~hi;
-		look = 0;
+		sched_cpumask_t rest = aff;
+		unsigned q = cpc(pc)->bal_cursor % s->nr_pcpus;
+		look = cpumask_none();
 		for (unsigned i = 0; i < BAL_WINDOW; i++) {
-			sched_cpumask_t *from = hi ? &hi : &lo;
-			sched_cpumask_t b = *from & (0 - *from);
-			*from &= ~b;
-			look |= b;
-			cpc(pc)->bal_cursor = (uint8_t)((__builtin_ctzll(b) + 1) % s->nr_pcpus);
+			q = cpumask_next_wrap(rest, q);
+			cpumask_clear(&rest, q);
+			cpumask_set(&look, q);
+			cpc(pc)->bal_cursor = (uint16_t)((q + 1) % s->nr_pcpus);
 		}
 	}
 	uint64_t gap = cr_ns_to_vt(cs(s)->p.balance_gap_ns, ew_of(next));
 	int best = -1;
 	struct sched_vcpu *mover = NULL;
-	while (look) {
-		unsigned q = (unsigned)__builtin_ctzll(look);
-		look &= look - 1;
+	cpumask_for_each(q, look)
+	{
 		if (!sched_peek(s, q))
 			continue; /* another pCPU has it: looked at again at a later look */
 		struct sched_vcpu *m = balance_mover(s, p, q, c, next, cand, nf, gap, now);
@@ -422,14 +412,14 @@ sched_cpumask_t cr_balance_push(struct sched *s, unsigned p, struct sched_vcpu *
 		}
 	}
 	if (best < 0)
-		return 0;
+		return cpumask_none();
 	c = mover;
 	cr_heap_del(s, c);
 	cr_transfer(s, c, (unsigned)best, now);
 	ahead_of_pinned(s, c, (unsigned)best, now);
 	cv(c)->bal_hold = now + cs(s)->p.balance_hold_ns;
 	cr_enqueue(s, c);
-	return SCHED_CPU((unsigned)best);
+	return cpumask_of((unsigned)best);
 }
 
 /* Idle pCPUs for the movable vCPUs queued anywhere (the roots of each pCPU's boost and
@@ -438,24 +428,24 @@ sched_cpumask_t cr_balance_push(struct sched *s, unsigned p, struct sched_vcpu *
  */
 sched_cpumask_t cr_kick_idle_for_work(struct sched *s)
 {
-	sched_cpumask_t idle = cr_idle_mask(s) & sched_all_pcpus(s), kick = 0;
-	sched_cpumask_t m = cr_move_mask(s) & sched_all_pcpus(s);
-	while (m && idle) {
-		unsigned q = (unsigned)__builtin_ctzll(m);
-		m &= m - 1;
+	sched_cpumask_t idle = cpumask_and(cr_idle_mask(s), sched_all_pcpus(s)),
+			kick = cpumask_none();
+	sched_cpumask_t m = cpumask_and(cr_move_mask(s), sched_all_pcpus(s));
+	for (unsigned q = cpumask_first(m); q < SCHED_MAX_PCPUS && !cpumask_empty(idle);
+	     q = cpumask_next(m, q)) {
 		if (!sched_peek(s, q))
 			continue;
 		struct sched_hnode *roots[2] = {cpc(&s->pcpu[q])->rq_boost,
 						cpc(&s->pcpu[q])->rq_norm};
-		for (int k = 0; k < 2 && idle; k++) {
+		for (int k = 0; k < 2 && !cpumask_empty(idle); k++) {
 			/* The root and its first children: what a stealing pCPU looks at. */
 			struct sched_hnode *n = roots[k];
-			for (unsigned i = 0; n && idle && i < 64; i++) {
-				sched_cpumask_t a = sched_affinity(s, cr_vcpu_of(n)) & idle;
-				if (a) {
-					sched_cpumask_t b = a & (0 - a); /* the lowest */
-					kick |= b;
-					idle &= ~b;
+			for (unsigned i = 0; n && !cpumask_empty(idle) && i < 64; i++) {
+				unsigned b = cpumask_first(
+					cpumask_and(sched_affinity(s, cr_vcpu_of(n)), idle));
+				if (b < SCHED_MAX_PCPUS) { /* the lowest */
+					cpumask_set(&kick, b);
+					cpumask_clear(&idle, b);
 				}
 				n = i ? n->next : roots[k]->child;
 			}
@@ -471,10 +461,9 @@ sched_cpumask_t cr_kick_idle_for_work(struct sched *s)
  * until that vCPU's slice ends while the pinned ones wait. */
 sched_cpumask_t cr_pull_running(struct sched *s, unsigned p)
 {
-	sched_cpumask_t m = cr_pin_mask(s) & ~SCHED_CPU(p) & sched_all_pcpus(s);
-	while (m) {
-		unsigned q = (unsigned)__builtin_ctzll(m);
-		m &= m - 1;
+	sched_cpumask_t m = cpumask_without(cpumask_and(cr_pin_mask(s), sched_all_pcpus(s)), p);
+	cpumask_for_each(q, m)
+	{
 		if (!sched_peek(s, q))
 			continue;
 		struct sched_vcpu *t = s->pcpu[q].curr;
@@ -482,11 +471,11 @@ sched_cpumask_t cr_pull_running(struct sched *s, unsigned p)
 		    sched_allowed(s, t, p) && !(cv(t)->flags & F_PULL)) {
 			cv(t)->flags |= F_PULL;
 			SCHED_PUT(s->pcpu[q].resched, true);
-			return SCHED_CPU(q);
+			return cpumask_of(q);
 		}
 		sched_unpeer(s, q);
 	}
-	return 0;
+	return cpumask_none();
 }
 
 /* `next`, just taken off p's queue, is movable and p has other work queued: if an idle pCPU
@@ -497,13 +486,13 @@ bool cr_hand_to_idle(struct sched *s, unsigned p, struct sched_vcpu *next, uint6
 		     sched_cpumask_t *kick)
 {
 	if (!s->pcpu[p].nr_queued || next->prio == SCHED_PRI_BOOST ||
-	    !(cr_idle_mask(s) & ~SCHED_CPU(p)))
+	    cpumask_empty(cpumask_without(cr_idle_mask(s), p)))
 		return false;
-	int idle = cr_find_idle(s, sched_affinity(s, next) & ~SCHED_CPU(p));
+	int idle = cr_find_idle(s, cpumask_without(sched_affinity(s, next), p));
 	if (idle < 0 || !sched_peek(s, (unsigned)idle))
 		return false;
 	cr_transfer(s, next, (unsigned)idle, now);
 	cr_enqueue(s, next);
-	*kick |= SCHED_CPU((unsigned)idle);
+	cpumask_set(kick, (unsigned)idle);
 	return true;
 }

@@ -8,7 +8,7 @@
 sched_cpumask_t cr_finish(struct sched *s, uint64_t now)
 {
 	cr_rw_flush(s, now);
-	sched_cpumask_t k = 0;
+	sched_cpumask_t k = cpumask_none();
 	for (struct sched_dom *d = s->doms; d; d = d->next_dom) {
 		for (struct sched_vcpu *v = d->vcpus; v; v = v->next_in_dom) {
 			if (v->state != SCHED_VS_RUNNABLE || sched_allowed(s, v, v->pcpu))
@@ -17,11 +17,11 @@ sched_cpumask_t cr_finish(struct sched *s, uint64_t now)
 			cr_heap_del(s, v);
 			cr_transfer(s, v, sched_least_loaded(s, sched_affinity(s, v)), now);
 			cr_enqueue(s, v);
-			k |= cr_tickle(s, v);
+			k = cpumask_or(k, cr_tickle(s, v));
 		}
 	}
 	cr_rw_flush(s, now);
-	return k | sched_take_kicks(s);
+	return cpumask_or(k, sched_take_kicks(s));
 }
 
 struct tally {
@@ -86,11 +86,12 @@ unsigned cr_audit(const struct sched *s, sched_print_fn pr, void *arg)
 					active += cv(v)->w_acct;
 		bool idle = !pc->curr && !pc->nr_queued;
 		bool movable = c->rq_boost || c->rq_norm;
-		sched_cpumask_t b = SCHED_CPU(p);
+		bool in_idle = cpumask_test(cs(s)->idle_mask, p);
+		bool in_move = cpumask_test(cs(s)->move_mask, p);
+		bool in_pin = cpumask_test(cs(s)->pin_mask, p);
 		if (queued != pc->nr_queued || w[HEAP_SLEEP] != c->w_sleep ||
-		    w[HEAP_PARK] != c->w_park || active != c->w_active ||
-		    idle != !!(cs(s)->idle_mask & b) || movable != !!(cs(s)->move_mask & b) ||
-		    !c->rq_pin != !(cs(s)->pin_mask & b)) {
+		    w[HEAP_PARK] != c->w_park || active != c->w_active || idle != in_idle ||
+		    movable != in_move || !c->rq_pin == in_pin) {
 			pr(arg,
 			   "audit: credit pCPU %u: queued %u (nr_queued %u), w_sleep %llu (%llu), "
 			   "w_park %llu (%llu), w_active %llu (%llu), summaries idle=%d move=%d "
@@ -98,8 +99,7 @@ unsigned cr_audit(const struct sched *s, sched_print_fn pr, void *arg)
 			   p, queued, pc->nr_queued, (unsigned long long)w[HEAP_SLEEP],
 			   (unsigned long long)c->w_sleep, (unsigned long long)w[HEAP_PARK],
 			   (unsigned long long)c->w_park, (unsigned long long)active,
-			   (unsigned long long)c->w_active, !!(cs(s)->idle_mask & b),
-			   !!(cs(s)->move_mask & b), !!(cs(s)->pin_mask & b));
+			   (unsigned long long)c->w_active, in_idle, in_move, in_pin);
 			bad++;
 		}
 	}

@@ -57,7 +57,7 @@ static void params_changed(struct sched *s, uint64_t now)
 				cr_heap_del(s, v);
 				cr_enqueue(s, v);
 			}
-			__atomic_fetch_or(&s->kick_pending, SCHED_CPU(v->pcpu), __ATOMIC_RELAXED);
+			sched_kick_later(s, v->pcpu);
 		}
 	}
 }

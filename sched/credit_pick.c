@@ -22,19 +22,19 @@ static struct sched_vcpu *decide_current(struct sched *s, unsigned p, uint64_t n
 		return NULL;
 	cr_charge(s, cur, now);
 	if (cv(cur)->flags & F_MOVE) {
-		r->kick |= cr_move_away(s, cur, now);
+		r->kick = cpumask_or(r->kick, cr_move_away(s, cur, now));
 		return NULL;
 	}
 	if (cv(cur)->flags & F_PULL) {
 		/* An idle pCPU asked for it (pull_running): go there if it still idles. */
 		cv(cur)->flags &= (uint8_t)~F_PULL;
-		int idle = cr_find_idle(s, sched_affinity(s, cur) & ~SCHED_CPU(p));
+		int idle = cr_find_idle(s, cpumask_without(sched_affinity(s, cur), p));
 		if (idle >= 0 && pc->nr_queued && cur->prio != SCHED_PRI_BOOST &&
 		    sched_peek(s, (unsigned)idle)) {
 			SCHED_PUT(cur->state, (uint8_t)SCHED_VS_BLOCKED);
 			cr_transfer(s, cur, (unsigned)idle, now);
 			cr_enqueue(s, cur);
-			r->kick |= SCHED_CPU((unsigned)idle);
+			cpumask_set(&r->kick, (unsigned)idle);
 			return NULL;
 		}
 	}
@@ -95,8 +95,7 @@ static bool yield_too_far(const struct sched *s, const struct sched_vcpu *o,
 struct sched_pick cr_pick_next(struct sched *s, unsigned p, uint64_t now)
 {
 	struct sched_pcpu *pc = &s->pcpu[p];
-	struct sched_pick r = {NULL, SCHED_NEVER, 0};
-	r.kick = sched_take_kicks(s);
+	struct sched_pick r = {NULL, SCHED_NEVER, sched_take_kicks(s)};
 	cr_vclock_advance(s, p, now);
 	cr_unpark_due(s, p, now);
 	pc->picks++;
@@ -142,9 +141,10 @@ struct sched_pick cr_pick_next(struct sched *s, unsigned p, uint64_t now)
 		}
 	}
 	if (new_slice && next)
-		r.kick |= cr_balance_push(s, p, next, requeued ? cur : NULL, now);
+		r.kick =
+			cpumask_or(r.kick, cr_balance_push(s, p, next, requeued ? cur : NULL, now));
 	if (!next) {
-		r.kick |= cr_pull_running(s, p);
+		r.kick = cpumask_or(r.kick, cr_pull_running(s, p));
 		cr_retire_at_idle(s, p);
 	}
 
@@ -193,8 +193,8 @@ struct sched_pick cr_pick_next(struct sched *s, unsigned p, uint64_t now)
 		r.run_until = now + 1;
 	pc->armed = r.run_until;
 	/* Work queued anywhere that an idle pCPU could run: kick that one to steal. */
-	if (cr_idle_mask(s) && cr_move_mask(s))
-		r.kick |= cr_kick_idle_for_work(s);
-	r.kick &= ~SCHED_CPU(p);
+	if (!cpumask_empty(cr_idle_mask(s)) && !cpumask_empty(cr_move_mask(s)))
+		r.kick = cpumask_or(r.kick, cr_kick_idle_for_work(s));
+	cpumask_clear(&r.kick, p);
 	return r;
 }

@@ -88,8 +88,8 @@ struct cr_pcpu {
 	uint64_t bclock, bclock_rem;	   /* the boost budget's clock: as vclock, over
 					    * w_active - w_park (invariant 7) */
 	uint64_t bal_next;		   /* no balancing look from here before this time */
-	uint8_t bal_cursor;		   /* first pCPU of the next balancing look */
-	uint8_t wake_cursor;		   /* next pCPU cr_wake_beside_ahead compares */
+	uint16_t bal_cursor;		   /* first pCPU of the next balancing look */
+	uint16_t wake_cursor;		   /* next pCPU cr_wake_beside_ahead compares */
 	uint64_t bank_w, bank_ns, bank_vt; /* the bank in vtime, for that W and period */
 };
 
@@ -186,43 +186,45 @@ static inline uint64_t min_u64(uint64_t a, uint64_t b)
 }
 
 /* Keeps pCPU p's bits of the idle and movable-work summaries true (credit_balance.c reads
- * them instead of scanning every pCPU). */
-static inline void cr_note_bit(sched_cpumask_t *m, sched_cpumask_t b, bool on)
+ * them instead of scanning every pCPU): bit b of one word of each, atomically. */
+static inline void cr_note_bit(uint64_t *w, uint64_t b, bool on)
 {
 	if (on)
-		__atomic_fetch_or(m, b, __ATOMIC_RELAXED);
+		__atomic_fetch_or(w, b, __ATOMIC_RELAXED);
 	else
-		__atomic_fetch_and(m, ~b, __ATOMIC_RELAXED);
+		__atomic_fetch_and(w, ~b, __ATOMIC_RELAXED);
 }
 
 static inline void credit_note(struct sched *s, unsigned p)
 {
 	const struct sched_pcpu *pc = &s->pcpu[p];
-	sched_cpumask_t b = SCHED_CPU(p);
-	cr_note_bit(&cs(s)->idle_mask, b, !pc->curr && !pc->nr_queued);
-	cr_note_bit(&cs(s)->move_mask, b, cpc(pc)->rq_boost || cpc(pc)->rq_norm);
-	cr_note_bit(&cs(s)->pin_mask, b, cpc(pc)->rq_pin != NULL);
+	unsigned i = p / 64;
+	uint64_t b = 1ull << (p % 64);
+	cr_note_bit(&cs(s)->idle_mask.w[i], b, !pc->curr && !pc->nr_queued);
+	cr_note_bit(&cs(s)->move_mask.w[i], b, cpc(pc)->rq_boost || cpc(pc)->rq_norm);
+	cr_note_bit(&cs(s)->pin_mask.w[i], b, cpc(pc)->rq_pin != NULL);
 }
 
 /* The summaries, read as hints (another pCPU may change its bit at any time). */
 static inline sched_cpumask_t cr_idle_mask(const struct sched *s)
 {
-	return SCHED_GET(cs(s)->idle_mask);
+	return cpumask_load(&cs(s)->idle_mask);
 }
 static inline sched_cpumask_t cr_move_mask(const struct sched *s)
 {
-	return SCHED_GET(cs(s)->move_mask);
+	return cpumask_load(&cs(s)->move_mask);
 }
 static inline sched_cpumask_t cr_pin_mask(const struct sched *s)
 {
-	return SCHED_GET(cs(s)->pin_mask);
+	return cpumask_load(&cs(s)->pin_mask);
 }
 
-/* An idle pCPU (no current vCPU, nothing queued) of `mask`, or -1. */
+/* An idle pCPU (no current vCPU, nothing queued) of `mask`, the lowest, or -1. */
 static inline int cr_find_idle(const struct sched *s, sched_cpumask_t mask)
 {
-	mask &= cr_idle_mask(s) & sched_all_pcpus(s);
-	return mask ? __builtin_ctzll(mask) : -1;
+	unsigned q =
+		cpumask_first(cpumask_and(mask, cpumask_and(cr_idle_mask(s), sched_all_pcpus(s))));
+	return q < SCHED_MAX_PCPUS ? (int)q : -1;
 }
 
 /* credit.c: run queues, charging */

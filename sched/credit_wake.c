@@ -52,7 +52,7 @@ static sched_cpumask_t wake_body(struct sched *s, struct sched_vcpu *v, uint64_t
 		 * by another one's wake (sched-fuzz seed 50: a wake waited 0.9 ms). */
 		if (cr_queue_head(&s->pcpu[v->pcpu]) &&
 		    s->pcpu[v->pcpu].armed > now + cv(v)->boost_left)
-			kick |= SCHED_CPU(v->pcpu);
+			cpumask_set(&kick, v->pcpu);
 		return kick;
 	case SCHED_VS_RUNNABLE:
 		/* An event for a vCPU that waits in the queue: it is as urgent as a wake. */
@@ -64,7 +64,7 @@ static sched_cpumask_t wake_body(struct sched *s, struct sched_vcpu *v, uint64_t
 		cr_heap_del(s, v);
 		boost(s, v, now);
 		cr_enqueue(s, v);
-		return kick | cr_tickle(s, v);
+		return cpumask_or(kick, cr_tickle(s, v));
 	case SCHED_VS_PARKED:
 		cr_vclock_advance(s, v->pcpu, now);
 		if (!may_boost(s, v, flags, now))
@@ -72,7 +72,7 @@ static sched_cpumask_t wake_body(struct sched *s, struct sched_vcpu *v, uint64_t
 		cr_unpark(s, v, now);
 		boost(s, v, now);
 		cr_enqueue(s, v);
-		return kick | cr_tickle(s, v);
+		return cpumask_or(kick, cr_tickle(s, v));
 	default:
 		break;
 	}
@@ -82,7 +82,7 @@ static sched_cpumask_t wake_body(struct sched *s, struct sched_vcpu *v, uint64_t
 	sched_add(&v->dom->c.wakes, 1);
 	sched_cpumask_t aff = sched_affinity(s, v);
 	unsigned target = v->pcpu;
-	if (!(aff & SCHED_CPU(target)) || s->pcpu[target].curr || s->pcpu[target].nr_queued) {
+	if (!cpumask_test(aff, target) || s->pcpu[target].curr || s->pcpu[target].nr_queued) {
 		/* Another pCPU is taken only with its lock: an idle one (a hint) waited for in
 		 * the lock order or tried, the others (cr_off_pinned, cr_wake_beside_ahead)
 		 * tried; without it v wakes on its own pCPU, where it may run (a vCPU whose
@@ -90,7 +90,7 @@ static sched_cpumask_t wake_body(struct sched *s, struct sched_vcpu *v, uint64_t
 		int idle = cr_find_idle(s, aff);
 		if (idle >= 0 && sched_peer(s, (unsigned)idle))
 			target = (unsigned)idle;
-		else if (!(aff & SCHED_CPU(target))) {
+		else if (!cpumask_test(aff, target)) {
 			unsigned q = sched_least_loaded(s, aff);
 			if (sched_peer(s, q))
 				target = q;
@@ -125,7 +125,7 @@ static sched_cpumask_t wake_body(struct sched *s, struct sched_vcpu *v, uint64_t
 		SCHED_PUT(v->prio,
 			  (uint8_t)SCHED_PRI_UNDER); /* cr_enqueue() sets UNDER/OVER from credit */
 	cr_enqueue(s, v);
-	return kick | cr_tickle(s, v);
+	return cpumask_or(kick, cr_tickle(s, v));
 }
 
 /* Puts a vCPU that stopped being runnable into its sleeping earning state. */
@@ -148,7 +148,7 @@ static sched_cpumask_t sleep_body(struct sched *s, struct sched_vcpu *v, uint64_
 	switch (v->state) {
 	case SCHED_VS_RUNNING:
 		cr_charge(s, v, now);
-		kick |= SCHED_CPU(v->pcpu);
+		cpumask_set(&kick, v->pcpu);
 		break;
 	case SCHED_VS_RUNNABLE:
 	case SCHED_VS_PARKED:
@@ -187,10 +187,10 @@ sched_cpumask_t cr_yield_to(struct sched *s, struct sched_vcpu *v, struct sched_
 {
 	unsigned q = SCHED_GET(t->pcpu);
 	if (!sched_peer(s, q) || t->pcpu != q) /* its pCPU is another's now, or it moved */
-		return 0;
+		return cpumask_none();
 	if (t->state != SCHED_VS_RUNNABLE ||
 	    (cv(t)->heap != HEAP_NORM && cv(t)->heap != HEAP_PIN && cv(t)->heap != HEAP_BOOST))
-		return 0;
+		return cpumask_none();
 	/* Fairness: no jump for a target ahead by more than one slice of service of the vCPU
 	 * it passes: its queue's head, or the vCPU it would
 	 * preempt on another pCPU (vtimes of one pCPU compare), like CFS's next buddy. */
@@ -206,11 +206,11 @@ sched_cpumask_t cr_yield_to(struct sched *s, struct sched_vcpu *v, struct sched_
 	if (cv(t)->heap != HEAP_BOOST && h &&
 	    (int64_t)(cv(t)->vtime - cv(h)->vtime) >
 		    (int64_t)cr_ns_to_vt(cs(s)->p.tslice_ns, ew_of(t)))
-		return 0;
+		return cpumask_none();
 	tp->yield_next = t;
 	if (t->pcpu == v->pcpu) {
 		cr_yield(s, v, now);
-		return 0;
+		return cpumask_none();
 	}
 	/* On another pCPU: t preempts there and v keeps its own pCPU (it exits again after
 	 * the next window if the lock is still taken). A yield of v would hand its pCPU to
@@ -218,7 +218,7 @@ sched_cpumask_t cr_yield_to(struct sched *s, struct sched_vcpu *v, struct sched_
 	 * there (a steal or a hand-over first): the simulator's two lockstress domains on 4
 	 * pCPUs went from 50/50 to 25/75. */
 	SCHED_PUT(tp->resched, true);
-	return SCHED_CPU(t->pcpu);
+	return cpumask_of(t->pcpu);
 }
 
 /* The ops that can change a domain split recompute it before they return. */

@@ -128,7 +128,7 @@ static void update_deadline(struct sched *s, unsigned p, struct sched_vcpu *v)
 	SCHED_PUT(v->in_spin_loop, false); /* it ran a full slice (issue 14) */
 	if (eevdf_nr_running(s, p) > 1) {  /* resched_curr: that pCPU picks again */
 		SCHED_PUT(s->pcpu[p].resched, true);
-		__atomic_fetch_or(&s->kick_pending, SCHED_CPU(p), __ATOMIC_RELAXED);
+		sched_kick_later(s, p);
 	}
 }
 
@@ -234,16 +234,16 @@ sched_cpumask_t eevdf_check_preempt(struct sched *s, struct sched_vcpu *v)
 	unsigned p = v->pcpu;
 	struct sched_pcpu *pc = &s->pcpu[p];
 	if (!eevdf_running(s, p) || SCHED_GET(pc->resched))
-		return SCHED_CPU(p);
+		return cpumask_of(p);
 	if (ES(s)->wakeup_preempt && eevdf_pick_eevdf(s, p) == v) {
 		SCHED_PUT(pc->resched, true);
-		return SCHED_CPU(p);
+		return cpumask_of(p);
 	}
 	/* No preemption, but the running one now has a slice end to arm (tickless). */
 	struct sched_vcpu *c = eevdf_running(s, p);
 	int64_t vd = (int64_t)(EV(c)->deadline - EV(c)->vruntime);
 	uint64_t end = c->since + (vd > 0 ? eevdf_real_ns((uint64_t)vd, EV(c)->weight) : 1);
-	return pc->armed > end ? SCHED_CPU(p) : 0;
+	return pc->armed > end ? cpumask_of(p) : cpumask_none();
 }
 
 void eevdf_move(struct sched *s, struct sched_vcpu *v, unsigned to, uint64_t now)
@@ -297,8 +297,7 @@ void eevdf_reweight_dom(struct sched *s, struct sched_dom *d, const struct sched
 		if (e->on_rq) {
 			if (v->state == SCHED_VS_RUNNING) {
 				eevdf_update_curr(s, v->pcpu, now);
-				__atomic_fetch_or(&s->kick_pending, SCHED_CPU(v->pcpu),
-						  __ATOMIC_RELAXED);
+				sched_kick_later(s, v->pcpu);
 			}
 			int64_t rel = (int64_t)(e->deadline - e->vruntime) * old / w;
 			e->deadline = e->vruntime + (uint64_t)rel;

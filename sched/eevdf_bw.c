@@ -72,8 +72,7 @@ void eevdf_bw_set(struct sched *s, struct sched_dom *d, uint64_t now)
 	for (struct sched_vcpu *v = d->vcpus; v; v = v->next_in_dom) {
 		EV(v)->runtime = 0; /* cfs_rq->runtime_remaining = 0 */
 		if (EV(v)->throttled)
-			__atomic_fetch_or(&s->kick_pending, unthrottle(s, v, now),
-					  __ATOMIC_RELAXED);
+			cpumask_or_atomic(&s->kick_pending, unthrottle(s, v, now));
 	}
 }
 
@@ -86,7 +85,7 @@ void eevdf_bw_account(struct sched *s, struct sched_vcpu *v, uint64_t dt)
 		return;
 	if (!assign(s, v, (int64_t)EEVDF_BW_SLICE_NS, v->since)) {
 		SCHED_PUT(s->pcpu[v->pcpu].resched, true);
-		__atomic_fetch_or(&s->kick_pending, SCHED_CPU(v->pcpu), __ATOMIC_RELAXED);
+		sched_kick_later(s, v->pcpu);
 	}
 }
 
@@ -145,7 +144,7 @@ static bool pool_left(struct sched *s, struct sched_dom *d)
  * lasts. A vCPU whose pCPU's lock another pCPU has waits for the finish op. */
 static sched_cpumask_t distribute(struct sched *s, struct sched_dom *d, uint64_t now)
 {
-	sched_cpumask_t kick = 0;
+	sched_cpumask_t kick = cpumask_none();
 	for (struct sched_vcpu *v = d->vcpus; v && pool_left(s, d); v = v->next_in_dom) {
 		unsigned q = SCHED_GET(v->pcpu);
 		if (!SCHED_GET(EV(v)->throttled))
@@ -158,7 +157,7 @@ static sched_cpumask_t distribute(struct sched *s, struct sched_dom *d, uint64_t
 		if (!EV(v)->throttled)
 			continue;
 		if (assign(s, v, 1, now))
-			kick |= unthrottle(s, v, now);
+			kick = cpumask_or(kick, unthrottle(s, v, now));
 	}
 	return kick;
 }
@@ -167,7 +166,7 @@ static sched_cpumask_t distribute(struct sched *s, struct sched_dom *d, uint64_t
  * refill under the domain's lock, then distribute. */
 sched_cpumask_t eevdf_bw_refresh(struct sched *s, uint64_t now)
 {
-	sched_cpumask_t kick = 0;
+	sched_cpumask_t kick = cpumask_none();
 	uint64_t period = ES(s)->period_ns;
 	for (struct sched_dom *d = s->doms; d; d = d->next_dom) {
 		struct eevdf_dom *b = EDOM(d);
@@ -187,7 +186,7 @@ sched_cpumask_t eevdf_bw_refresh(struct sched *s, uint64_t now)
 		}
 		sched_dom_unlock(s, d);
 		if (refilled)
-			kick |= distribute(s, d, now);
+			kick = cpumask_or(kick, distribute(s, d, now));
 	}
 	return kick;
 }
@@ -210,12 +209,12 @@ uint64_t eevdf_bw_next_event(struct sched *s, unsigned p)
 /* Every lock held: weight splits and refills that could not reach a pCPU. */
 sched_cpumask_t eevdf_bw_finish(struct sched *s, uint64_t now)
 {
-	sched_cpumask_t kick = 0;
+	sched_cpumask_t kick = cpumask_none();
 	for (struct sched_dom *d = s->doms; d; d = d->next_dom) {
 		if (__atomic_exchange_n(&EDOM(d)->rw_pending, false, __ATOMIC_RELAXED))
 			eevdf_reweight_dom(s, d, NULL, now);
 		if (__atomic_exchange_n(&EDOM(d)->dist_pending, false, __ATOMIC_RELAXED))
-			kick |= distribute(s, d, now);
+			kick = cpumask_or(kick, distribute(s, d, now));
 	}
 	return kick;
 }
@@ -238,10 +237,10 @@ unsigned eevdf_select_cpu(struct sched *s, struct sched_vcpu *v)
 	unsigned prev = v->pcpu;
 	for (unsigned i = 0; i < s->nr_pcpus; i++) {
 		unsigned q = (prev + i) % s->nr_pcpus;
-		if ((aff & SCHED_CPU(q)) && idle(s, q))
+		if (cpumask_test(aff, q) && idle(s, q))
 			return q;
 	}
-	return (aff & SCHED_CPU(prev)) ? prev : sched_least_loaded(s, aff);
+	return cpumask_test(aff, prev) ? prev : sched_least_loaded(s, aff);
 }
 
 /* eevdf_select_cpu's choice with its lock held, else v's own pCPU (where v may run: a
@@ -301,21 +300,21 @@ struct sched_vcpu *eevdf_newidle_pull(struct sched *s, unsigned p, uint64_t now)
 /* nohz_balancer_kick, simplified: an idle pCPU for a vCPU waiting on a busy one. */
 sched_cpumask_t eevdf_kick_idle(struct sched *s)
 {
-	sched_cpumask_t idle_mask = 0, kick = 0;
+	sched_cpumask_t idle_mask = cpumask_none(), kick = cpumask_none();
 	for (unsigned q = 0; q < s->nr_pcpus; q++)
 		if (idle(s, q))
-			idle_mask |= SCHED_CPU(q);
-	if (!idle_mask)
-		return 0;
-	for (unsigned q = 0; q < s->nr_pcpus && idle_mask; q++) {
+			cpumask_set(&idle_mask, q);
+	if (cpumask_empty(idle_mask))
+		return kick;
+	for (unsigned q = 0; q < s->nr_pcpus && !cpumask_empty(idle_mask); q++) {
 		if (nr_running(s, q) < 2 || !sched_peek(s, q))
 			continue;
-		for (struct sched_vcpu *v = ERQ(s, q)->head; v && idle_mask; v = EV(v)->next) {
-			sched_cpumask_t m = sched_affinity(s, v) & idle_mask;
-			if (m) {
-				sched_cpumask_t one = m & -m;
-				kick |= one;
-				idle_mask &= ~one;
+		for (struct sched_vcpu *v = ERQ(s, q)->head; v && !cpumask_empty(idle_mask);
+		     v = EV(v)->next) {
+			unsigned one = cpumask_first(cpumask_and(sched_affinity(s, v), idle_mask));
+			if (one < SCHED_MAX_PCPUS) {
+				cpumask_set(&kick, one);
+				cpumask_clear(&idle_mask, one);
 				break;
 			}
 		}

@@ -73,7 +73,8 @@ static void eevdf_vcpu_remove(struct sched *s, struct sched_vcpu *v, uint64_t no
 static sched_cpumask_t eevdf_wake(struct sched *s, struct sched_vcpu *v, uint64_t now,
 				  unsigned flags)
 {
-	sched_cpumask_t kick = sched_take_kicks(s) | eevdf_bw_refresh(s, now);
+	sched_cpumask_t kick = sched_take_kicks(s);
+	kick = cpumask_or(kick, eevdf_bw_refresh(s, now));
 	if (flags & (WAKE_EVENT | WAKE_TIMER)) {
 		v->c.events++;
 		sched_add(&v->dom->c.events, 1);
@@ -91,11 +92,12 @@ static sched_cpumask_t eevdf_wake(struct sched *s, struct sched_vcpu *v, uint64_
 		eevdf_bw_throttle(s, v, now);
 		/* Its pCPU must be there at the refresh: re-arm it. */
 		if (s->pcpu[target].armed > eevdf_bw_next_event(s, target))
-			kick |= SCHED_CPU(target);
-		return kick | sched_take_kicks(s);
+			cpumask_set(&kick, target);
+		return cpumask_or(kick, sched_take_kicks(s));
 	}
 	eevdf_enqueue(s, v, EV(v)->fresh);
-	return kick | eevdf_check_preempt(s, v) | sched_take_kicks(s);
+	kick = cpumask_or(kick, eevdf_check_preempt(s, v));
+	return cpumask_or(kick, sched_take_kicks(s));
 }
 
 static sched_cpumask_t eevdf_sleep(struct sched *s, struct sched_vcpu *v, uint64_t now)
@@ -105,7 +107,7 @@ static sched_cpumask_t eevdf_sleep(struct sched *s, struct sched_vcpu *v, uint64
 	eevdf_update_curr(s, p, now);
 	if (v->state == SCHED_VS_RUNNING) {
 		SCHED_PUT(s->pcpu[p].resched, true);
-		kick |= SCHED_CPU(p);
+		cpumask_set(&kick, p);
 	}
 	if (v->state == SCHED_VS_RUNNABLE || v->state == SCHED_VS_RUNNING) {
 		eevdf_dequeue(s, v);
@@ -117,7 +119,7 @@ static sched_cpumask_t eevdf_sleep(struct sched *s, struct sched_vcpu *v, uint64
 	eevdf_bw_return(s, v);
 	eevdf_reweight_dom(s, v->dom, NULL, now); /* update_cfs_group after the dequeue */
 	sched_trace_ev(s, p, now, SCHED_EV_SLEEP, v, 0);
-	return kick | sched_take_kicks(s);
+	return cpumask_or(kick, sched_take_kicks(s));
 }
 
 /* yield_task_fair (fair.c:8335): alone, nothing; else the deadline moves a slice later. */
@@ -147,19 +149,19 @@ static sched_cpumask_t eevdf_yield_to(struct sched *s, struct sched_vcpu *v, str
 {
 	unsigned tp = SCHED_GET(t->pcpu);
 	if (!sched_peer(s, tp) || t->pcpu != tp) /* its pCPU is another's now, or it moved */
-		return 0;
+		return cpumask_none();
 	if (t->state != SCHED_VS_RUNNABLE || EV(t)->throttled)
-		return 0;
+		return cpumask_none();
 	if (eevdf_nr_running(s, v->pcpu) == 1 && eevdf_nr_running(s, tp) == 1)
-		return 0; /* -ESRCH */
+		return cpumask_none(); /* -ESRCH */
 	s->pcpu[tp].yield_next = t;
 	do_yield(s, v, now);
 	SCHED_PUT(s->pcpu[v->pcpu].resched, true);
 	if (tp == v->pcpu)
-		return sched_take_kicks(s) & ~SCHED_CPU(v->pcpu);
+		return cpumask_without(sched_take_kicks(s), v->pcpu);
 	eevdf_update_curr(s, tp, now);
 	SCHED_PUT(s->pcpu[tp].resched, true);
-	return SCHED_CPU(tp) | (sched_take_kicks(s) & ~SCHED_CPU(v->pcpu));
+	return cpumask_or(cpumask_of(tp), cpumask_without(sched_take_kicks(s), v->pcpu));
 }
 
 /* Takes a queued vCPU to run: set_next_entity (fair.c:5220), which stashes the deadline
@@ -191,7 +193,7 @@ static struct sched_pick eevdf_pick_next(struct sched *s, unsigned p, uint64_t n
 	struct sched_pick r = {NULL, SCHED_NEVER, sched_take_kicks(s)};
 	pc->picks++;
 	eevdf_update_curr(s, p, now);
-	r.kick |= eevdf_bw_refresh(s, now);
+	r.kick = cpumask_or(r.kick, eevdf_bw_refresh(s, now));
 	struct sched_vcpu *cur = eevdf_running(s, p), *prev = pc->curr, *next = NULL;
 	unsigned to = cur && !sched_allowed(s, cur, p) ? eevdf_select_cpu(s, cur) : p;
 	if (to != p && sched_peer(s, to)) { /* affinity changed while it ran (the door
@@ -200,7 +202,7 @@ static struct sched_pick eevdf_pick_next(struct sched *s, unsigned p, uint64_t n
 		eevdf_move(s, cur, to, now);
 		eevdf_update_curr(s, cur->pcpu, now);
 		eevdf_enqueue(s, cur, false);
-		r.kick |= eevdf_check_preempt(s, cur);
+		r.kick = cpumask_or(r.kick, eevdf_check_preempt(s, cur));
 		cur->c.preempts++;
 		sched_add(&cur->dom->c.preempts, 1);
 		cur = NULL;
@@ -261,8 +263,8 @@ static struct sched_pick eevdf_pick_next(struct sched *s, unsigned p, uint64_t n
 	if (r.run_until <= now)
 		r.run_until = now + 1;
 	pc->armed = r.run_until;
-	r.kick |= eevdf_kick_idle(s) | sched_take_kicks(s);
-	r.kick &= ~SCHED_CPU(p);
+	r.kick = cpumask_or(r.kick, eevdf_kick_idle(s));
+	r.kick = cpumask_without(cpumask_or(r.kick, sched_take_kicks(s)), p);
 	return r;
 }
 
@@ -289,10 +291,10 @@ static sched_cpumask_t eevdf_set_affinity(struct sched *s, struct sched_vcpu *v,
 {
 	v->affinity = mask;
 	if (sched_allowed(s, v, v->pcpu))
-		return 0;
+		return cpumask_none();
 	if (v->state == SCHED_VS_RUNNING) {
 		SCHED_PUT(s->pcpu[v->pcpu].resched, true);
-		return SCHED_CPU(v->pcpu); /* its pick_next moves it */
+		return cpumask_of(v->pcpu); /* its pick_next moves it */
 	}
 	if (v->state == SCHED_VS_RUNNABLE) {
 		eevdf_update_curr(s, v->pcpu, now);
@@ -303,7 +305,7 @@ static sched_cpumask_t eevdf_set_affinity(struct sched *s, struct sched_vcpu *v,
 		return eevdf_check_preempt(s, v);
 	}
 	eevdf_move(s, v, sched_least_loaded(s, sched_affinity(s, v)), now);
-	return 0;
+	return cpumask_none();
 }
 
 /* Each queue: RUNNABLE, on_rq, unthrottled vCPUs of its pCPU, nr_queued of them; each

@@ -190,9 +190,9 @@ static sched_cpumask_t rr_place(struct sched *s, struct sched_vcpu *v, uint64_t 
 {
 	sched_cpumask_t aff = sched_affinity(s, v);
 	unsigned target = v->pcpu;
-	if (SCHED_GET(s->pcpu[target].curr) || !(aff & SCHED_CPU(target))) {
+	if (SCHED_GET(s->pcpu[target].curr) || !cpumask_test(aff, target)) {
 		for (unsigned p = 0; p < s->nr_pcpus; p++) {
-			if (p != target && (aff & SCHED_CPU(p)) && looks_idle(s, p) &&
+			if (p != target && cpumask_test(aff, p) && looks_idle(s, p) &&
 			    sched_peer(s, p)) {
 				if (s->pcpu[p].curr || s->pcpu[p].nr_queued) {
 					sched_unpeer(s, p); /* busy by now */
@@ -203,7 +203,7 @@ static sched_cpumask_t rr_place(struct sched *s, struct sched_vcpu *v, uint64_t 
 			}
 		}
 	}
-	if (!(aff & SCHED_CPU(target))) {
+	if (!cpumask_test(aff, target)) {
 		unsigned q = sched_least_loaded(s, aff);
 		if (sched_peer(s, q))
 			target = q;
@@ -218,7 +218,7 @@ static sched_cpumask_t rr_place(struct sched *s, struct sched_vcpu *v, uint64_t 
 	/* A pCPU that armed no slice end (nothing it could run waited at its last pick) picks
 	 * again to arm one; else v would wait for ever behind a spinner (e2e-smp4 under
 	 * sched=rr: the echo never ran again). */
-	return !tc->curr || tc->armed == SCHED_NEVER ? SCHED_CPU(target) : 0;
+	return !tc->curr || tc->armed == SCHED_NEVER ? cpumask_of(target) : cpumask_none();
 }
 
 static sched_cpumask_t rr_wake(struct sched *s, struct sched_vcpu *v, uint64_t now, unsigned flags)
@@ -226,7 +226,7 @@ static sched_cpumask_t rr_wake(struct sched *s, struct sched_vcpu *v, uint64_t n
 	if (flags & (WAKE_EVENT | WAKE_TIMER))
 		v->c.events++;
 	if (v->state != SCHED_VS_BLOCKED)
-		return 0;
+		return cpumask_none();
 	v->c.wakes++;
 	sched_add(&v->dom->c.wakes, 1);
 	sched_cpumask_t k = rr_place(s, v, now);
@@ -237,12 +237,12 @@ static sched_cpumask_t rr_wake(struct sched *s, struct sched_vcpu *v, uint64_t n
 static sched_cpumask_t rr_sleep(struct sched *s, struct sched_vcpu *v, uint64_t now)
 {
 	struct sched_pcpu *pc = &s->pcpu[v->pcpu];
-	sched_cpumask_t kick = 0;
+	sched_cpumask_t kick = cpumask_none();
 	if (v->state == SCHED_VS_RUNNABLE) {
 		rr_dequeue(s, pc, v);
 	} else if (v->state == SCHED_VS_RUNNING) {
 		rr_charge(v, now);
-		kick = SCHED_CPU(v->pcpu);
+		kick = cpumask_of(v->pcpu);
 	}
 	SCHED_PUT(v->state, (uint8_t)SCHED_VS_BLOCKED);
 	sched_trace_ev(s, v->pcpu, now, SCHED_EV_SLEEP, v, 0);
@@ -303,7 +303,7 @@ static struct sched_pick rr_pick(struct sched *s, unsigned p, uint64_t now)
 			rv(cur)->flags &= (uint8_t)~RR_YIELD;
 			r.vcpu = cur;
 			r.run_until = waiting ? pc->curr_since + rs(s)->tslice_ns : SCHED_NEVER;
-			r.kick &= ~SCHED_CPU(p);
+			cpumask_clear(&r.kick, p);
 			return r;
 		}
 		rv(cur)->flags &= (uint8_t)~RR_YIELD;
@@ -316,7 +316,7 @@ static struct sched_pick rr_pick(struct sched *s, unsigned p, uint64_t now)
 			/* Its affinity changed while it ran: it goes where it may run. */
 			SCHED_PUT(pc->curr, (struct sched_vcpu *)NULL);
 			SCHED_PUT(cur->state, (uint8_t)SCHED_VS_BLOCKED);
-			r.kick |= rr_place(s, cur, now);
+			r.kick = cpumask_or(r.kick, rr_place(s, cur, now));
 		}
 	}
 	struct sched_vcpu *next = rr_first_allowed(s, p);
@@ -329,7 +329,7 @@ static struct sched_pick rr_pick(struct sched *s, unsigned p, uint64_t now)
 		if (pc->curr != NULL)
 			pc->last_pick = now;
 		SCHED_PUT(pc->curr, (struct sched_vcpu *)NULL);
-		r.kick &= ~SCHED_CPU(p);
+		cpumask_clear(&r.kick, p);
 		return r;
 	}
 	SCHED_PUT(next->state, (uint8_t)SCHED_VS_RUNNING);
@@ -343,7 +343,7 @@ static struct sched_pick rr_pick(struct sched *s, unsigned p, uint64_t now)
 	pc->curr_since = now;
 	r.vcpu = next;
 	r.run_until = rr_first_allowed(s, p) ? now + rs(s)->tslice_ns : SCHED_NEVER;
-	r.kick &= ~SCHED_CPU(p);
+	cpumask_clear(&r.kick, p);
 	return r;
 }
 
@@ -358,7 +358,7 @@ static struct sched_pick rr_pick_next(struct sched *s, unsigned p, uint64_t now)
 /* Every lock held: vCPUs queued where they may no longer run go where they may. */
 static sched_cpumask_t rr_finish(struct sched *s, uint64_t now)
 {
-	sched_cpumask_t k = 0;
+	sched_cpumask_t k = cpumask_none();
 	for (unsigned p = 0; p < s->nr_pcpus; p++) {
 		struct sched_vcpu *v = rpc(&s->pcpu[p])->rr_head;
 		while (v) {
@@ -366,7 +366,7 @@ static sched_cpumask_t rr_finish(struct sched *s, uint64_t now)
 			if (!sched_allowed(s, v, p)) {
 				rr_dequeue(s, &s->pcpu[p], v);
 				SCHED_PUT(v->state, (uint8_t)SCHED_VS_BLOCKED);
-				k |= rr_place(s, v, now);
+				k = cpumask_or(k, rr_place(s, v, now));
 			}
 			v = n;
 		}
@@ -421,16 +421,16 @@ static sched_cpumask_t rr_set_affinity(struct sched *s, struct sched_vcpu *v, sc
 {
 	v->affinity = mask;
 	if (sched_allowed(s, v, v->pcpu))
-		return 0;
+		return cpumask_none();
 	if (v->state == SCHED_VS_RUNNING)
-		return SCHED_CPU(v->pcpu); /* its pick_next finds it not allowed and moves it */
+		return cpumask_of(v->pcpu); /* its pick_next finds it not allowed and moves it */
 	if (v->state == SCHED_VS_RUNNABLE) {
 		rr_dequeue(s, &s->pcpu[v->pcpu], v);
 		SCHED_PUT(v->state, (uint8_t)SCHED_VS_BLOCKED);
 		return rr_place(s, v, now);
 	}
 	rr_move(s, v, sched_least_loaded(s, sched_affinity(s, v)), now);
-	return 0;
+	return cpumask_none();
 }
 
 static void rr_dump(struct sched *s, sched_print_fn pr, void *arg)

@@ -14,6 +14,7 @@ static void sched_reset(struct sched *s, unsigned nr_pcpus, const struct sched_o
 		b[i] = 0;
 	s->sync = sync;
 	s->nr_pcpus = nr_pcpus;
+	s->all_pcpus = cpumask_below(nr_pcpus);
 	s->ops = ops;
 	s->ops->init(s);
 }
@@ -135,6 +136,45 @@ void sched_copy_str(char *buf, size_t n, const char *src)
 		buf[i] = '\0';
 }
 
+/* Appends the decimal v at buf[*at] while it fits (one byte kept for the NUL). */
+static void put_dec(char *buf, size_t n, size_t *at, unsigned v)
+{
+	char d[10];
+	unsigned k = 0;
+	do
+		d[k++] = (char)('0' + v % 10);
+	while ((v /= 10) && k < sizeof d);
+	while (k && *at + 1 < n)
+		buf[(*at)++] = d[--k];
+}
+
+size_t sched_cpumask_format(char *buf, size_t n, sched_cpumask_t m)
+{
+	size_t at = 0;
+	if (!n)
+		return 0;
+	if (cpumask_empty(m)) {
+		sched_copy_str(buf, n, "none");
+		return str_len(buf);
+	}
+	for (unsigned a = cpumask_first(m); a < SCHED_MAX_PCPUS;) {
+		unsigned b = a;
+		while (b + 1 < SCHED_MAX_PCPUS && cpumask_test(m, b + 1))
+			b++;
+		if (at && at + 1 < n)
+			buf[at++] = ',';
+		put_dec(buf, n, &at, a);
+		if (b != a) {
+			if (at + 1 < n)
+				buf[at++] = '-';
+			put_dec(buf, n, &at, b);
+		}
+		a = cpumask_next(m, b);
+	}
+	buf[at] = '\0';
+	return at;
+}
+
 int sched_config_get(const struct sched *s, const char *key, char *buf, size_t n)
 {
 	size_t klen = str_len(key);
@@ -209,7 +249,7 @@ unsigned sched_least_loaded(const struct sched *s, sched_cpumask_t mask)
 	unsigned best = 0;
 	uint32_t best_n = UINT32_MAX;
 	for (unsigned p = 0; p < s->nr_pcpus; p++) {
-		if (!(mask & SCHED_CPU(p)))
+		if (!cpumask_test(mask, p))
 			continue;
 		uint32_t n = SCHED_GET(s->pcpu[p].nr_vcpus); /* a hint: not under p's lock */
 		if (n < best_n) {

@@ -55,8 +55,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "sched/cpumask.h" /* sched_cpumask_t, SCHED_MAX_PCPUS */
 
-#define SCHED_MAX_PCPUS	     64
 #define SCHED_TRACE_LEN	     256 /* records per pCPU ring, power of two */
 #define SCHED_NEVER	     UINT64_MAX
 #define SCHED_DEFAULT_WEIGHT 256u
@@ -72,9 +72,6 @@
 #define SCHED_PRIV_VCPU_BYTES  256
 #define SCHED_PRIV_PCPU_BYTES  256
 #define SCHED_PRIV_SCHED_BYTES 512
-
-typedef uint64_t sched_cpumask_t; /* bit n = pCPU n */
-#define SCHED_CPU(n) ((sched_cpumask_t)1 << (n))
 
 /* Why a vCPU is woken (bits, combinable). Only EVENT and TIMER may boost. */
 enum sched_wake_flags {
@@ -159,7 +156,7 @@ struct sched_vcpu {
 	/* Set by the caller before vcpu_insert. */
 	struct sched_dom *dom;
 	uint32_t id;		  /* index within the domain */
-	sched_cpumask_t affinity; /* allowed pCPUs; 0 means all */
+	sched_cpumask_t affinity; /* allowed pCPUs; empty means all */
 	void *owner;		  /* the caller's back pointer */
 	/* Read-only for the caller. */
 	uint8_t state; /* enum sched_vstate */
@@ -246,7 +243,7 @@ struct sched_ops {
 	 * t runs next on its own pCPU; v yields when that is v's pCPU, else that pCPU is
 	 * returned to kick and v goes on. t's run is charged to t. The policy may
 	 * refuse a target too far ahead of its queue (fairness): then v goes on, nothing
-	 * changes, and it returns 0. NULL: the policy has none and a plain yield is made. */
+	 * changes, and it returns no pCPU. NULL: the policy has none and a plain yield is made. */
 	sched_cpumask_t (*yield_to)(struct sched *s, struct sched_vcpu *v, struct sched_vcpu *t,
 				    uint64_t now);
 	/* A plain yield keeps the yielder's claim (its service is counted in virtual time:
@@ -289,6 +286,7 @@ struct sched {
 	const struct sched_ops *ops;
 	const struct sched_sync *sync; /* the caller's locks, NULL: one caller (kept by resets) */
 	unsigned nr_pcpus;
+	sched_cpumask_t all_pcpus; /* {0, .., nr_pcpus - 1} (sched_all_pcpus) */
 	struct sched_params p;
 	uint64_t seq; /* FIFO tie-breaker (a policy's to use) */
 	uint32_t nr_vcpus;
@@ -338,6 +336,9 @@ void sched_trace_vcpu(const struct sched *s, const struct sched_vcpu *v, unsigne
 unsigned sched_trace_read(const struct sched *s, unsigned pcpu, struct sched_trace_rec *out,
 			  unsigned max);
 const char *sched_ev_name(unsigned ev);
+/* m as a CPU list ("0-3,8,10-11"; "none" when empty) in buf, cut to n bytes and
+ * NUL-terminated; returns its length. SCHED_CPUMASK_TEXT bytes hold any set. */
+size_t sched_cpumask_format(char *buf, size_t n, sched_cpumask_t m);
 /* v's CPU time up to `now`: c.run_ns plus, while it is RUNNING, the interval not yet
  * charged. The policies charge only when they are called (pick_next, wake, sleep, yield,
  * set_params), so c.run_ns of a vCPU that runs alone with no calls stands still; counters
@@ -348,7 +349,7 @@ uint64_t sched_run_ns(const struct sched_vcpu *v, uint64_t now);
  * (pick_next, wake and sleep already include pending kicks in what they return.) */
 static inline sched_cpumask_t sched_take_kicks(struct sched *s)
 {
-	return __atomic_exchange_n(&s->kick_pending, 0, __ATOMIC_RELAXED);
+	return cpumask_take(&s->kick_pending);
 }
 
 static inline int sched_vcpu_insert(struct sched *s, struct sched_vcpu *v, uint64_t now)

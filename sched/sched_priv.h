@@ -125,22 +125,45 @@ static inline uint64_t sched_next_seq(struct sched *s)
 	return __atomic_fetch_add(&s->seq, 1, __ATOMIC_RELAXED);
 }
 
-/* Mask of the pCPUs this instance has. */
+/* The pCPUs this instance has. */
 static inline sched_cpumask_t sched_all_pcpus(const struct sched *s)
 {
-	return s->nr_pcpus >= 64 ? ~(sched_cpumask_t)0 : SCHED_CPU(s->nr_pcpus) - 1;
+	return s->all_pcpus;
 }
 
 /* Affinity of v restricted to existing pCPUs; an empty or invalid mask means all. */
 static inline sched_cpumask_t sched_affinity(const struct sched *s, const struct sched_vcpu *v)
 {
-	sched_cpumask_t m = v->affinity & sched_all_pcpus(s);
-	return m ? m : sched_all_pcpus(s);
+	sched_cpumask_t all = sched_all_pcpus(s), m = cpumask_and(v->affinity, all);
+	return cpumask_empty(m) ? all : m;
 }
 
 static inline bool sched_allowed(const struct sched *s, const struct sched_vcpu *v, unsigned p)
 {
-	return (sched_affinity(s, v) & SCHED_CPU(p)) != 0;
+	return cpumask_test(sched_affinity(s, v), p);
+}
+
+/* v may run on pCPU p (< nr_pcpus) only: sched_affinity(s, v) is {p}. */
+static inline bool sched_pinned(const struct sched *s, const struct sched_vcpu *v, unsigned p)
+{
+	uint64_t mine = 0, other = 0;
+	CPUMASK_EACH_WORD(i)
+	{
+		uint64_t x = v->affinity.w[i] & s->all_pcpus.w[i];
+		if (i == p / 64)
+			mine = x;
+		else
+			other |= x;
+	}
+	if (!mine && !other) /* every pCPU: p alone when there is one */
+		return s->nr_pcpus == 1;
+	return !other && mine == 1ull << (p % 64);
+}
+
+/* A kick of pCPU p left for the caller by a call that returns no mask (sched_take_kicks). */
+static inline void sched_kick_later(struct sched *s, unsigned p)
+{
+	cpumask_set_atomic(&s->kick_pending, p);
 }
 
 /* Appends one record to pCPU p's trace ring. */

@@ -95,25 +95,25 @@ struct sched_vcpu *sched_yield_candidate(const struct sched *s, const struct sch
 sched_cpumask_t sched_pause_loop(struct sched *s, struct sched_vcpu *v, uint64_t now)
 {
 	if (v->state != SCHED_VS_RUNNING)
-		return 0;
+		return cpumask_none();
 	SCHED_PUT(v->in_spin_loop, true);
 	v->c.pause_loops++;
 	sched_add(&v->dom->c.pause_loops, 1);
 	if (s->p.ple == SCHED_PLE_YIELD || (s->p.ple == SCHED_PLE_DIRECTED && !s->ops->yield_to)) {
 		s->ops->yield(s, v, now);
-		return 0;
+		return cpumask_none();
 	}
 	if (s->p.ple != SCHED_PLE_DIRECTED)
-		return 0;
+		return cpumask_none();
 	struct sched_vcpu *t = sched_yield_candidate(s, v);
 	if (!t)
-		return 0;
+		return cpumask_none();
 	unsigned tp = SCHED_GET(t->pcpu);
 	bool here = tp == v->pcpu;
 	bool may_yield = here && s->ops->yield_keeps_claim && s->ops->yield_keeps_claim(s);
 	if (SCHED_GET(t->in_spin_loop) && may_yield) {
 		s->ops->yield(s, v, now); /* only waiters left, one here: this queue goes on */
-		return 0;
+		return cpumask_none();
 	}
 	/* The policy takes t's pCPU lock (sched_peer) and checks t there; it refuses when it
 	 * cannot have it, or t moved, or fairness says no. */
@@ -123,7 +123,7 @@ sched_cpumask_t sched_pause_loop(struct sched *s, struct sched_vcpu *v, uint64_t
 		 * else v goes on. */
 		if (may_yield)
 			s->ops->yield(s, v, now);
-		return 0;
+		return cpumask_none();
 	}
 	SCHED_PUT(v->dom->last_boosted, t->id);
 	v->c.yield_to++;

@@ -6,7 +6,7 @@
 #include "arch/x86_64/msr.h" /* the MSR numbers rdmsr/wrmsr take */
 #include "lib/lockorder.h"
 
-#define MAX_CPUS 64
+#define MAX_CPUS 256
 
 #define RFLAGS_IF (1ul << 9)
 

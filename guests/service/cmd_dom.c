@@ -107,14 +107,17 @@ void cmd_sched(int argc, char **argv)
 
 void cmd_pin(int argc, char **argv)
 {
-	uint32_t dom, mask;
+	uint32_t dom;
 	uint64_t vcpu;
+	static uint8_t mask[SLIVER_CPUMASK_BYTES];
 	if (argc != 4 || !parse_dom(argv[1], &dom) || !parse_u64(argv[2], &vcpu) ||
-	    !parse_cpus(argv[3], &mask)) {
-		rt_printf("error: usage: pin <dom> <vcpu> <cpus: 0 | 0-1 | 0,2>\n");
+	    !parse_cpus(argv[3], mask)) {
+		rt_printf("error: usage: pin <dom> <vcpu> <cpus: 0 | 0-1 | 0,2 (0..255)>\n");
 		return;
 	}
-	if (!fail(hc3(HC_VCPU_PIN, dom, (uint32_t)vcpu, mask), "pin"))
+	if (!fail(hc5(HC_VCPU_AFFINITY, dom, (uint32_t)vcpu, (uint32_t)(uintptr_t)mask, sizeof mask,
+		      0),
+		  "pin"))
 		rt_printf("pin d%uv%u cpus=%s\n", dom, (uint32_t)vcpu, argv[3]);
 }
 

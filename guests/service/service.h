@@ -16,12 +16,13 @@ extern uint64_t last_run_ns[SLIVER_MAX_DOMS], last_list_ns;
 extern const char *const state_names[]; /* SLIVER_DOM_* states, 5 of them */
 
 int32_t hc_ptr(uint32_t nr, uint32_t a0, const void *p, uint32_t len);
-void print_text(int32_t n);			/* the first n bytes of text, when n > 0 */
-const char *errname(int32_t r);			/* -SLIVER_E* in words */
-bool fail(int32_t r, const char *what);		/* r < 0: prints `error: what: ...` */
-bool parse_dom(const char *s, uint32_t *dom);	/* "4" or "d4" -> 4 */
-bool parse_cpus(const char *s, uint32_t *mask); /* "0", "0-2", "0,2" -> bit mask */
-void print_us(const char *key, uint64_t ns);	/* " key=<us>.<3 digits>" */
+void print_text(int32_t n);		      /* the first n bytes of text, when n > 0 */
+const char *errname(int32_t r);		      /* -SLIVER_E* in words */
+bool fail(int32_t r, const char *what);	      /* r < 0: prints `error: what: ...` */
+bool parse_dom(const char *s, uint32_t *dom); /* "4" or "d4" -> 4 */
+/* "0", "0-2", "0,2" -> CPU set, bit n % 8 of byte n / 8 for CPU n (CPUs 0..255) */
+bool parse_cpus(const char *s, uint8_t mask[SLIVER_CPUMASK_BYTES]);
+void print_us(const char *key, uint64_t ns); /* " key=<us>.<3 digits>" */
 int list_doms(struct sliver_dom_info *d, unsigned max);
 /* CPU% since the previous call, tenths of a percent of one pCPU. */
 uint32_t cpu_permille(const struct sliver_dom_info *d, uint64_t dt);

@@ -62,11 +62,12 @@ bool parse_dom(const char *s, uint32_t *dom)
 	return true;
 }
 
-/* "0", "0-2", "0,2" -> bit mask */
-bool parse_cpus(const char *s, uint32_t *mask)
+/* "0", "0-2", "0,2" -> bit n % 8 of byte n / 8 for CPU n (HC_VCPU_AFFINITY's layout) */
+bool parse_cpus(const char *s, uint8_t mask[SLIVER_CPUMASK_BYTES])
 {
-	char buf[32];
-	uint32_t m = 0;
+	char buf[64];
+	uint8_t m[SLIVER_CPUMASK_BYTES] = {0};
+	bool any = false;
 	size_t n = strlen(s);
 	if (n >= sizeof buf)
 		return false;
@@ -86,16 +87,17 @@ bool parse_cpus(const char *s, uint32_t *mask)
 		} else {
 			b = a;
 		}
-		if (a > b || b >= 32)
+		if (a > b || b >= SLIVER_MAX_PCPUS)
 			return false;
 		for (uint64_t c = a; c <= b; c++)
-			m |= 1u << c;
+			m[c / 8] |= (uint8_t)(1u << (c % 8));
+		any = true;
 		if (!comma)
 			break;
 		p = comma + 1;
 	}
-	*mask = m;
-	return m != 0;
+	memcpy(mask, m, sizeof m);
+	return any;
 }
 
 void print_us(const char *key, uint64_t ns)

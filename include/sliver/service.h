@@ -18,6 +18,13 @@
 #define HC_TRACE	  46 /* (op, gpa buf, len): SLIVER_TRACE_OFF/ON -> 0, DUMP -> bytes  */
 #define HC_COUNTERS_RESET 47 /* (dom) -> 0: histograms and counters; dom 0 = all domains    */
 #define HC_DOM_EXITS	  48 /* (dom, gpa buf, len) -> bytes: "exits d<id> reason=count .."   */
+#define HC_VCPU_AFFINITY                                                                           \
+	49 /* (dom, vcpu, gpa mask, len) -> 0: allowed pCPUs, bit n % 8 of byte n / 8 = pCPU n,    \
+	      len 1..SLIVER_CPUMASK_BYTES (HC_VCPU_PIN takes pCPUs 0..63 in a register)   */
+
+/* pCPUs sliver schedules at most; a CPU set in guest memory is this many bits. */
+#define SLIVER_MAX_PCPUS     256
+#define SLIVER_CPUMASK_BYTES (SLIVER_MAX_PCPUS / 8)
 
 #define SLIVER_LAT_HIST	  1u
 #define SLIVER_TRACE_OFF  0u

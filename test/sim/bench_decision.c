@@ -43,7 +43,7 @@ static double run_once(unsigned n, int boost, unsigned iters)
 	for (unsigned i = 0; i < n + 1; i++) {
 		d[i].id = i + 1;
 		v[i].dom = &d[i];
-		v[i].affinity = 1;
+		v[i].affinity = cpumask_of(0);
 		sched_vcpu_insert(&S, &v[i], 0);
 	}
 	uint64_t t = 0;
@@ -140,15 +140,15 @@ static unsigned table_setup(unsigned P, unsigned n, unsigned spare)
 		TD[i].id = i + 1;
 		TV[i].dom = &TD[i];
 		TV[i].id = 0;
-		TV[i].affinity = SCHED_CPU(i % P);
+		TV[i].affinity = cpumask_of(i % P);
 		sched_vcpu_insert(&S, &TV[i], 0);
 	}
 	for (unsigned i = 0; i < nv; i++) {
 		sched_wake(&S, &TV[i], 0, WAKE_NEW);
-		TV[i].affinity = 0; /* placed; from now on movable */
+		TV[i].affinity = cpumask_none(); /* placed; from now on movable */
 	}
 	for (unsigned i = 0; i < nv; i++) /* requeue as movable */
-		sched_set_affinity(&S, &TV[i], 0, 0);
+		sched_set_affinity(&S, &TV[i], cpumask_none(), 0);
 	for (unsigned p = 0; p < P; p++)
 		sched_pick_next(&S, p, 0);
 	return nv;
@@ -198,7 +198,7 @@ static void steal_cost(unsigned n, unsigned iters, double ovh, double *p50, doub
 		iters = 200000;
 	table_setup(P, n, 1);
 	uint64_t t = 0;
-	sched_cpumask_t not_idle = ~SCHED_CPU(idle);
+	sched_cpumask_t not_idle = cpumask_without(cpumask_below(SCHED_MAX_PCPUS), idle);
 	for (unsigned i = 0; i < iters + 100; i++) {
 		t += 20000;
 		uint64_t a = tick();
@@ -211,7 +211,7 @@ static void steal_cost(unsigned n, unsigned iters, double ovh, double *p50, doub
 		sched_sleep(&S, x, t);
 		sched_set_affinity(&S, x, not_idle, t);
 		sched_wake(&S, x, t, WAKE_NEW);
-		sched_set_affinity(&S, x, 0, t);
+		sched_set_affinity(&S, x, cpumask_none(), t);
 		sched_take_kicks(&S);
 	}
 	pct(ts, iters, ovh, p50, p99);

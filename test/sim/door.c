@@ -379,7 +379,7 @@ uint64_t door_end(uint64_t now, sched_cpumask_t *kick)
 			if (counting())
 				D.finishes++;
 			if (D.s->ops->finish)
-				*kick |= D.s->ops->finish(D.s, D.cursor);
+				*kick = cpumask_or(*kick, D.s->ops->finish(D.s, D.cursor));
 		}
 		end = release();
 	}

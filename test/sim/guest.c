@@ -255,7 +255,8 @@ void on_guest(struct sim_vcpu *v, uint64_t now)
 		unsigned p = (unsigned)v->running_on;
 		door_begin(p, now, DOOR_PAUSE_LOOP);
 		door_home(v->sv.pcpu);
-		sched_cpumask_t k = sched_pause_loop(G.s, &v->sv, door_now(now)) & ~SCHED_CPU(p);
+		sched_cpumask_t k =
+			cpumask_without(sched_pause_loop(G.s, &v->sv, door_now(now)), p);
 		kick_mask(k, door_end(now, &k));
 		resched(p, now);
 		if (G.pc[p].cur == v)

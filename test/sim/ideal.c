@@ -297,47 +297,74 @@ static int solve(struct solver *S, double *share)
 	return 0;
 }
 
+struct mask {
+	uint64_t w[IDEAL_MASK_WORDS];
+};
+
+/* As numbers, the highest word first. */
 static int cmp_mask(const void *a, const void *b)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
+	const struct mask *x = a, *y = b;
+	for (int i = IDEAL_MASK_WORDS - 1; i >= 0; i--)
+		if (x->w[i] != y->w[i])
+			return x->w[i] < y->w[i] ? -1 : 1;
+	return 0;
+}
+
+/* g's mask restricted to the pCPUs that exist (all of them for an empty one); false when
+ * that leaves none. */
+static int group_mask(const struct ideal_group *g, unsigned npcpus, struct mask *m)
+{
+	uint64_t any = 0, left = 0;
+	for (unsigned i = 0; i < IDEAL_MASK_WORDS; i++)
+		any |= g->mask[i];
+	for (unsigned i = 0; i < IDEAL_MASK_WORDS; i++) {
+		uint64_t all = npcpus >= 64 * (i + 1) ? ~0ull
+			       : npcpus <= 64 * i     ? 0
+						      : (1ull << (npcpus - 64 * i)) - 1;
+		m->w[i] = (any ? g->mask[i] : ~0ull) & all;
+		left |= m->w[i];
+	}
+	return left != 0;
+}
+
+static int mask_has(const struct mask *m, unsigned p)
+{
+	return (m->w[p / 64] >> (p % 64)) & 1;
 }
 
 int ideal_solve(unsigned npcpus, unsigned ndoms, const double *weight, const double *cap,
 		unsigned ngroups, const struct ideal_group *g, double *share)
 {
-	if (!npcpus || npcpus > 64)
+	if (!npcpus || npcpus > IDEAL_MAX_PCPUS)
 		return -1;
-	uint64_t all = npcpus == 64 ? ~0ull : (1ull << npcpus) - 1;
 	for (unsigned d = 0; d < ndoms; d++) {
 		share[d] = 0;
 		if (!(weight[d] > 0) || cap[d] < 0)
 			return -1;
 	}
 	/* pCPU classes: the atoms of the partition every group mask induces. */
-	uint64_t *masks = malloc((ngroups + 1) * sizeof(uint64_t));
+	struct mask *masks = malloc((ngroups + 1) * sizeof(*masks));
 	if (!masks)
 		return -1;
 	unsigned nm = 0;
 	for (unsigned i = 0; i < ngroups; i++) {
 		if (g[i].dom >= ndoms || g[i].demand < 0 || g[i].demand > 1)
 			return free(masks), -1;
-		uint64_t m = (g[i].mask ? g[i].mask : all) & all;
-		if (!m)
+		if (!group_mask(&g[i], npcpus, &masks[nm++]))
 			return free(masks), -1;
-		masks[nm++] = m;
 	}
 	qsort(masks, nm, sizeof(*masks), cmp_mask);
-	unsigned cls[64] = {0}, ncls = 1;
+	unsigned cls[IDEAL_MAX_PCPUS] = {0}, ncls = 1;
 	for (unsigned i = 0; i < nm; i++) {
-		if (i && masks[i] == masks[i - 1])
+		if (i && !cmp_mask(&masks[i], &masks[i - 1]))
 			continue;
-		int map[128];
-		for (unsigned k = 0; k < 128; k++)
+		int map[2 * IDEAL_MAX_PCPUS];
+		for (unsigned k = 0; k < 2 * IDEAL_MAX_PCPUS; k++)
 			map[k] = -1;
 		unsigned nn = 0;
 		for (unsigned p = 0; p < npcpus; p++) {
-			unsigned key = cls[p] * 2 + ((masks[i] >> p) & 1);
+			unsigned key = cls[p] * 2 + (unsigned)mask_has(&masks[i], p);
 			if (map[key] < 0)
 				map[key] = (int)nn++;
 			cls[p] = (unsigned)map[key];
@@ -345,7 +372,7 @@ int ideal_solve(unsigned npcpus, unsigned ndoms, const double *weight, const dou
 		ncls = nn;
 	}
 	free(masks);
-	unsigned csize[64] = {0}, crep[64] = {0};
+	unsigned csize[IDEAL_MAX_PCPUS] = {0}, crep[IDEAL_MAX_PCPUS] = {0};
 	for (unsigned p = 0; p < npcpus; p++) {
 		if (!csize[cls[p]])
 			crep[cls[p]] = p;
@@ -377,9 +404,10 @@ int ideal_solve(unsigned npcpus, unsigned ndoms, const double *weight, const dou
 		S.lim[g[i].dom] += c;
 		unsigned gn = 2 + ndoms + i;
 		r[nr++] = (struct edge_req){2 + g[i].dom, gn, c};
-		uint64_t m = (g[i].mask ? g[i].mask : all) & all;
+		struct mask m;
+		group_mask(&g[i], npcpus, &m);
 		for (unsigned k = 0; k < ncls; k++)
-			if ((m >> crep[k]) & 1)
+			if (mask_has(&m, crep[k]))
 				r[nr++] = (struct edge_req){gn, 2 + ndoms + ngroups + k, 1e300};
 	}
 	for (unsigned k = 0; k < ncls; k++)

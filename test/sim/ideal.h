@@ -5,17 +5,21 @@
 #define TEST_SIM_IDEAL_H
 #include <stdint.h>
 
+#define IDEAL_MAX_PCPUS	 256
+#define IDEAL_MASK_WORDS (IDEAL_MAX_PCPUS / 64)
+
 /* `count` identical vCPUs of domain `dom`, each wanting `demand` (0..1 of a pCPU), allowed
- * on the pCPUs of `mask` (bit n = pCPU n; 0 = all). */
+ * on the pCPUs of `mask` (bit n % 64 of word n / 64 = pCPU n; all words 0 = all). */
 struct ideal_group {
 	unsigned dom;
-	uint64_t mask;
+	uint64_t mask[IDEAL_MASK_WORDS];
 	double demand;
 	unsigned count;
 };
 
-/* Domain d has weight[d] > 0 and cap[d] (in pCPUs, 0 = none). Writes each domain's
- * allocation, in pCPUs, to share[d]. Returns 0, or -1 on bad input / out of memory. */
+/* npcpus <= IDEAL_MAX_PCPUS. Domain d has weight[d] > 0 and cap[d] (in pCPUs, 0 = none). Writes
+ * each domain's allocation, in pCPUs, to share[d]. Returns 0, or -1 on bad input / out of memory.
+ */
 int ideal_solve(unsigned npcpus, unsigned ndoms, const double *weight, const double *cap,
 		unsigned ngroups, const struct ideal_group *g, double *share);
 

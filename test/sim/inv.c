@@ -46,7 +46,7 @@ void inv_sample(uint64_t now)
 		G.ahead[i] = G.ahead_e[i] > 0 ? G.ahead_e[i] : G.ahead_b[i] < 0 ? G.ahead_b[i] : 0;
 		G.ahead[i] /= d->nvcpus; /* per vCPU, as priority is (README.md) */
 	}
-	sched_cpumask_t all = c->pcpus >= 64 ? ~0ull : (1ull << c->pcpus) - 1;
+	sched_cpumask_t all = cpumask_below(c->pcpus);
 	double margin = (double)c->inv_margin_ns, waiter[SCHED_MAX_PCPUS];
 	for (unsigned p = 0; p < c->pcpus; p++)
 		waiter[p] = HUGE_VAL;
@@ -59,8 +59,9 @@ void inv_sample(uint64_t now)
 	}
 	for (unsigned i = 0; i < G.nv; i++) {
 		struct sim_vcpu *v = &G.v[i];
-		sched_cpumask_t m = (v->sv.affinity ? v->sv.affinity : all) & all;
-		if (!(m & (m - 1)) || own_shortfall(v->d))
+		sched_cpumask_t m =
+			cpumask_and(cpumask_empty(v->sv.affinity) ? all : v->sv.affinity, all);
+		if (cpumask_count(m) <= 1 || own_shortfall(v->d))
 			continue; /* pinned to one pCPU, or it gives way itself */
 		double ref;
 		if (v->sv.state == SCHED_VS_RUNNABLE)
@@ -69,11 +70,9 @@ void inv_sample(uint64_t now)
 			ref = waiter[v->running_on]; /* it keeps the neediest waiter there out */
 		else
 			continue;
-		m &= ~SCHED_CPU(v->sv.pcpu);
-		for (unsigned q = 0; m; q++) {
-			if (!(m & SCHED_CPU(q)))
-				continue;
-			m &= ~SCHED_CPU(q);
+		cpumask_clear(&m, v->sv.pcpu);
+		cpumask_for_each(q, m)
+		{
 			const struct sim_vcpu *u = G.pc[q].cur;
 			if (!u || (u->sv.prio != SCHED_PRI_BOOST &&
 				   G.ahead[u->d->id - 1] > ref + margin)) {

@@ -62,7 +62,7 @@ static int get_double(const char *line, const char *what, const char *key, doubl
 /* "0", "0-3", "0,2,5-6" -> mask. */
 static int parse_cpus(const char *s, sched_cpumask_t *out)
 {
-	sched_cpumask_t m = 0;
+	sched_cpumask_t m = cpumask_none();
 	while (*s) {
 		char *end;
 		errno = 0;
@@ -79,14 +79,14 @@ static int parse_cpus(const char *s, sched_cpumask_t *out)
 			s = end;
 		}
 		for (unsigned long i = a; i <= b; i++)
-			m |= SCHED_CPU(i);
+			cpumask_set(&m, (unsigned)i);
 		if (*s == ',')
 			s++;
 		else if (*s)
 			return -1;
 	}
 	*out = m;
-	return m ? 0 : -1;
+	return cpumask_empty(m) ? -1 : 0;
 }
 
 static int parse_module(struct sim_cfg *c, struct sim_dom *d, const char *path)
@@ -149,7 +149,7 @@ static int parse_module(struct sim_cfg *c, struct sim_dom *d, const char *path)
 	if (cmdline_get(d->line, "role", buf, sizeof(buf)) && strcmp(buf, "service") &&
 	    strcmp(buf, "guest"))
 		return bad(what, "role", buf);
-	d->pin = 0;
+	d->pin = cpumask_none();
 	if (cmdline_get(d->line, "pin", buf, sizeof(buf)) && parse_cpus(buf, &d->pin))
 		return bad(what, "pin", buf);
 	if (cmdline_get(d->line, "duty", buf, sizeof(buf))) {
@@ -406,7 +406,7 @@ int scenario_load(struct sim_cfg *c, const char *path, int noverrides, char **ov
 		struct sim_dom *d = &c->doms[i];
 		if (parse_module(c, d, d->image))
 			return -1;
-		if (d->pin & ~(c->pcpus >= 64 ? ~0ull : (1ull << c->pcpus) - 1)) {
+		if (!cpumask_subset(d->pin, cpumask_below(c->pcpus))) {
 			fprintf(stderr, "sliver-sim: %s: d%u pins a pCPU >= sim.pcpus=%u\n", path,
 				d->id, c->pcpus);
 			return -1;

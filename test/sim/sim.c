@@ -73,9 +73,10 @@ uint64_t rnd(void)
  * has one pending coalesce, as IPIs do (a flag, then one pick): each pick costs its hold. */
 void kick_mask(sched_cpumask_t m, uint64_t now)
 {
-	for (unsigned p = 0; m && p < G.c->pcpus; p++) {
-		if (!(m & SCHED_CPU(p)))
-			continue;
+	cpumask_for_each(p, m)
+	{
+		if (p >= G.c->pcpus)
+			break;
 		if (door_on() && G.pc[p].kick_pending && G.pc[p].kick_at <= now)
 			continue; /* one is on its way, no later than this one */
 		G.pc[p].kick_pending = door_on();
@@ -103,9 +104,9 @@ void resched_then(unsigned p, uint64_t now, enum then then)
 		door_home(p);
 	}
 	uint64_t at = door_now(now);
-	sched_cpumask_t k = 0;
+	sched_cpumask_t k = cpumask_none();
 	if (then == THEN_BLOCK)
-		k = sched_sleep(G.s, &cur->sv, at) & ~SCHED_CPU(p);
+		k = cpumask_without(sched_sleep(G.s, &cur->sv, at), p);
 	else if (then == THEN_YIELD)
 		sched_yield(G.s, &cur->sv, at);
 	door_decision();

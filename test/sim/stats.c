@@ -158,18 +158,27 @@ bool sim_within_share(const struct sim_dom *d)
  * crowd (at least one) plus 10 us of switches. Unpinned wakers on P pCPUs: ceil(W / P). */
 double sim_echo_lat_bound(const struct sim_cfg *c, const struct sim_dom *d)
 {
-	sched_cpumask_t all = c->pcpus >= 64 ? ~0ull : (1ull << c->pcpus) - 1;
-	sched_cpumask_t md = d->pin ? d->pin & all : all;
+	sched_cpumask_t all = cpumask_below(c->pcpus);
+	sched_cpumask_t md = cpumask_empty(d->pin) ? all : cpumask_and(d->pin, all);
 	double crowd = 0;
 	for (unsigned j = 0; j < c->ndoms; j++) {
 		const struct sim_dom *u = &c->doms[j];
-		sched_cpumask_t mu = u->pin ? u->pin & all : all;
-		if (wakes(c, u) && (mu & md))
-			crowd += (double)u->nvcpus * __builtin_popcountll(mu & md) /
-				 __builtin_popcountll(mu);
+		sched_cpumask_t mu = cpumask_empty(u->pin) ? all : cpumask_and(u->pin, all);
+		if (wakes(c, u) && cpumask_intersects(mu, md))
+			crowd += (double)u->nvcpus * cpumask_count(cpumask_and(mu, md)) /
+				 cpumask_count(mu);
 	}
-	double per = ceil(crowd / __builtin_popcountll(md) - 1e-9);
+	double per = ceil(crowd / cpumask_count(md) - 1e-9);
 	return c->exp_echo_lat_slice_us * (per > 1 ? per : 1) + 10;
+}
+
+/* The ideal's group of `count` vCPUs of domain i allowed on `pin`. */
+static struct ideal_group group(unsigned i, sched_cpumask_t pin, double demand, unsigned count)
+{
+	struct ideal_group g = {i, {0}, demand, count};
+	_Static_assert(sizeof g.mask == sizeof pin.w, "the ideal's mask is a CPU set");
+	memcpy(g.mask, pin.w, sizeof g.mask);
+	return g;
 }
 
 /* One solve: the groups are (vCPU 0, the others) of each domain; `wall_busy` counts every
@@ -187,10 +196,10 @@ static int solve(const struct sim_cfg *c, bool wall_busy, const double *lim, dou
 		if (lim && lim[i] > 0 && (cap[i] == 0 || lim[i] < cap[i]))
 			cap[i] = lim[i];
 		bool busy = wall_busy && is_duty(d);
-		g[ng++] = (struct ideal_group){i, d->pin, busy ? 1 : sim_vcpu_demand(c, d, 0), 1};
+		g[ng++] = group(i, d->pin, busy ? 1 : sim_vcpu_demand(c, d, 0), 1);
 		if (d->nvcpus > 1)
-			g[ng++] = (struct ideal_group){
-				i, d->pin, busy ? 1 : sim_vcpu_demand(c, d, 1), d->nvcpus - 1};
+			g[ng++] = group(i, d->pin, busy ? 1 : sim_vcpu_demand(c, d, 1),
+					d->nvcpus - 1);
 	}
 	return ideal_solve(c->pcpus, c->ndoms, w, cap, ng, g, out);
 }
@@ -223,20 +232,21 @@ int entitlement(struct sim_cfg *c)
 		return 0;
 	if (solve(c, true, NULL, gb))
 		return -1;
-	sched_cpumask_t all = c->pcpus >= 64 ? ~0ull : (1ull << c->pcpus) - 1;
+	sched_cpumask_t all = cpumask_below(c->pcpus);
 	bool any_cut = false;
 	for (unsigned i = 0; i < c->ndoms; i++) {
 		struct sim_dom *d = &c->doms[i];
 		lim[i] = 0;
 		if (!is_duty(d))
 			continue;
-		sched_cpumask_t m = d->pin ? d->pin : all;
+		sched_cpumask_t m = cpumask_empty(d->pin) ? all : d->pin;
 		bool cut = d->nvcpus > 1 || is_sleep_acct(d); /* its own vCPUs' windows */
 		for (unsigned j = 0; j < c->ndoms && !cut; j++) {
 			const struct sim_dom *o = &c->doms[j];
 			/* A CPU-time burst is stretched by any vCPU that may run beside it. */
 			bool delays = is_cpu_duty(d) ? sim_vcpu_demand(c, o, 0) > 0 : wakes(c, o);
-			cut = j != i && delays && ((o->pin ? o->pin : all) & m);
+			cut = j != i && delays &&
+			      cpumask_intersects(cpumask_empty(o->pin) ? all : o->pin, m);
 		}
 		if (!cut)
 			continue;

@@ -251,9 +251,12 @@ static void act(struct tcpu *c)
 		sd_set_params(&d->sd, 1 + (uint32_t)(t_rand(&c->rng) % 2048),
 			      t_rand(&c->rng) % 3 ? 0 : 10 + (uint32_t)(t_rand(&c->rng) % 390));
 	} else if (r < 646) {
-		sched_cpumask_t m =
-			t_rand(&c->rng) & (C.pcpus >= 64 ? ~0ull : (1ull << C.pcpus) - 1);
-		if (m)
+		/* One random word per 64 pCPUs (at most 64: the draws of the 64-pCPU runs). */
+		sched_cpumask_t m = cpumask_none();
+		for (unsigned w = 0; w * 64 < C.pcpus; w++)
+			m.w[w] = t_rand(&c->rng);
+		m = cpumask_and(m, cpumask_below(C.pcpus));
+		if (!cpumask_empty(m))
 			sd_set_affinity(&random_vcpu(&c->rng)->s, m);
 	} else if (r < 652) {
 		dom_pause_toggle(&doms[t_rand(&c->rng) % C.doms]);

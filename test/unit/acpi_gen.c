@@ -96,8 +96,8 @@ static void add_truth_cpu(struct acpi_gen_truth *t, uint32_t id)
 			return;
 	if (t->ncpus < ACPI_MAX_CPUS)
 		t->ids[t->ncpus++] = id;
-	else
-		t->beyond++;
+	else if (t->beyond++ < ACPI_BEYOND_IDS)
+		t->beyond_ids[t->beyond - 1] = id;
 }
 
 static size_t madt(struct out *o, const struct acpi_gen_cfg *c, struct acpi_gen_truth *t,

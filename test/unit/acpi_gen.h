@@ -51,6 +51,7 @@ struct acpi_gen_cfg {
 struct acpi_gen_truth {
 	unsigned ncpus, beyond;
 	uint32_t ids[ACPI_MAX_CPUS];
+	uint32_t beyond_ids[ACPI_BEYOND_IDS];
 	unsigned nioapics;
 	uint32_t gsi_base[GEN_MAX_IOAPICS];
 	uint64_t ioapic_base[GEN_MAX_IOAPICS];

@@ -29,14 +29,16 @@ static void check_no_idle_with_work(void)
 {
 	for (unsigned q = 0; q < S.nr_pcpus; q++) {
 		bool idle = !S.pcpu[q].curr && !S.pcpu[q].nr_queued;
-		assert_int_equal(!!(cs(&S)->idle_mask & SCHED_CPU(q)), idle);
+		assert_int_equal(cpumask_test(cs(&S)->idle_mask, q), idle);
 		if (S.pcpu[q].curr)
 			continue;
 		for (unsigned i = 0; i < NV; i++) {
 			if (!V[i].dom || V[i].state != SCHED_VS_RUNNABLE)
 				continue;
-			sched_cpumask_t a = V[i].affinity ? V[i].affinity : ~(sched_cpumask_t)0;
-			if (a & SCHED_CPU(q))
+			sched_cpumask_t a = cpumask_empty(V[i].affinity)
+						    ? cpumask_below(SCHED_MAX_PCPUS)
+						    : V[i].affinity;
+			if (cpumask_test(a, q))
 				fail_msg("pCPU %u idles while d%uv%u (runnable on pCPU %u) may run "
 					 "there",
 					 q, V[i].dom->id, V[i].id, V[i].pcpu);
@@ -47,7 +49,7 @@ static void check_no_idle_with_work(void)
 void kick(sched_cpumask_t m, uint64_t now)
 {
 	for (unsigned p = 0; p < S.nr_pcpus; p++)
-		if (m & SCHED_CPU(p))
+		if (cpumask_test(m, p))
 			T[p] = now;
 }
 
@@ -105,7 +107,7 @@ void drive(uint64_t end, const unsigned *duty, unsigned n)
 					continue;
 				struct sched_pick pk = sched_pick_next(&S, p, now);
 				T[p] = pk.run_until;
-				kick(pk.kick & ~SCHED_CPU(p), now);
+				kick(cpumask_without(pk.kick, p), now);
 				any = true;
 			}
 			if (!any)

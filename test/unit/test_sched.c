@@ -55,7 +55,7 @@ static void test_rr_single_vcpu_no_timer(void **st)
 {
 	(void)st;
 	setup_rr(1, 1);
-	assert_int_equal(sched_wake(&S, &V[0], 0, WAKE_NEW), SCHED_CPU(0));
+	assert_true(cpumask_equal(sched_wake(&S, &V[0], 0, WAKE_NEW), cpumask_of(0)));
 	struct sched_pick pk = sched_pick_next(&S, 0, 0);
 	assert_ptr_equal(pk.vcpu, &V[0]);
 	assert_true(pk.run_until == SCHED_NEVER);
@@ -70,10 +70,10 @@ static void test_rr_idle_steals(void **st)
 	(void)st;
 	setup_rr(2, 3);
 	for (int i = 0; i < 3; i++) {
-		V[i].affinity = SCHED_CPU(0);
-		sched_set_affinity(&S, &V[i], SCHED_CPU(0), 0);
+		V[i].affinity = cpumask_of(0);
+		sched_set_affinity(&S, &V[i], cpumask_of(0), 0);
 	}
-	V[2].affinity = 0; /* may run anywhere */
+	V[2].affinity = cpumask_none(); /* may run anywhere */
 	sched_wake(&S, &V[0], 0, WAKE_NEW);
 	sched_pick_next(&S, 0, 0);
 	sched_wake(&S, &V[1], 0, WAKE_NEW);
@@ -285,7 +285,7 @@ static void run_ns_against_oracle(const char *sched, uint64_t seed)
 		until[p] = SCHED_NEVER;
 	for (unsigned i = 0; i < NV; i++)
 		for (unsigned p = 0; p < NP; p++)
-			if (sched_wake(&S, &V[i], 0, WAKE_NEW) & SCHED_CPU(p))
+			if (cpumask_test(sched_wake(&S, &V[i], 0, WAKE_NEW), p))
 				until[p] = 0;
 	for (unsigned step = 0; step < 20000; step++) {
 		/* Next instant: the earliest run_until or a random one within 3 ms. */
@@ -299,31 +299,31 @@ static void run_ns_against_oracle(const char *sched, uint64_t seed)
 		t = next;
 		for (unsigned i = 0; i < NV; i++)
 			assert_int_equal(sched_run_ns(&V[i], t), oracle[i]);
-		sched_cpumask_t kick = 0;
+		sched_cpumask_t kick = cpumask_none();
 		struct sched_vcpu *v = &V[rnd() % NV];
 		switch (rnd() % 4) {
 		case 0:
 			if (v->state == SCHED_VS_RUNNING) {
-				kick |= sched_sleep(&S, v, t) | SCHED_CPU(v->pcpu);
+				kick = cpumask_or(sched_sleep(&S, v, t), cpumask_of(v->pcpu));
 			}
 			break;
 		case 1:
 			if (v->state == SCHED_VS_RUNNING) {
 				sched_yield(&S, v, t);
-				kick |= SCHED_CPU(v->pcpu);
+				cpumask_set(&kick, v->pcpu);
 			}
 			break;
 		default:
-			kick |= sched_wake(&S, v, t,
-					   v->state == SCHED_VS_BLOCKED && rnd() % 2 ? WAKE_TIMER
-										     : WAKE_EVENT);
+			kick = sched_wake(&S, v, t,
+					  v->state == SCHED_VS_BLOCKED && rnd() % 2 ? WAKE_TIMER
+										    : WAKE_EVENT);
 			break;
 		}
 		for (unsigned p = 0; p < NP; p++)
 			if (until[p] <= t)
-				kick |= SCHED_CPU(p);
+				cpumask_set(&kick, p);
 		for (unsigned p = 0; p < NP; p++)
-			if (kick & SCHED_CPU(p)) {
+			if (cpumask_test(kick, p)) {
 				struct sched_pick pk = sched_pick_next(&S, p, t);
 				until[p] = pk.run_until;
 			}
@@ -348,10 +348,68 @@ static void test_run_ns_settled_matches_oracle(void **st)
 	}
 }
 
+/* Past 64 pCPUs (issue 24), every policy, 256 pCPUs: vCPUs pinned to pCPU 255 and 64, one
+ * allowed on {70, 200}, moved to {130} while it runs. Each call's kicks are followed (the
+ * kicked pCPUs pick, their kicks in turn) until none is left; then each vCPU runs where its
+ * affinity says, and only there: kicks and placement reach every word of the set. */
+static sched_cpumask_t pending;
+
+static void follow(sched_cpumask_t k, uint64_t now)
+{
+	pending = cpumask_or(pending, k);
+	for (unsigned round = 0; round < 64 && !cpumask_empty(pending); round++) {
+		sched_cpumask_t now_k = pending;
+		pending = cpumask_none();
+		cpumask_for_each(p, now_k) pending =
+			cpumask_or(pending, sched_pick_next(&S, p, now).kick);
+		pending = cpumask_or(pending, sched_take_kicks(&S));
+	}
+	assert_true(cpumask_empty(pending));
+}
+
+static void test_256_pcpus_every_policy(void **st)
+{
+	(void)st;
+	static const char *const policies[] = {"credit", "credit1", "eevdf", "rr"};
+	for (unsigned k = 0; k < 4; k++) {
+		assert_int_equal(sched_init(&S, SCHED_MAX_PCPUS), 0);
+		assert_int_equal(sched_config(&S, "sched", policies[k], 0), 0);
+		memset(D, 0, sizeof(D));
+		memset(V, 0, sizeof(V));
+		const sched_cpumask_t aff[3] = {cpumask_of(255),
+						cpumask_or(cpumask_of(70), cpumask_of(200)),
+						cpumask_of(64)};
+		for (unsigned i = 0; i < 3; i++) {
+			D[i].id = i + 1;
+			V[i].dom = &D[i];
+			V[i].affinity = aff[i];
+			assert_int_equal(sched_vcpu_insert(&S, &V[i], 0), 0);
+		}
+		uint64_t t = 1000;
+		pending = cpumask_none();
+		for (unsigned i = 0; i < 3; i++)
+			follow(sched_wake(&S, &V[i], t, WAKE_NEW), t);
+		assert_ptr_equal(S.pcpu[255].curr, &V[0]);
+		assert_ptr_equal(S.pcpu[64].curr, &V[2]);
+		unsigned b = V[1].pcpu;
+		assert_true(b == 70 || b == 200);
+		assert_ptr_equal(S.pcpu[b].curr, &V[1]);
+		t += 1000000;
+		follow(sched_set_affinity(&S, &V[1], cpumask_of(130), t), t);
+		assert_ptr_equal(S.pcpu[130].curr, &V[1]);
+		assert_null(S.pcpu[b].curr);
+		for (unsigned p = 0; p < SCHED_MAX_PCPUS; p++)
+			if (p != 255 && p != 130 && p != 64)
+				assert_null(S.pcpu[p].curr);
+		assert_int_equal(sched_audit(&S, NULL, NULL), 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rr_round_robin),
+		cmocka_unit_test(test_256_pcpus_every_policy),
 		cmocka_unit_test(test_rr_single_vcpu_no_timer),
 		cmocka_unit_test(test_rr_idle_steals),
 		cmocka_unit_test(test_config_words),

@@ -37,18 +37,19 @@ static void test_no_idle_pcpu_while_movable_work_waits(void **st)
 		for (unsigned k = 0; k < pinned; k++, n++) {
 			V[n].dom = &D[0];
 			V[n].id = k;
-			V[n].affinity = SCHED_CPU(0);
+			V[n].affinity = cpumask_of(0);
 		}
 		for (unsigned i = 0; i < 3; i++, n++) { /* movable: spinners, then a duty one */
 			D[n].id = n + 1;
 			V[n].dom = &D[n];
-			V[n].affinity = rnd(2) ? SCHED_CPU(0) | SCHED_CPU(1) : 0;
+			V[n].affinity =
+				rnd(2) ? cpumask_or(cpumask_of(0), cpumask_of(1)) : cpumask_none();
 			duty[n] = i == 2 ? 300 + (unsigned)rnd(3000) : 0;
 		}
 		for (unsigned p = 1; p < pcpus; p++, n++) { /* pinned duty vCPUs on 1.. */
 			D[n].id = n + 1;
 			V[n].dom = &D[n];
-			V[n].affinity = SCHED_CPU(p);
+			V[n].affinity = cpumask_of(p);
 			duty[n] = 200 + (unsigned)rnd(4000);
 		}
 		for (unsigned i = 0; i < n; i++) {
@@ -86,14 +87,14 @@ static void test_pinned_queue_pull_and_wake_placement(void **st)
 	for (unsigned k = 0; k < 4; k++) {
 		V[k].dom = &D[0];
 		V[k].id = k;
-		V[k].affinity = SCHED_CPU(0);
+		V[k].affinity = cpumask_of(0);
 	}
 	D[1].id = 2; /* M */
 	V[4].dom = &D[1];
-	V[4].affinity = SCHED_CPU(0);
+	V[4].affinity = cpumask_of(0);
 	D[2].id = 3; /* E */
 	V[5].dom = &D[2];
-	V[5].affinity = SCHED_CPU(0);
+	V[5].affinity = cpumask_of(0);
 	for (unsigned i = 0; i < 6; i++)
 		assert_int_equal(sched_vcpu_insert(&S, &V[i], 0), 0);
 	for (unsigned i = 0; i < 6; i++)
@@ -101,22 +102,22 @@ static void test_pinned_queue_pull_and_wake_placement(void **st)
 	uint64_t t = 0;
 	while (sched_pick_next(&S, 0, t).vcpu != &V[4])
 		t += MS;
-	sched_sleep(&S, &V[5], t);	     /* E blocks on pCPU 0 */
-	sched_set_affinity(&S, &V[4], 0, t); /* now both may run anywhere */
-	sched_set_affinity(&S, &V[5], 0, t);
+	sched_sleep(&S, &V[5], t);			  /* E blocks on pCPU 0 */
+	sched_set_affinity(&S, &V[4], cpumask_none(), t); /* now both may run anywhere */
+	sched_set_affinity(&S, &V[5], cpumask_none(), t);
 	struct sched_pick pk = sched_pick_next(&S, 1, t);
 	assert_null(pk.vcpu);
-	assert_true(pk.kick & SCHED_CPU(0)); /* pull M */
+	assert_true(cpumask_test(pk.kick, 0)); /* pull M */
 	pk = sched_pick_next(&S, 0, t);
 	assert_ptr_not_equal(pk.vcpu, &V[4]);
 	assert_int_equal(V[4].pcpu, 1);
-	assert_true(pk.kick & SCHED_CPU(1));
+	assert_true(cpumask_test(pk.kick, 1));
 	assert_ptr_equal(sched_pick_next(&S, 1, t).vcpu, &V[4]);
 	assert_int_equal(V[4].c.boosts, 0); /* moving is not an event */
 	/* E wakes: pCPU 0 has pinned vCPUs waiting, pCPU 1 runs M alone. */
 	sched_cpumask_t k = sched_wake(&S, &V[5], t + MS, WAKE_EVENT);
 	assert_int_equal(V[5].pcpu, 1);
-	assert_true(k & SCHED_CPU(1));
+	assert_true(cpumask_test(k, 1));
 }
 
 /* The affinity trap's move, step by step. pCPU 0: P0, P1 pinned (one domain). pCPU 1: F
@@ -140,7 +141,7 @@ static void test_trap_move_beside_pinned_by_service(void **st)
 		D[d].id = d + 1;
 		V[i].dom = &D[d];
 		V[i].id = i < 2 ? i : 0;
-		V[i].affinity = SCHED_CPU(i < 2 ? 0 : 1);
+		V[i].affinity = cpumask_of(i < 2 ? 0 : 1);
 		assert_int_equal(sched_vcpu_insert(&S, &V[i], 0), 0);
 		Wt[i] = SCHED_NEVER;
 	}
@@ -155,7 +156,7 @@ static void test_trap_move_beside_pinned_by_service(void **st)
 	kick(sched_wake(&S, E, 40 * MS, WAKE_EVENT), 40 * MS);
 	drive(40 * MS + 10 * US, duty, 4);
 	assert_int_equal(F->state, SCHED_VS_RUNNABLE);
-	kick(sched_set_affinity(&S, F, SCHED_CPU(0), 40 * MS + 10 * US), 40 * MS + 10 * US);
+	kick(sched_set_affinity(&S, F, cpumask_of(0), 40 * MS + 10 * US), 40 * MS + 10 * US);
 	assert_int_equal(F->pcpu, 0);
 	assert_true((int64_t)(cpc(&S.pcpu[0])->vclock - cv(F)->vtime) <= 0);
 	uint64_t ran = sched_run_ns(F, 40 * MS + 10 * US);
@@ -185,10 +186,10 @@ static void test_busy_sleeper_leaves_the_pinned_pcpu(void **st)
 		for (unsigned i = 0; i < 6; i++) {
 			unsigned d = i < 3 ? 0 : i - 2;
 			uint32_t w = d == 3 ? 4096 : d ? 128 : 1024; /* E : H : the pinned */
-			start_vcpu(i, d, w, i < 3 ? i : 0, SCHED_CPU(i < 3 || i == 5 ? 0 : 1));
+			start_vcpu(i, d, w, i < 3 ? i : 0, cpumask_of(i < 3 || i == 5 ? 0 : 1));
 		}
 		for (unsigned i = 3; i < 6; i++)
-			sched_set_affinity(&S, &V[i], SCHED_CPU(0) | SCHED_CPU(1), 0);
+			sched_set_affinity(&S, &V[i], cpumask_or(cpumask_of(0), cpumask_of(1)), 0);
 		duty[5] = 20;
 		Rt[5] = duty[5] * US;
 		Slow[5] = slow;
@@ -230,10 +231,10 @@ static void test_busy_sleeper_leaves_narrow_waiters(void **st)
 		unsigned d = i < 4 ? 0 : i - 3;
 		uint32_t w = d == 3 ? 4096 : d ? 128 : 1024; /* E : H : N */
 		unsigned p = i < 4 ? i % 2 : i == 6 ? 0 : 2;
-		start_vcpu(i, d, w, i < 4 ? i : 0, SCHED_CPU(p));
+		start_vcpu(i, d, w, i < 4 ? i : 0, cpumask_of(p));
 	}
 	for (unsigned i = 0; i < 7; i++)
-		sched_set_affinity(&S, &V[i], i < 4 ? SCHED_CPU(0) | SCHED_CPU(1) : 7, 0);
+		sched_set_affinity(&S, &V[i], cpumask_from_u64(i < 4 ? 3 : 7), 0);
 	duty[6] = 20;
 	Rt[6] = duty[6] * US;
 	T[0] = T[1] = T[2] = 0;
@@ -271,7 +272,9 @@ static void test_heavy_vcpu_between_pinned_groups(void **st)
 			   i < 7    ? i
 			   : i == 7 ? 0
 				    : i - 8,
-			   d == 1 ? 3 : SCHED_CPU(d == 0 ? 0 : 1));
+			   cpumask_from_u64(d == 1   ? 3
+					    : d == 0 ? 1
+						     : 2));
 	}
 	T[0] = T[1] = 0;
 	drive(500 * MS, duty, 11);

@@ -33,7 +33,7 @@ static void test_bank_same_virtual_time_for_every_weight(void **st)
 		D[i].id = i + 1;
 		D[i].weight = w[i];
 		V[i].dom = &D[i];
-		V[i].affinity = SCHED_CPU(0);
+		V[i].affinity = cpumask_of(0);
 		assert_int_equal(sched_vcpu_insert(&S, &V[i], 0), 0);
 		sched_wake(&S, &V[i], 0, WAKE_NEW);
 	}
@@ -107,12 +107,12 @@ static void test_balance_at_a_boosted_decision(void **st)
 	for (unsigned i = 0; i < 3; i++) {
 		D[i].id = i + 1;
 		V[i].dom = &D[i];
-		V[i].affinity = i == 2 ? SCHED_CPU(1) : SCHED_CPU(0);
+		V[i].affinity = i == 2 ? cpumask_of(1) : cpumask_of(0);
 		assert_int_equal(sched_vcpu_insert(&S, &V[i], 0), 0);
 		sched_wake(&S, &V[i], 0, WAKE_NEW);
 	}
 	for (unsigned i = 0; i < 3; i++)
-		sched_set_affinity(&S, &V[i], 0, 0); /* placed; now movable */
+		sched_set_affinity(&S, &V[i], cpumask_none(), 0); /* placed; now movable */
 	uint64_t t = 0, t1 = 0;
 	while (t < 20 * MS) { /* no balancing yet: C alone on 1, A and B share 0 */
 		struct sched_pick pk = sched_pick_next(&S, 0, t);
@@ -130,7 +130,7 @@ static void test_balance_at_a_boosted_decision(void **st)
 	struct sched_pick pk = sched_pick_next(&S, 0, t);
 	assert_ptr_equal(pk.vcpu, other);
 	assert_int_equal(run->pcpu, 1); /* the preempted one went to the lighter pCPU */
-	assert_true(pk.kick & SCHED_CPU(1));
+	assert_true(cpumask_test(pk.kick, 1));
 	assert_int_equal(run->c.boosts, 0);
 }
 
@@ -231,12 +231,12 @@ static void test_balance_looks_at_the_allowed_pcpus(void **st)
 		D[i].id = i + 1;
 		V[i].dom = &D[i];
 		/* V0, V1: A, B on pCPU 0; V2: C on 15; V3..V16: one on each of 1..14. */
-		V[i].affinity = SCHED_CPU(i < 2 ? 0 : i == 2 ? 15 : i - 2);
+		V[i].affinity = cpumask_of(i < 2 ? 0 : i == 2 ? 15 : i - 2);
 		assert_int_equal(sched_vcpu_insert(&S, &V[i], 0), 0);
 		sched_wake(&S, &V[i], 0, WAKE_NEW);
 	}
 	for (unsigned i = 0; i < 2; i++)
-		sched_set_affinity(&S, &V[i], SCHED_CPU(0) | SCHED_CPU(15), 0);
+		sched_set_affinity(&S, &V[i], cpumask_or(cpumask_of(0), cpumask_of(15)), 0);
 	for (unsigned p = 1; p < 15; p++)
 		assert_ptr_equal(sched_pick_next(&S, p, 0).vcpu, &V[p + 2]);
 	uint64_t t = 0, t1 = 0;
@@ -253,7 +253,7 @@ static void test_balance_looks_at_the_allowed_pcpus(void **st)
 	sched_pick_next(&S, 15, t);
 	struct sched_pick pk = sched_pick_next(&S, 0, t);
 	assert_true(V[0].pcpu == 15 || V[1].pcpu == 15);
-	assert_true(pk.kick & SCHED_CPU(15));
+	assert_true(cpumask_test(pk.kick, 15));
 }
 
 int main(void)

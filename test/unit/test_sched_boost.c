@@ -27,7 +27,7 @@ static void setup(unsigned n)
 	for (unsigned i = 0; i < n; i++) {
 		D[i].id = i + 1;
 		V[i].dom = &D[i];
-		V[i].affinity = SCHED_CPU(0);
+		V[i].affinity = cpumask_of(0);
 		assert_int_equal(sched_vcpu_insert(&S, &V[i], 0), 0);
 	}
 }
@@ -86,7 +86,7 @@ static void test_over_share_vcpu_still_boosted(void **st)
 	assert_ptr_not_equal(pk.vcpu, &V[2]);
 	uint64_t now = t + 10 * US;
 	sched_cpumask_t k = sched_wake(&S, &V[2], now, WAKE_EVENT);
-	assert_true(k & SCHED_CPU(0));
+	assert_true(cpumask_test(k, 0));
 	assert_int_equal(V[2].prio, SCHED_PRI_BOOST);
 	assert_int_equal(V[2].c.boost_deny, 0);
 	pk = sched_pick_next(&S, 0, now);

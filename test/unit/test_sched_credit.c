@@ -26,7 +26,7 @@ static void setup(unsigned pcpus, unsigned n)
 	for (unsigned i = 0; i < n; i++) {
 		D[i].id = i + 1;
 		V[i].dom = &D[i];
-		V[i].affinity = SCHED_CPU(0);
+		V[i].affinity = cpumask_of(0);
 		assert_int_equal(sched_vcpu_insert(&S, &V[i], 0), 0);
 	}
 }
@@ -120,7 +120,7 @@ static void test_event_wake_boosted_even_when_over(void **st)
 	assert_true(credit_of(&V[2]) < 0);
 	uint64_t now = t + 100 * US;
 	sched_cpumask_t kick = sched_wake(&S, &V[2], now, WAKE_EVENT);
-	assert_true(kick & SCHED_CPU(0));
+	assert_true(cpumask_test(kick, 0));
 	assert_int_equal(V[2].prio, SCHED_PRI_BOOST);
 	struct sched_pick pk = sched_pick_next(&S, 0, now);
 	assert_ptr_equal(pk.vcpu, &V[2]);
@@ -161,7 +161,7 @@ static void test_event_to_queued_vcpu_boosts(void **st)
 	assert_ptr_equal(pk.vcpu, &V[0]);
 	assert_int_equal(V[1].state, SCHED_VS_RUNNABLE);
 	sched_cpumask_t k = sched_wake(&S, &V[1], 300 * US, WAKE_EVENT);
-	assert_true(k & SCHED_CPU(0));
+	assert_true(cpumask_test(k, 0));
 	pk = sched_pick_next(&S, 0, 300 * US);
 	assert_ptr_equal(pk.vcpu, &V[1]);
 }
@@ -188,11 +188,11 @@ static void test_event_to_running_vcpu_rearms_its_pcpu(void **st)
 {
 	(void)st;
 	setup(2, 2);
-	V[0].affinity = V[1].affinity = SCHED_CPU(1);
+	V[0].affinity = V[1].affinity = cpumask_of(1);
 	sched_wake(&S, &V[0], 0, WAKE_NEW);
 	struct sched_pick pk = sched_pick_next(&S, 1, 0);
 	assert_ptr_equal(pk.vcpu, &V[0]);
-	assert_int_equal(sched_wake(&S, &V[0], 10 * US, WAKE_EVENT) & SCHED_CPU(1), 0);
+	assert_false(cpumask_test(sched_wake(&S, &V[0], 10 * US, WAKE_EVENT), 1));
 	sched_pick_next(&S, 1, 10 * US + cs(&S)->p.boost_ns); /* its latency slice ends */
 	sched_wake(&S, &V[1], 120 * US, WAKE_NEW);
 	pk = sched_pick_next(&S, 1, 130 * US); /* armed for a slice end now */
@@ -200,7 +200,7 @@ static void test_event_to_running_vcpu_rearms_its_pcpu(void **st)
 	assert_non_null(r);
 	uint64_t ev = 300 * US;
 	assert_true(pk.run_until > ev + cs(&S)->p.boost_ns);
-	assert_true(sched_wake(&S, r, ev, WAKE_EVENT) & SCHED_CPU(1)); /* re-arm */
+	assert_true(cpumask_test(sched_wake(&S, r, ev, WAKE_EVENT), 1)); /* re-arm */
 	pk = sched_pick_next(&S, 1, ev);
 	assert_ptr_equal(pk.vcpu, r);
 	assert_int_equal(pk.run_until, ev + cs(&S)->p.boost_ns);
@@ -313,7 +313,7 @@ static void test_uncap_unparks(void **st)
 		t = pk.run_until;
 	} while (pk.vcpu);
 	assert_int_equal(sched_set_params(&S, &D[0], 0, 0, t), 0);
-	assert_true(sched_take_kicks(&S) & SCHED_CPU(0));
+	assert_true(cpumask_test(sched_take_kicks(&S), 0));
 	pk = sched_pick_next(&S, 0, t);
 	assert_ptr_equal(pk.vcpu, &V[0]);
 	assert_int_equal(sched_set_params(&S, &D[0], 70000, 0, t), -22);
@@ -389,7 +389,7 @@ static void test_idle_steals_respecting_affinity(void **st)
 	(void)st;
 	setup(2, 3);
 	for (int i = 0; i < 3; i++)
-		sched_set_affinity(&S, &V[i], SCHED_CPU(0), 0);
+		sched_set_affinity(&S, &V[i], cpumask_of(0), 0);
 	for (int i = 0; i < 3; i++)
 		sched_wake(&S, &V[i], 0, WAKE_NEW);
 	sched_pick_next(&S, 0, 0);
@@ -397,7 +397,7 @@ static void test_idle_steals_respecting_affinity(void **st)
 	struct sched_pick pk = sched_pick_next(&S, 1, 0);
 	assert_null(pk.vcpu);
 	/* Allow V2 on both: pCPU 1 steals it, without a boost. */
-	sched_set_affinity(&S, &V[2], SCHED_CPU(0) | SCHED_CPU(1), 10);
+	sched_set_affinity(&S, &V[2], cpumask_or(cpumask_of(0), cpumask_of(1)), 10);
 	pk = sched_pick_next(&S, 1, 10);
 	assert_ptr_equal(pk.vcpu, &V[2]);
 	assert_int_equal(V[2].pcpu, 1);
@@ -409,11 +409,11 @@ static void test_wake_goes_to_idle_pcpu(void **st)
 {
 	(void)st;
 	setup(2, 2);
-	V[0].affinity = V[1].affinity = 0;
+	V[0].affinity = V[1].affinity = cpumask_none();
 	sched_wake(&S, &V[0], 0, WAKE_NEW);
 	sched_cpumask_t k = sched_wake(&S, &V[1], 0, WAKE_NEW);
 	assert_true(V[0].pcpu != V[1].pcpu);
-	assert_true(k & SCHED_CPU(V[1].pcpu));
+	assert_true(cpumask_test(k, V[1].pcpu));
 }
 
 static void test_affinity_change_moves_running_vcpu(void **st)
@@ -423,11 +423,11 @@ static void test_affinity_change_moves_running_vcpu(void **st)
 	sched_wake(&S, &V[0], 0, WAKE_NEW);
 	struct sched_pick pk = sched_pick_next(&S, 0, 0);
 	assert_ptr_equal(pk.vcpu, &V[0]);
-	sched_cpumask_t k = sched_set_affinity(&S, &V[0], SCHED_CPU(1), 100);
-	assert_true(k & SCHED_CPU(0));
+	sched_cpumask_t k = sched_set_affinity(&S, &V[0], cpumask_of(1), 100);
+	assert_true(cpumask_test(k, 0));
 	pk = sched_pick_next(&S, 0, 100);
 	assert_null(pk.vcpu);
-	assert_true(pk.kick & SCHED_CPU(1));
+	assert_true(cpumask_test(pk.kick, 1));
 	pk = sched_pick_next(&S, 1, 100);
 	assert_ptr_equal(pk.vcpu, &V[0]);
 	assert_int_equal(V[0].c.boosts, 0);
@@ -444,7 +444,7 @@ static void test_runtime_key_change(void **st)
 	sched_wake(&S, &V[1], 0, WAKE_NEW);
 	run(0, 0, 50 * MS);
 	assert_int_equal(sched_config(&S, "credit.tslice_us", "5000", 50 * MS), 0);
-	assert_true(sched_take_kicks(&S) & SCHED_CPU(0));
+	assert_true(cpumask_test(sched_take_kicks(&S), 0));
 	struct sched_pick pk = sched_pick_next(&S, 0, 50 * MS);
 	pk = sched_pick_next(&S, 0, pk.run_until);
 	assert_int_equal(pk.run_until - S.pcpu[0].curr_since, 5 * MS);

@@ -37,7 +37,7 @@ static void pick(unsigned p)
 static void kick(sched_cpumask_t m)
 {
 	for (unsigned p = 0; p < S.nr_pcpus; p++)
-		if (m & SCHED_CPU(p))
+		if (cpumask_test(m, p))
 			pick(p);
 }
 
@@ -70,7 +70,7 @@ static void setup(unsigned pcpus, unsigned n, const uint32_t *w, const int *pin)
 		D[i].id = i + 1;
 		D[i].weight = w ? w[i] : 0;
 		V[i].dom = &D[i];
-		V[i].affinity = pin && pin[i] >= 0 ? SCHED_CPU(pin[i]) : 0;
+		V[i].affinity = pin && pin[i] >= 0 ? cpumask_of((unsigned)pin[i]) : cpumask_none();
 		assert_int_equal(sched_vcpu_insert(&S, &V[i], 0), 0);
 	}
 	for (unsigned p = 0; p < pcpus; p++)
@@ -352,7 +352,7 @@ static void test_tickle_and_idle_steal(void **st)
 	/* V2 (UNDER, WAKE_NEW) queued on busy pCPU 0: no kick for 0, the idler 1 is. */
 	assert_int_equal(V[2].pcpu, 0); /* least loaded placement: 0, 1, 0 */
 	sched_cpumask_t k = sched_wake(&S, &V[2], MS, WAKE_NEW);
-	assert_int_equal(k, SCHED_CPU(1));
+	assert_true(cpumask_equal(k, cpumask_of(1)));
 	T = MS;
 	kick(k);
 	assert_ptr_equal(S.pcpu[1].curr, &V[2]); /* stolen */
@@ -361,7 +361,7 @@ static void test_tickle_and_idle_steal(void **st)
 	/* V1 sleeps on pCPU 1's list... wake it boosted on pCPU 1: kicks pCPU 1 only. */
 	k = sched_wake(&S, &V[1], 2 * MS, WAKE_EVENT);
 	assert_int_equal(pri(1), C1_PRI_BOOST);
-	assert_int_equal(k & SCHED_CPU(V[1].pcpu), SCHED_CPU(V[1].pcpu));
+	assert_true(cpumask_test(k, V[1].pcpu));
 }
 
 /* 3.0.4:1076 __csched_vcpu_is_migrateable: an idle pCPU never steals a vCPU whose
@@ -377,7 +377,7 @@ static void test_steal_respects_affinity(void **st)
 	for (unsigned i = 0; i < 3; i++)
 		assert_int_equal(V[i].pcpu, 0);
 	/* Unpin one: the next steal moves it. */
-	kick(sched_set_affinity(&S, &V[1], 0, T));
+	kick(sched_set_affinity(&S, &V[1], cpumask_none(), T));
 	kick(sched_take_kicks(&S));
 	run_to(T + 200 * MS);
 	assert_int_equal(V[1].pcpu, 1);
@@ -514,7 +514,7 @@ static void test_yield_to_runs_target_next(void **st)
 	assert_ptr_not_equal(t, v);
 	S.p.ple = SCHED_PLE_DIRECTED;
 	sched_cpumask_t k = S.ops->yield_to(&S, v, t, MS);
-	assert_int_equal(k, 0);
+	assert_true(cpumask_empty(k));
 	T = MS;
 	pick(0);
 	assert_ptr_equal(S.pcpu[0].curr, t);

@@ -36,7 +36,7 @@ static unsigned setup_aff(unsigned pcpus, unsigned ndoms, const unsigned *nv,
 		for (unsigned k = 0; k < nv[i]; k++, n++) {
 			V[n].dom = &D[i];
 			V[n].id = k;
-			V[n].affinity = aff ? aff[n] : 0;
+			V[n].affinity = aff ? aff[n] : cpumask_none();
 			assert_int_equal(sched_vcpu_insert(&S, &V[n], 0), 0);
 		}
 	}
@@ -53,7 +53,7 @@ static unsigned setup(unsigned pcpus, unsigned ndoms, const unsigned *nv)
 static void kick(sched_cpumask_t m, uint64_t now)
 {
 	for (unsigned p = 0; p < S.nr_pcpus; p++)
-		if (m & SCHED_CPU(p))
+		if (cpumask_test(m, p))
 			T[p] = now;
 }
 
@@ -149,7 +149,7 @@ static void test_split_exact_and_follows_earners(void **st)
 static void split_domain_10ms(void)
 {
 	const unsigned nv[] = {2, 1};
-	const sched_cpumask_t aff[] = {SCHED_CPU(0), SCHED_CPU(1), SCHED_CPU(1)};
+	const sched_cpumask_t aff[] = {cpumask_of(0), cpumask_of(1), cpumask_of(1)};
 	setup_aff(2, 2, nv, aff);
 	for (unsigned i = 0; i < 3; i++)
 		sched_wake(&S, &V[i], 0, WAKE_NEW);
@@ -289,7 +289,8 @@ static void test_balance_affinity_and_hold(void **st)
 	(void)st;
 	const unsigned nv[] = {1, 1, 1, 1, 1};
 	/* Three pinned to pCPU 0, one to pCPU 1, V4 anywhere: the only one balancing may move. */
-	const sched_cpumask_t aff[] = {SCHED_CPU(0), SCHED_CPU(0), SCHED_CPU(0), SCHED_CPU(1), 0};
+	const sched_cpumask_t aff[] = {cpumask_of(0), cpumask_of(0), cpumask_of(0), cpumask_of(1),
+				       cpumask_none()};
 	setup_aff(2, 5, nv, aff);
 	for (unsigned i = 0; i < 5; i++)
 		kick(sched_wake(&S, &V[i], 0, WAKE_NEW), 0);
@@ -328,8 +329,8 @@ static void test_balance_moves_a_stand_in_behind_narrow_heads(void **st)
 {
 	(void)st;
 	const unsigned nv[] = {1, 1, 1, 1, 1, 1, 1};
-	const sched_cpumask_t n01 = SCHED_CPU(0) | SCHED_CPU(1), all = n01 | SCHED_CPU(2);
-	const sched_cpumask_t aff[] = {n01, n01, n01, n01, all, all, SCHED_CPU(2)};
+	const sched_cpumask_t n01 = cpumask_from_u64(3), all = cpumask_from_u64(7);
+	const sched_cpumask_t aff[] = {n01, n01, n01, n01, all, all, cpumask_of(2)};
 	const unsigned home[] = {0, 0, 1, 1, 0, 1, 2};
 	setup_aff(3, 7, nv, aff);
 	for (unsigned i = 0; i < 7; i++) {
@@ -340,7 +341,7 @@ static void test_balance_moves_a_stand_in_behind_narrow_heads(void **st)
 	}
 	for (unsigned i = 4; i < 6; i++)
 		cv(&V[i])->gvt -= cr_ns_to_vt(5 * MS, cv(&V[i])->w_acct);
-	kick(SCHED_CPU(0) | SCHED_CPU(1) | SCHED_CPU(2), 0);
+	kick(cpumask_from_u64(7), 0);
 	run_all(500 * MS);
 	uint64_t run0[7];
 	for (unsigned i = 0; i < 7; i++)
@@ -361,7 +362,7 @@ static void test_wake_next_to_lone_runner_arms_slice(void **st)
 	struct sched_pick pk = sched_pick_next(&S, 0, 0);
 	assert_true(pk.run_until == SCHED_NEVER);
 	sched_cpumask_t k = sched_wake(&S, &V[1], 5 * MS, WAKE_NEW);
-	assert_true(k & SCHED_CPU(0));
+	assert_true(cpumask_test(k, 0));
 	pk = sched_pick_next(&S, 0, 5 * MS);
 	assert_true(pk.run_until != SCHED_NEVER);
 }

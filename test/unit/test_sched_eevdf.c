@@ -82,7 +82,7 @@ static void pick(unsigned p, uint64_t now)
 static void kicks(sched_cpumask_t k, uint64_t now)
 {
 	for (unsigned p = 0; p < npcpus; p++)
-		if (k & SCHED_CPU(p))
+		if (cpumask_test(k, p))
 			pick(p, now);
 }
 
@@ -113,7 +113,9 @@ static void sleep_v(struct sched_vcpu *v, uint64_t now)
 	sched_cpumask_t k = sched_sleep(&S, v, now);
 	if (was_running)
 		pick(p, now);
-	kicks(k & ~(was_running ? SCHED_CPU(p) : 0), now);
+	if (was_running)
+		cpumask_clear(&k, p);
+	kicks(k, now);
 }
 
 static void settle(uint64_t now)
@@ -134,7 +136,7 @@ static void test_shares_by_weight(void **st)
 		unsigned n = 2 + rnd(5);
 		uint64_t wsum = 0;
 		for (unsigned i = 0; i < n; i++) {
-			add(i, 1 + rnd(4096), 0, 0);
+			add(i, 1 + rnd(4096), 0, cpumask_none());
 			wsum += D[i].weight;
 		}
 		for (unsigned i = 0; i < n; i++)
@@ -185,7 +187,7 @@ static void test_lag_clamp(void **st)
 		setup(1, NULL);
 		unsigned n = 3 + rnd(4);
 		for (unsigned i = 0; i < n; i++)
-			add(i, 1 + rnd(65535), 0, 0);
+			add(i, 1 + rnd(65535), 0, cpumask_none());
 		for (unsigned i = 0; i < n; i++)
 			wake(&V[i], 0, WAKE_NEW);
 		uint64_t now = run_until(0, (1 + rnd(50)) * MS);
@@ -229,7 +231,7 @@ static void test_deadline_order_and_eligibility(void **st)
 		setup(1, "eevdf.run_to_parity=0");
 		unsigned n = 2 + rnd(6), heavy = 0;
 		for (unsigned i = 0; i < n; i++) {
-			add(i, 1 + rnd(8192), 0, 0);
+			add(i, 1 + rnd(8192), 0, cpumask_none());
 			if (D[i].weight > D[heavy].weight)
 				heavy = i;
 		}
@@ -281,7 +283,7 @@ static void test_placement_of_waker(void **st)
 		setup(1, NULL);
 		unsigned n = 2 + rnd(4);
 		for (unsigned i = 0; i <= n; i++)
-			add(i, 1 + rnd(2048), 0, 0);
+			add(i, 1 + rnd(2048), 0, cpumask_none());
 		for (unsigned i = 0; i < n; i++)
 			wake(&V[i], 0, WAKE_NEW);
 		uint64_t now = run_until(0, (1 + rnd(30)) * MS);
@@ -313,8 +315,10 @@ static void test_wakeup_preemption(void **st)
 	(void)st;
 	for (unsigned parity = 0; parity < 2; parity++) {
 		setup(1, parity ? "eevdf.run_to_parity=1" : "eevdf.run_to_parity=0");
-		struct sched_vcpu *a = add(0, 256, 0, 0), *b = add(1, 256, 0, 0);
-		struct sched_vcpu *c = add(2, 1024, 0, 0), *d = add(3, 256, 0, 0);
+		struct sched_vcpu *a = add(0, 256, 0, cpumask_none()),
+				  *b = add(1, 256, 0, cpumask_none());
+		struct sched_vcpu *c = add(2, 1024, 0, cpumask_none()),
+				  *d = add(3, 256, 0, cpumask_none());
 		wake(a, 0, WAKE_NEW);
 		wake(b, 0, WAKE_NEW);
 		wake(d, 0, WAKE_NEW);
@@ -337,7 +341,7 @@ static void test_wakeup_preemption(void **st)
 			run_until(now, armed[0] + 1);
 			assert_ptr_equal(cur[0], c);
 		} else {
-			assert_int_equal(k, SCHED_CPU(0));
+			assert_true(cpumask_equal(k, cpumask_of(0)));
 			kicks(k, now);
 			assert_ptr_equal(cur[0], c);
 			assert_int_equal(runner->c.preempts, preempts + 1);
@@ -365,8 +369,8 @@ static void test_slice_scaling(void **st)
 	assert_int_equal(sched_config(&S, "eevdf.slice_us", "0", 0), 0);
 	assert_int_equal(ES(&S)->slice_ns, 750 * US);
 	setup(8, NULL);
-	add(0, 256, 0, SCHED_CPU(0));
-	add(1, 256, 0, SCHED_CPU(0));
+	add(0, 256, 0, cpumask_of(0));
+	add(1, 256, 0, cpumask_of(0));
 	wake(&V[0], 0, WAKE_NEW);
 	wake(&V[1], 0, WAKE_NEW);
 	uint64_t now = run_until(0, 100 * MS);
@@ -387,13 +391,13 @@ static void test_caps_via_bandwidth(void **st)
 	for (unsigned round = 0; round < 8; round++) {
 		setup(2, NULL);
 		uint32_t c1 = 5 + rnd(90), c2 = 10 + rnd(85);
-		add(0, 65535, c1, SCHED_CPU(0)); /* would take ~all of pCPU 0 without the cap */
-		add(1, 256, 0, SCHED_CPU(0));
+		add(0, 65535, c1, cpumask_of(0)); /* would take ~all of pCPU 0 without the cap */
+		add(1, 256, 0, cpumask_of(0));
 		D[2].id = 3, D[2].weight = 256, D[2].cap = c2;
 		for (unsigned j = 2; j < 4; j++) {
 			V[j].dom = &D[2];
 			V[j].id = j - 2;
-			V[j].affinity = SCHED_CPU(1);
+			V[j].affinity = cpumask_of(1);
 			assert_int_equal(sched_vcpu_insert(&S, &V[j], 0), 0);
 		}
 		for (unsigned j = 0; j < 4; j++)
@@ -419,7 +423,7 @@ static void test_idle_pull(void **st)
 	(void)st;
 	setup(2, NULL);
 	for (unsigned i = 0; i < 3; i++)
-		add(i, 256, 0, 0);
+		add(i, 256, 0, cpumask_none());
 	for (unsigned i = 0; i < 3; i++)
 		wake(&V[i], 0, WAKE_NEW);
 	/* Two land on the idle pCPUs, the third waits on one of them. */
@@ -435,8 +439,8 @@ static void test_idle_pull(void **st)
 	assert_int_equal(waiting->c.migrations, 1);
 	/* And a wake prefers an idle pCPU of its affinity. */
 	setup(3, NULL);
-	add(0, 256, 0, 0);
-	add(1, 256, 0, 0);
+	add(0, 256, 0, cpumask_none());
+	add(1, 256, 0, cpumask_none());
 	wake(&V[0], 0, WAKE_NEW);
 	wake(&V[1], 0, WAKE_NEW);
 	assert_int_not_equal(V[0].pcpu, V[1].pcpu);
@@ -456,7 +460,7 @@ static void test_domain_split_by_runnable(void **st)
 			V[j].id = j;
 			assert_int_equal(sched_vcpu_insert(&S, &V[j], 0), 0);
 		}
-		add(3, 256, 0, 0);
+		add(3, 256, 0, cpumask_none());
 		for (unsigned j = 0; j < k; j++)
 			wake(&V[j], 0, WAKE_NEW);
 		wake(&V[3], 0, WAKE_NEW);
@@ -484,7 +488,7 @@ static void test_exact_run_ns(void **st)
 		setup(np, NULL);
 		for (unsigned i = 0; i < n; i++)
 			add(i, 1 + rnd(2048), rnd(4) ? 0 : 10 + rnd(100),
-			    rnd(3) ? 0 : SCHED_CPU(rnd(np)));
+			    rnd(3) ? cpumask_none() : cpumask_of(rnd(np)));
 		uint64_t now = 0;
 		for (unsigned k = 0; k < 2000; k++) {
 			now = run_until(now, now + rnd(3 * MS));

@@ -35,7 +35,7 @@ static void setup(unsigned pcpus, unsigned n, const char *ple)
 	for (unsigned i = 0; i < n; i++) {
 		V[i].dom = &D[0];
 		V[i].id = i;
-		V[i].affinity = SCHED_CPU(i % pcpus);
+		V[i].affinity = cpumask_of(i % pcpus);
 		assert_int_equal(sched_vcpu_insert(&S, &V[i], 0), 0);
 	}
 }
@@ -140,7 +140,7 @@ static void test_single_vcpu_plain_yield(void **st)
 	sched_wake(&S, &V[0], 0, WAKE_NEW);
 	assert_ptr_equal(sched_pick_next(&S, 0, 0).vcpu, &V[0]);
 	assert_null(sched_yield_candidate(&S, &V[0]));
-	assert_int_equal(sched_pause_loop(&S, &V[0], MS), 0);
+	assert_true(cpumask_empty(sched_pause_loop(&S, &V[0], MS)));
 	assert_int_equal(V[0].c.yields, 0);
 	assert_int_equal(V[0].c.yield_to, 0);
 	assert_int_equal(V[0].c.pause_loops, 1);
@@ -238,7 +238,7 @@ static void test_spun_here_before_elsewhere(void **st)
 	sched_sleep(&S, q0, MS);
 	assert_ptr_equal(sched_yield_candidate(&S, r0), q1);
 	sched_cpumask_t k = sched_pause_loop(&S, r0, MS);
-	assert_int_equal(k, SCHED_CPU(1));
+	assert_true(cpumask_equal(k, cpumask_of(1)));
 	assert_int_equal(D[0].last_boosted, q1->id);
 	assert_ptr_equal(sched_pick_next(&S, 1, MS).vcpu, q1);
 }
@@ -251,7 +251,7 @@ static sched_cpumask_t refuse_yield_to(struct sched *s, struct sched_vcpu *v, st
 {
 	(void)s, (void)v, (void)t, (void)now;
 	refused++;
-	return 0;
+	return cpumask_none();
 }
 
 static void test_refused_target(void **st)
@@ -264,12 +264,12 @@ static void test_refused_target(void **st)
 	S.ops = &ops;
 	refused = 0;
 	D[0].last_boosted = q1->id - 1; /* q1 (elsewhere) first */
-	assert_int_equal(sched_pause_loop(&S, r0, MS), 0);
+	assert_true(cpumask_empty(sched_pause_loop(&S, r0, MS)));
 	assert_int_equal(refused, 1);
 	assert_int_equal(r0->c.yields, 0); /* goes on */
 	assert_int_equal(D[0].last_boosted, q1->id - 1);
 	D[0].last_boosted = q0->id - 1; /* q0 (here) first */
-	assert_int_equal(sched_pause_loop(&S, r0, 2 * MS), 0);
+	assert_true(cpumask_empty(sched_pause_loop(&S, r0, 2 * MS)));
 	assert_int_equal(refused, 2);
 	assert_int_equal(r0->c.yields, 1); /* a plain yield */
 	assert_int_equal(D[0].c.yield_to, 0);
@@ -277,11 +277,11 @@ static void test_refused_target(void **st)
 	/* A policy whose yield does not keep the yielder's claim: never a plain yield. */
 	ops.yield_keeps_claim = NULL;
 	D[0].last_boosted = r0->id - 1; /* r0 (queued here now) first */
-	assert_int_equal(sched_pause_loop(&S, q0, 3 * MS), 0);
+	assert_true(cpumask_empty(sched_pause_loop(&S, q0, 3 * MS)));
 	assert_int_equal(refused, 3);
 	assert_int_equal(q0->c.yields, 0);
 	r0->in_spin_loop = true; /* only a waiter here: the directed yield, refused too */
-	assert_int_equal(sched_pause_loop(&S, q0, 4 * MS), 0);
+	assert_true(cpumask_empty(sched_pause_loop(&S, q0, 4 * MS)));
 	assert_int_equal(refused, 4);
 	assert_int_equal(q0->c.yields, 0);
 }
@@ -299,7 +299,7 @@ static void test_target_on_other_pcpu_kicked(void **st)
 	struct sched_vcpu *q0 = r0 == &V[0] ? &V[2] : &V[0];
 	D[0].last_boosted = q1->id - 1; /* q1 first in line */
 	sched_cpumask_t k = sched_pause_loop(&S, r0, MS);
-	assert_int_equal(k, SCHED_CPU(1));
+	assert_true(cpumask_equal(k, cpumask_of(1)));
 	assert_ptr_equal(sched_pick_next(&S, 1, MS).vcpu, q1);
 	assert_ptr_equal(sched_pick_next(&S, 0, MS).vcpu, q0);
 }
@@ -341,15 +341,15 @@ static void run_mix(const char *ple, unsigned nlock, unsigned nhog, bool hog_dom
 		t = next[p] < pl ? next[p] : pl;
 		if (t > end)
 			t = end;
-		sched_cpumask_t k = 0;
+		sched_cpumask_t k = cpumask_none();
 		if (t == pl)
 			k = sched_pause_loop(&S, c, t);
 		struct sched_pick pk = sched_pick_next(&S, p, t);
 		S.pcpu[p].last_pick = t;
 		next[p] = pk.run_until == SCHED_NEVER ? end : pk.run_until;
-		k |= pk.kick;
+		k = cpumask_or(k, pk.kick);
 		for (unsigned q = 0; q < 2; q++)
-			if (q != p && (k & SCHED_CPU(q))) {
+			if (q != p && cpumask_test(k, q)) {
 				pk = sched_pick_next(&S, q, t);
 				S.pcpu[q].last_pick = t;
 				next[q] = pk.run_until == SCHED_NEVER ? end : pk.run_until;

@@ -37,9 +37,30 @@ static void reset(void)
 		W[i] = 256;
 }
 
+/* A group allowed on pCPUs 0..63 of `mask` (0: all). */
 static void grp(unsigned i, unsigned dom, uint64_t mask, double demand, unsigned count)
 {
-	G[i] = (struct ideal_group){dom, mask, demand, count};
+	G[i] = (struct ideal_group){dom, {mask}, demand, count};
+}
+
+/* Past 64 pCPUs (issue 24): 256 pCPUs, d0's 300 spinners allowed on 192..255 only (the last
+ * word), d1's 300 anywhere, equal weights: d0 gets its 64 pCPUs, d1 the other 192; with d0
+ * on 60..67 (across a word boundary) it gets those 8. */
+static void test_256_pcpus(void **st)
+{
+	(void)st;
+	reset();
+	W[0] = W[1] = 256;
+	G[0] = (struct ideal_group){0, {0, 0, 0, ~0ull}, 1, 300};
+	grp(1, 1, 0, 1, 300);
+	solve(256, 2, 2);
+	near(SH[0], 64);
+	near(SH[1], 192);
+	G[0] = (struct ideal_group){0, {0xfull << 60, 0xf, 0, 0}, 1, 300};
+	solve(256, 2, 2);
+	near(SH[0], 8);
+	near(SH[1], 248);
+	assert_int_equal(ideal_solve(257, 2, W, CAP, 2, G, SH), -1);
 }
 
 static void test_one_pcpu_weights(void **st)
@@ -397,6 +418,7 @@ int main(void)
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_random_vs_closed_form),
 		cmocka_unit_test(test_random_affinities_feasible),
+		cmocka_unit_test(test_256_pcpus),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
