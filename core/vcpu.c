@@ -136,6 +136,7 @@ void vcpu_irq_injected(struct vcpu *v, int vector)
 
 bool vcpu_before_entry(struct vcpu *v)
 {
+	v->con_wait = false; /* it runs again: a console wait (dcon_wait) is over */
 	return !v->dom->lapic || vlapic_before_entry(v);
 }
 
@@ -171,6 +172,11 @@ void vcpu_notify(struct vcpu *v, bool timer)
 	notify(v, timer ? WAKE_TIMER : WAKE_EVENT);
 }
 
+void vcpu_wake_console(struct vcpu *v)
+{
+	sd_notify(&v->s, WAKE_YIELD);
+}
+
 /* One of v's per-pCPU timer sets (vt + base), live generation *genp. */
 static void vtimer_arm(struct vcpu *v, unsigned base, uint64_t *genp, uint64_t deadline_ns)
 {
@@ -202,6 +208,8 @@ void vcpu_set_lapic_timer(struct vcpu *v, uint64_t deadline_ns)
 bool vcpu_block_refused(void *arg)
 {
 	struct vcpu *v = arg;
+	if (v->con_wait)
+		return dcon_wait_over(v);
 	return vcpu_irq_pending(v) || v->dom->dying;
 }
 
@@ -214,6 +222,7 @@ bool vcpu_block(struct vcpu *v)
  * this look is seen by the pick's own look under the lock, or wakes v after it. */
 enum exit_action vcpu_halt(struct vcpu *v)
 {
+	v->con_wait = false; /* HLT, HC_BLOCK: the guest's own wait */
 	return vcpu_block_refused(v) ? ACT_CONTINUE : ACT_HALT;
 }
 
