@@ -24,6 +24,7 @@
 #define VMM_FAR_NS (1ull << 50) /* ~13 days: deadlines beyond are "never" */
 
 struct domain;
+struct pc_state;
 
 /* A vCPU's guest timer (HC_SET_TIMER). A struct timer belongs to the pCPU that set it,
  * and a vCPU moves between pCPUs, so it has one per pCPU; `gen` tells the live one. */
@@ -120,6 +121,10 @@ struct domain {
 	uint64_t msr_unknown;	/* RDMSR/WRMSR of an MSR sliver does not offer (#GP) */
 	uint32_t msr_unknown_last;
 	bool lapic; /* lapic=1: a virtual local APIC per vCPU (core/vlapic.c) */
+	/* boot=mb1|real: the PC's devices (core/pc.h) and the boot module it reboots from. */
+	struct pc_state *pc;
+	const struct boot_module *module;
+	uint64_t mmio_other; /* accesses to unassigned guest-physical addresses (core/mmio.c) */
 };
 
 /* What the loop does after an exit was handled. */
