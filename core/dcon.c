@@ -301,9 +301,12 @@ enum exit_action dcon_wait(struct vcpu *v)
 	return ACT_HALT;
 }
 
+/* An interrupt ends the wait only when the guest could take it now (IF was set, and the
+ * vector passes its TPR/PPR): one it cannot take would end every wait at once, and the
+ * guest would spin on the UART. */
 bool dcon_wait_over(struct vcpu *v)
 {
-	return room_for(v) || v->dom->dying || (v->con_wait_if && vcpu_irq_pending(v));
+	return room_for(v) || v->dom->dying || (v->con_wait_if && vcpu_deliverable_irq(v) >= 0);
 }
 
 /* Wakes the waiting vCPUs of d when its ring (and share) has DCON_WAKE_ROOM bytes free. */

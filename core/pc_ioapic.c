@@ -36,8 +36,9 @@ static bool asserted(const struct pc_ioapic *io, unsigned pin)
 	return ((io->level >> pin) & 1) ^ !!(io->redir[pin] & RE_POLARITY);
 }
 
-/* The entry's interrupt message (the lock held). */
-static void send(struct domain *d, struct pc_ioapic *io, unsigned pin)
+/* The entry's interrupt message (the lock held): the destinations take it into their
+ * IRR now; *wake collects them, woken after the lock is let go (no IPI with a lock held). */
+static void send(struct domain *d, struct pc_ioapic *io, unsigned pin, uint64_t *wake)
 {
 	uint64_t e = io->redir[pin];
 	unsigned mode = (e >> 8) & 7;
@@ -48,10 +49,11 @@ static void send(struct domain *d, struct pc_ioapic *io, unsigned pin)
 		struct vcpu *t = d->vcpu[i];
 		if (!t || !vlapic_match_msg(t, (uint32_t)(e >> 56), e & RE_DESTLOG))
 			continue;
-		if (mode == DM_NMI)
-			vlapic_nmi(t);
-		else
-			got |= vlapic_accept_msg(t, (uint8_t)(e & RE_VECTOR), level);
+		bool took = mode == DM_NMI ? vlapic_nmi(t)
+					   : vlapic_accept_msg(t, (uint8_t)(e & RE_VECTOR), level);
+		got |= took;
+		if (took)
+			*wake |= 1ull << i;
 		if (mode == DM_LOWEST)
 			break; /* one destination: the first (KVM picks by priority or in turn) */
 	}
@@ -62,11 +64,17 @@ static void send(struct domain *d, struct pc_ioapic *io, unsigned pin)
 
 /* After a change of the input or the entry: a level entry asserted, unmasked and not in
  * service sends. */
-static void level_check(struct domain *d, struct pc_ioapic *io, unsigned pin)
+static void level_check(struct domain *d, struct pc_ioapic *io, unsigned pin, uint64_t *wake)
 {
 	uint64_t e = io->redir[pin];
 	if ((e & RE_LEVEL) && !(e & (RE_MASK | RE_REMOTE_IRR)) && asserted(io, pin))
-		send(d, io, pin);
+		send(d, io, pin, wake);
+}
+
+static void wake_all(struct domain *d, uint64_t wake)
+{
+	for (; wake; wake &= wake - 1)
+		vcpu_notify(d->vcpu[__builtin_ctzll(wake)], false);
 }
 
 void pc_ioapic_set_irq(struct domain *d, unsigned pin, bool level)
@@ -74,15 +82,17 @@ void pc_ioapic_set_irq(struct domain *d, unsigned pin, bool level)
 	if (!d->pc || !d->lapic || pin >= PC_IOAPIC_PINS)
 		return;
 	struct pc_ioapic *io = &d->pc->ioapic;
+	uint64_t wake = 0;
 	spin_lock(&io->lock);
 	bool was = asserted(io, pin);
 	io->level = level ? io->level | 1u << pin : io->level & ~(1u << pin);
 	uint64_t e = io->redir[pin];
 	if (e & RE_LEVEL)
-		level_check(d, io, pin);
+		level_check(d, io, pin, &wake);
 	else if (!was && asserted(io, pin) && !(e & RE_MASK))
-		send(d, io, pin);
+		send(d, io, pin, &wake);
 	spin_unlock(&io->lock);
+	wake_all(d, wake);
 }
 
 void pc_ioapic_eoi(struct domain *d, uint8_t vector)
@@ -90,15 +100,17 @@ void pc_ioapic_eoi(struct domain *d, uint8_t vector)
 	if (!d->pc)
 		return;
 	struct pc_ioapic *io = &d->pc->ioapic;
+	uint64_t wake = 0;
 	spin_lock(&io->lock);
 	for (unsigned pin = 0; pin < PC_IOAPIC_PINS; pin++) {
 		uint64_t e = io->redir[pin];
 		if ((e & RE_VECTOR) != vector || !(e & RE_LEVEL) || !(e & RE_REMOTE_IRR))
 			continue;
 		io->redir[pin] &= ~RE_REMOTE_IRR;
-		level_check(d, io, pin);
+		level_check(d, io, pin, &wake);
 	}
 	spin_unlock(&io->lock);
+	wake_all(d, wake);
 }
 
 /* IOWIN: the register IOREGSEL selects (the lock held). */
@@ -116,7 +128,7 @@ static uint32_t reg_read(const struct pc_ioapic *io)
 	return ~0u;
 }
 
-static void reg_write(struct domain *d, struct pc_ioapic *io, uint32_t val)
+static void reg_write(struct domain *d, struct pc_ioapic *io, uint32_t val, uint64_t *wake)
 {
 	unsigned r = io->sel;
 	if (r == 0) {
@@ -136,7 +148,7 @@ static void reg_write(struct domain *d, struct pc_ioapic *io, uint32_t val)
 			e &= ~RE_REMOTE_IRR;
 	}
 	io->redir[pin] = e;
-	level_check(d, io, pin);
+	level_check(d, io, pin, wake);
 }
 
 uint64_t pc_ioapic_read(struct vcpu *v, uint64_t gpa, unsigned size)
@@ -159,10 +171,12 @@ void pc_ioapic_write(struct vcpu *v, uint64_t gpa, unsigned size, uint64_t val)
 	(void)size;
 	struct pc_ioapic *io = &v->dom->pc->ioapic;
 	unsigned off = (unsigned)(gpa & 0xfff);
+	uint64_t wake = 0;
 	spin_lock(&io->lock);
 	if (off == 0x00)
 		io->sel = (uint32_t)val & 0xff;
 	else if (off == 0x10)
-		reg_write(v->dom, io, (uint32_t)val);
+		reg_write(v->dom, io, (uint32_t)val, &wake);
 	spin_unlock(&io->lock);
+	wake_all(v->dom, wake);
 }

@@ -458,16 +458,13 @@ bool vlapic_match_msg(const struct vcpu *t, uint32_t dest, bool logical)
 
 bool vlapic_accept_msg(struct vcpu *t, uint8_t vector, bool level)
 {
-	if (!accept(t, vector, level))
-		return false;
-	vcpu_notify(t, false);
-	return true;
+	return accept(t, vector, level);
 }
 
-void vlapic_nmi(struct vcpu *t)
+bool vlapic_nmi(struct vcpu *t)
 {
 	__atomic_fetch_add(&L(t)->nmi_pending, 1, __ATOMIC_ACQ_REL);
-	vcpu_notify(t, false);
+	return true;
 }
 
 void vlapic_init_signal(struct vcpu *t)
@@ -668,6 +665,8 @@ static bool reg_write(struct vcpu *v, unsigned off, uint64_t val64)
 	case R_SELF_IPI:
 		if (!x)
 			return true; /* x2APIC only */
+		if (val & ~0xffu)
+			return false; /* bits 31:8 are reserved (10.12.11): #GP, as KVM */
 		if (accept_fixed(v, val & 0xff))
 			vcpu_notify(v, false);
 		return true;

@@ -68,10 +68,10 @@ int vlapic_wrmsr(struct vcpu *v, uint32_t msr, uint64_t val);
  * (physical APIC ID or logical, 0xFF broadcast) name t, read in t's xAPIC or x2APIC mode? */
 bool vlapic_match_msg(const struct vcpu *t, uint32_t dest, bool logical);
 /* Accepts `vector` at t as a fixed interrupt (level: its TMR bit set, else cleared; an EOI
- * of a vector with TMR set goes on to the IOAPIC) and wakes t; false when t's APIC is
- * software-disabled or the vector illegal. */
+ * of a vector with TMR set goes on to the IOAPIC); false when t's APIC is software-disabled
+ * or the vector illegal. The caller wakes t (vcpu_notify) when it holds no lock. */
 bool vlapic_accept_msg(struct vcpu *t, uint8_t vector, bool level);
-void vlapic_nmi(struct vcpu *t);	 /* an NMI message for t */
+bool vlapic_nmi(struct vcpu *t);	 /* an NMI message for t (true: wake it, as above) */
 void vlapic_init_signal(struct vcpu *t); /* an INIT for t (a platform reset, core/pc_reset.c) */
 /* The vLAPIC timer's software timer expired (vcpu.c, interrupt context, any pCPU). */
 void vlapic_timer_expired(struct vcpu *v, uint64_t gen);

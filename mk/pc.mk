@@ -47,6 +47,7 @@ e2e-pc-mb1_EXPECT = $(E2E_END) --reject 'BAD|crashed|refused' \
     --expect '^\(d1\) pc: lapic timer one-shot 1 ms: got 1 irq after [0-9]+ us try [1-3] ok$$' \
     --expect '^\(d1\) pc: lapic timer periodic 500 us: got [0-9]+ irqs, the last in period [0-9]+ of 20 ms \(want 37..[0-9]+\)(, a period counted twice)?( \(QEMU TCG\))? try [1-3] ok$$' \
     --expect '^\(d1\) pc: lapic timer TSC-deadline 1 ms: got 1 irq after [0-9]+ us, msr then 0x0 try [1-3] ok$$' \
+    --expect '^\(d1\) pc: lapic timer TSC-deadline already due: got 1 irq at once, 1 after 2 ms, msr then 0x0 try [1-3] ok$$' \
     --expect '^\(d1\) pc: lapic timer TSC-deadline follows an IA32_TSC write: got 1 irq [0-9]+ us after the write try [1-3] ok$$' \
     --expect '^\(d1\) pc: AP by INIT-SIPI-SIPI in long mode: got up=1 efer=0x500 ok$$' \
     --expect '^\(d1\) pc: lapic self-IPI: got 1 ok$$' \
