@@ -540,6 +540,7 @@ void domain_start(struct domain *d)
 	/* A vCPU that waits for the virtual LAPIC's SIPI starts blocked. */
 	for (unsigned i = 0; i < d->nr_vcpus; i++)
 		sd_start(&d->vcpu[i]->s, vlapic_waiting(d->vcpu[i]));
+	pc_start(d);
 }
 
 /* The vCPUs of d, as the door takes them. */

@@ -1,10 +1,10 @@
 /* The devices of the minimal PC that boot=mb1|real domains see besides COM1, the PM timer
- * and fw_cfg (core/exit_pc.c): an IOAPIC (pc_ioapic.c), the CMOS/RTC (pc_cmos.c), the 8254
- * PIT with port 0x61 (pc_pit.c), the reset paths and the firmware's reset vector (port
- * 0x92, 0xCF9, the 8042's reset line: pc_reset.c), QEMU's pc-testdev (pc_testdev.c) and
- * unassigned addresses (core/mmio.c). docs/guests.md says what a guest sees. Their state is
- * a domain's `pc` (allocated for PC domains only: a sliver-ABI domain keeps a machine with
- * nothing but its hypercalls, COM1 and the ports of exit_pc.c). */
+ * and fw_cfg (core/exit_pc.c): an IOAPIC (pc_ioapic.c), the 8259s (pc_pic.c), the CMOS/RTC
+ * (pc_cmos.c), the 8254 PIT with port 0x61 (pc_pit.c), the reset paths and the firmware's reset
+ * vector (port 0x92, 0xCF9, the 8042's reset line: pc_reset.c), QEMU's pc-testdev (pc_testdev.c)
+ * and unassigned addresses (core/mmio.c). docs/guests.md says what a guest sees. Their state is a
+ * domain's `pc` (allocated for PC domains only: a sliver-ABI domain keeps a machine with nothing
+ * but its hypercalls, COM1 and the ports of exit_pc.c). */
 #ifndef CORE_PC_H
 #define CORE_PC_H
 #include <stdbool.h>
@@ -47,8 +47,19 @@ struct pc_pit_chan {
 	uint64_t held;	/* modes 0, 4: ticks counted before the gate went low */
 };
 
+struct pc_pic_chip { /* one 8259A (pc_pic.c) */
+	uint8_t base, imr, irr, isr, elcr;
+	uint8_t lines; /* input levels (edge detection) */
+	uint8_t init;  /* next ICW expected (2-4), 0: initialised */
+	bool ready;    /* ICWs done: it delivers */
+	bool need_icw3, need_icw4, aeoi, read_isr, level_mode;
+};
+
 struct pc_state {
 	struct pc_ioapic ioapic;
+	struct pc_pic_chip pic[2]; /* master, slave (under dev_lock) */
+	int extint;		   /* the vector the PICs present to the BSP, -1: none (atomic) */
+
 	/* CMOS, PIT, port 0x61, 0x92, 0xCF9 and the 8042 (a leaf lock). */
 	spinlock_t dev_lock; /* lock_pcdev */
 	/* CMOS: 128 bytes of RAM with the RTC in 0x00-0x0D (pc_cmos.c). */
@@ -66,12 +77,14 @@ struct pc_state {
 	uint64_t resets;
 };
 
-/* Creation (boot=mb1|real) and end: the devices in their power-up state. */
+/* Creation (boot=mb1|real) and end: the devices in their power-up state; pc_start (at the
+ * domain's start and each boot): what the firmware leaves (the BSP's APIC, the PIT). */
 bool pc_create(struct domain *d);
 /* At a domain's end: what only its vCPUs use (pc-testdev's memory). The rest stays with
  * the domain's structure, which outlives it (a device timer may still fire: it looks at
  * d->dying). pc_free: everything, for a domain that never started. */
 void pc_release(struct domain *d);
+void pc_start(struct domain *d);
 void pc_free(struct domain *d);
 
 /* Port I/O of a PC domain's devices (exit_pc.c asks first): true when a device took it
@@ -102,14 +115,29 @@ void pc_ioapic_eoi(struct domain *d, uint8_t vector);
 uint64_t pc_ioapic_read(struct vcpu *v, uint64_t gpa, unsigned size);
 void pc_ioapic_write(struct vcpu *v, uint64_t gpa, unsigned size, uint64_t val);
 
+/* pc_pic.c: ports 0x20/0x21, 0xA0/0xA1, ELCR 0x4D0/0x4D1. */
+void pc_pic_firmware(struct pc_state *pc); /* programmed as the firmware leaves it */
+bool pc_pic_io(struct vcpu *v, uint16_t port, bool in, uint64_t *val);
+/* ISA IRQ 0-15 at `level` (the PIT's counter 0, pc-testdev's lines): wakes the BSP when
+ * an interrupt becomes pending for it. */
+void pc_pic_set_irq(struct domain *d, unsigned irq, bool level);
+/* INTA: the vector the master gives (IRR to ISR), spurious 7 when nothing is pending. */
+int pc_pic_ack(struct domain *d);
+/* The vector an ExtINT would deliver to v now, or -1 (only the BSP, when its local APIC
+ * lets the PIC's INTR through). Lock-free: any context. */
+int pc_extint_pending(const struct vcpu *v);
+
 /* pc_cmos.c: ports 0x70/0x71; the firmware reads the shutdown status byte (0x0F). */
 void pc_cmos_init(struct domain *d);
 bool pc_cmos_io(struct vcpu *v, uint16_t port, bool in, uint64_t *val);
 uint8_t pc_cmos_get(struct domain *d, uint8_t reg);
 void pc_cmos_set(struct domain *d, uint8_t reg, uint8_t val);
 
-/* pc_pit.c: ports 0x40-0x43 and 0x61. */
+/* pc_pit.c: ports 0x40-0x43 and 0x61. pc_pit_firmware: counter 0 in mode 3 with the full
+ * count (18.2 Hz, IRQ 0), as a PC BIOS leaves it; pc_pit_irq_fire: its timer (vcpu.c). */
 void pc_pit_reset(struct pc_state *pc);
+void pc_pit_firmware(struct domain *d);
+void pc_pit_irq_fire(struct domain *d);
 bool pc_pit_io(struct vcpu *v, uint16_t port, bool in, uint64_t *val);
 
 /* pc_reset.c: ports 0x92, 0xCF9, 0x60/0x64. */

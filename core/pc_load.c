@@ -49,6 +49,7 @@ void pc_write_memory(struct domain *d, const struct mb1_mod *mods, const uint32_
 		       start, nmods);
 	acpi_build(hv_space_ptr(d->space, PC_ACPI_GPA, PC_ACPI_SIZE), d->nr_vcpus, d->lapic);
 	pc_rom_build(hv_space_ptr(d->space, PC_ROM_GPA, PC_ROM_SIZE), entry);
+	pc_ivt_build(hv_space_ptr(d->space, 0, 0x400));
 }
 
 void domain_pc_reload(struct domain *d)

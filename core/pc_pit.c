@@ -3,8 +3,11 @@
  * counter latch and read-back commands), computed from the TSC when read, never ticked: a
  * counter costs nothing while nobody looks. Counter 2's gate is port 0x61 bit 0 and its
  * output reads in bit 5 (bit 4, the refresh toggle, flips every 15 us): what firmware and
- * kernels use to calibrate the TSC. Counters 0 and 1 count with their gate high and raise
- * no interrupt (no 8259, and no IOAPIC input is wired to counter 0). BCD counting is not
+ * kernels use to calibrate the TSC. Counters 0 and 1 count with their gate high; counter
+ * 0's output is IRQ 0 of the 8259 (pc_pic.c): a timer (the BSP's third vtimer set,
+ * vcpu.c) gives its rising edges, at each period's end in modes 2 and 3, once at the
+ * terminal count in modes 0 and 4. The firmware leaves counter 0 in mode 3 with the full
+ * count (18.2 Hz), as a PC BIOS does. BCD counting is not
  * offered (bit 0 of the control word reads back, the count is binary). Simplified: a
  * count written while counting takes effect at once (modes 2 and 3 wait for the period's
  * end on a real 8254), and OUT and the count follow the datasheet's waveforms without the
@@ -17,7 +20,7 @@
 #define PIT_HZ 1193182u
 enum { RW_LATCH = 0, RW_LSB = 1, RW_MSB = 2, RW_BOTH = 3 };
 
-static struct clockconv pit_conv;
+static struct clockconv pit_conv, ns_conv; /* TSC -> PIT ticks, PIT ticks -> ns */
 static bool conv_ready;
 
 /* PIT ticks since the hypervisor's boot. */
@@ -41,6 +44,7 @@ void pc_pit_reset(struct pc_state *pc)
 {
 	if (!conv_ready) {
 		pit_conv = clockconv_init(tsc_hz, PIT_HZ);
+		ns_conv = clockconv_init(PIT_HZ, 1000000000u);
 		conv_ready = true;
 	}
 	for (unsigned i = 0; i < 3; i++)
@@ -208,12 +212,63 @@ static void write_count(struct pc_pit_chan *c, uint8_t b, uint64_t now)
 	}
 }
 
+/* Counter 0's next rising edge as ns since boot (0: none), the lock held. */
+static uint64_t irq0_next(const struct pc_state *pc, uint64_t now)
+{
+	const struct pc_pit_chan *c = &pc->pit[0];
+	unsigned m = mode_of(c);
+	if (!c->counting)
+		return 0;
+	uint64_t n = c->reload ? c->reload : 65536, t = elapsed(c, now), at;
+	if (m == 2 || m == 3)
+		at = c->start + (t / n + 1) * n; /* the end of this period */
+	else if ((m == 0 || m == 4) && t < n)
+		at = c->start + n; /* the terminal count */
+	else
+		return 0;
+	return clockconv_apply(ns_conv, at) + 1;
+}
+
+/* (Re)arms IRQ 0's timer on this pCPU for counter 0 as it is now (no lock held). */
+static void irq0_arm(struct domain *d)
+{
+	struct pc_state *pc = d->pc;
+	spin_lock(&pc->dev_lock);
+	uint64_t at = irq0_next(pc, ticks_now());
+	spin_unlock(&pc->dev_lock);
+	if (d->vcpu[0])
+		vcpu_set_pit_timer(d->vcpu[0], at);
+}
+
+void pc_pit_irq_fire(struct domain *d)
+{
+	if (!d->pc || d->dying)
+		return;
+	pc_pic_set_irq(d, 0, true); /* a rising edge... */
+	pc_pic_set_irq(d, 0, false);
+	irq0_arm(d); /* ...and the next one (missed periods are coalesced into one) */
+}
+
+void pc_pit_firmware(struct domain *d)
+{
+	struct pc_state *pc = d->pc;
+	spin_lock(&pc->dev_lock);
+	struct pc_pit_chan *c = &pc->pit[0];
+	c->ctrl = RW_BOTH << 4 | 3 << 1; /* mode 3, the full count: 18.2 Hz */
+	c->wnext_msb = c->rnext_msb = c->latched = c->status_latched = false;
+	load(c, 0, ticks_now());
+	spin_unlock(&pc->dev_lock);
+	irq0_arm(d);
+}
+
 bool pc_pit_io(struct vcpu *v, uint16_t port, bool in, uint64_t *val)
 {
 	struct pc_state *pc = v->dom->pc;
 	if (!((port >= 0x40 && port <= 0x43) || port == 0x61))
 		return false;
 	uint64_t now = ticks_now();
+	/* Counter 0's count or mode written: its IRQ 0 timer follows. */
+	bool irq0 = !in && (port == 0x40 || (port == 0x43 && (*val >> 6) == 0));
 	spin_lock(&pc->dev_lock);
 	if (port == 0x61) {
 		if (in) {
@@ -236,5 +291,7 @@ bool pc_pit_io(struct vcpu *v, uint16_t port, bool in, uint64_t *val)
 		write_count(&pc->pit[port - 0x40], (uint8_t)*val, now);
 	}
 	spin_unlock(&pc->dev_lock);
+	if (irq0)
+		irq0_arm(v->dom);
 	return true;
 }

@@ -52,6 +52,7 @@ bool pc_create(struct domain *d)
 	pc_ioapic_reset(&pc->ioapic);
 	pc_cmos_init(d);
 	pc_pit_reset(pc);
+	pc_pic_firmware(pc);
 	devices_reset(pc);
 	return true;
 }
@@ -62,6 +63,15 @@ void pc_release(struct domain *d)
 	uint8_t *m = pc ? __atomic_exchange_n(&pc->testdev_mem, NULL, __ATOMIC_ACQ_REL) : NULL;
 	if (m)
 		frames_free(virt_to_phys(m), PC_TESTDEV_LEN / PAGE_SIZE);
+}
+
+void pc_start(struct domain *d)
+{
+	if (!d->pc)
+		return;
+	if (d->lapic && d->vcpu[0])
+		vlapic_firmware(d->vcpu[0]);
+	pc_pit_firmware(d); /* its IRQ 0 timer: armed now the vCPUs exist in the scheduler */
 }
 
 void pc_free(struct domain *d)
@@ -204,6 +214,10 @@ void pc_fw_boot(struct vcpu *v)
 	}
 	domain_pc_reload(d);
 	printk("sliver: d%u firmware: boot again (image reloaded)\n", d->id);
+	spin_lock(&d->pc->dev_lock);
+	pc_pic_firmware(d->pc);
+	spin_unlock(&d->pc->dev_lock);
+	pc_start(d); /* the BSP's APIC and the PIT as at power-up's end */
 	if (d->boot == PC_BOOT_REAL)
 		hv_vcpu_reset_real(v->hv, d->real_cs, d->real_ip);
 	else /* the ROM's trampoline: protected mode, then the multiboot1 entry */

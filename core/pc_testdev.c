@@ -17,10 +17,13 @@ bool pc_testdev_io(struct vcpu *v, uint16_t port, unsigned size, bool in, uint64
 {
 	struct pc_state *pc = v->dom->pc;
 	if (port >= TESTDEV_IRQ && port < TESTDEV_IRQ + PC_IOAPIC_PINS) {
-		if (in)
+		if (in) {
 			*val = 0;
-		else
+		} else { /* an ISA IRQ line, as QEMU wires them: to the PICs and the IOAPIC */
+			if (port - TESTDEV_IRQ < 16)
+				pc_pic_set_irq(v->dom, port - TESTDEV_IRQ, *val & 1);
 			pc_ioapic_set_irq(v->dom, port - TESTDEV_IRQ, *val & 1);
+		}
 		return true;
 	}
 	if (port >= TESTDEV_PORT && port < TESTDEV_PORT + 4) {

@@ -409,6 +409,15 @@ void acpi_build(uint8_t *buf, unsigned ncpus, bool ioapic)
 void pc_rom_build(uint8_t *rom, uint32_t entry)
 {
 	enum { PM = 0x20, GDT = 0x40, GDTR = 0x58, RESET = 0xff0 };
+	/* The interrupt handlers the IVT points at (pc_ivt_build): IRET; the master PIC's
+	 * IRQs: EOI to it; the slave's: EOI to both (push ax; mov al, 0x20; out ..; pop ax). */
+	static const uint8_t irq_stubs[] = {
+		0xcf,						      /* PC_ROM_IRET */
+		0x50, 0xb0, 0x20, 0xe6, 0x20, 0x58, 0xcf,	      /* PC_ROM_IRQ_MASTER */
+		0x50, 0xb0, 0x20, 0xe6, 0xa0, 0xe6, 0x20, 0x58, 0xcf, /* PC_ROM_IRQ_SLAVE */
+	};
+	_Static_assert(PC_ROM_IRQ_MASTER == PC_ROM_IRET + 1, "stub layout");
+	_Static_assert(PC_ROM_IRQ_SLAVE == PC_ROM_IRQ_MASTER + 7, "stub layout");
 	static const uint8_t real16[] = {
 		0xfa, /* cli */
 		0x2e,
@@ -463,4 +472,19 @@ void pc_rom_build(uint8_t *rom, uint32_t entry)
 	rom[GDTR] = 23, rom[GDTR + 1] = 0;
 	wr32(rom + GDTR + 2, PC_ROM_GPA + GDT);
 	memcpy(rom + RESET, reset, sizeof reset);
+	memcpy(rom + PC_ROM_IRET, irq_stubs, sizeof irq_stubs);
+}
+
+void pc_ivt_build(uint8_t *ivt)
+{
+	for (unsigned v = 0; v < 256; v++) {
+		unsigned off = PC_ROM_IRET;
+		if (v >= 0x08 && v < 0x10)
+			off = PC_ROM_IRQ_MASTER;
+		else if (v >= 0x70 && v < 0x78)
+			off = PC_ROM_IRQ_SLAVE;
+		uint16_t ip = (uint16_t)(PC_ROM_IP + off), cs = PC_ROM_CS;
+		memcpy(ivt + 4 * v, &ip, 2);
+		memcpy(ivt + 4 * v + 2, &cs, 2);
+	}
 }

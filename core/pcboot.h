@@ -39,19 +39,22 @@ enum pc_boot { PC_BOOT_SLIVER, PC_BOOT_MB1, PC_BOOT_REAL };
 #define MB1_MAX_MODS	16u
 #define MB1_MOD_STRINGS 0xa00u /* bytes of the page for the modules' command lines */
 
-#define PC_LOW_LOAD_MIN 0x500u	 /* boot=real: the first byte after the BDA */
-#define PC_INFO_GPA	0x9f000u /* multiboot1 information block */
-#define PC_INFO_SIZE	0x1000u
-#define PC_LOW_END	PC_INFO_GPA /* mem_lower ends here */
-#define PC_ACPI_GPA	0xe0000u    /* RSDP (16-aligned, in the BIOS area a scan finds) */
-#define PC_ACPI_SIZE	0x1000u
-#define PC_HIGH_MIN	0x100000u /* boot=mb1 images load here (or in free low memory) */
-#define PC_ROM_GPA	0xff000u  /* the firmware's page (pc_rom_build) */
-#define PC_ROM_SIZE	0x1000u
-#define PC_ROM_CS	0xf000u /* its real-mode entry F000:F000 (linear PC_ROM_GPA) */
-#define PC_ROM_IP	0xf000u
-#define PC_IOAPIC_BASE	0xfec00000u
-#define PC_MIN_MEM	0x200000u /* boot=mb1/real domains need at least 2 MiB */
+#define PC_LOW_LOAD_MIN	  0x500u   /* boot=real: the first byte after the BDA */
+#define PC_INFO_GPA	  0x9f000u /* multiboot1 information block */
+#define PC_INFO_SIZE	  0x1000u
+#define PC_LOW_END	  PC_INFO_GPA /* mem_lower ends here */
+#define PC_ACPI_GPA	  0xe0000u    /* RSDP (16-aligned, in the BIOS area a scan finds) */
+#define PC_ACPI_SIZE	  0x1000u
+#define PC_HIGH_MIN	  0x100000u /* boot=mb1 images load here (or in free low memory) */
+#define PC_ROM_GPA	  0xff000u  /* the firmware's page (pc_rom_build) */
+#define PC_ROM_SIZE	  0x1000u
+#define PC_ROM_CS	  0xf000u /* its real-mode entry F000:F000 (linear PC_ROM_GPA) */
+#define PC_ROM_IP	  0xf000u
+#define PC_IOAPIC_BASE	  0xfec00000u
+#define PC_ROM_IRET	  0x60u /* ROM offsets of the IVT's handlers (pc_rom_build) */
+#define PC_ROM_IRQ_MASTER 0x61u
+#define PC_ROM_IRQ_SLAVE  0x68u
+#define PC_MIN_MEM	  0x200000u /* boot=mb1/real domains need at least 2 MiB */
 
 /* The ports of the minimal PC. */
 #define PC_PORT_DEBUG_EXIT 0xf4	 /* QEMU isa-debug-exit */
@@ -138,6 +141,11 @@ void acpi_build(uint8_t *buf, unsigned ncpus, bool ioapic);
  * first boot (a reboot of a boot=mb1 domain, core/pc_reset.c); at 0xFFFF0, the reset
  * vector, a reset through the 8042 (which the firmware turns into a resume or a boot). */
 void pc_rom_build(uint8_t *rom, uint32_t entry);
+
+/* The real-mode IVT (1 KiB at 0) as a PC BIOS leaves it, at the ROM's handlers: the
+ * vectors of the PICs' IRQs (0x08-0x0F, 0x70-0x77, as the firmware programs them) EOI and
+ * return, every other vector returns at once (no BIOS service does anything). */
+void pc_ivt_build(uint8_t *ivt);
 
 /* The 24-bit PM timer count tsc_delta TSC ticks after its start (conv: TSC -> 3.579545
  * MHz, clockconv_init(tsc_hz, PC_PM_TIMER_HZ)). */

@@ -467,6 +467,23 @@ bool vlapic_nmi(struct vcpu *t)
 	return true;
 }
 
+bool vlapic_extint_ok(const struct vcpu *v)
+{
+	const struct vlapic *l = L(v);
+	uint32_t lint0 = l->lvt[LVT_LINT0];
+	return !hw_enabled(l) || (!(lint0 & LVT_MASKED) && ((lint0 >> 8) & 7) == 7);
+}
+
+void vlapic_firmware(struct vcpu *v)
+{
+	struct vlapic *l = L(v);
+	spin_lock(&l->lock);
+	l->svr = 0x1ff | (l->svr & 0xff);
+	l->lvt[LVT_LINT0] = 0x700; /* ExtINT: the PICs' INTR */
+	l->lvt[LVT_LINT1] = 0x400; /* NMI */
+	spin_unlock(&l->lock);
+}
+
 void vlapic_init_signal(struct vcpu *t)
 {
 	__atomic_store_n(&L(t)->init_pending, true, __ATOMIC_RELEASE);

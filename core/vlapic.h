@@ -73,6 +73,12 @@ bool vlapic_match_msg(const struct vcpu *t, uint32_t dest, bool logical);
 bool vlapic_accept_msg(struct vcpu *t, uint8_t vector, bool level);
 bool vlapic_nmi(struct vcpu *t);	 /* an NMI message for t (true: wake it, as above) */
 void vlapic_init_signal(struct vcpu *t); /* an INIT for t (a platform reset, core/pc_reset.c) */
+/* Does v's APIC let the PICs' INTR through (LINT0 unmasked in ExtINT mode, or the APIC
+ * hardware-disabled, as QEMU's apic_accept_pic_intr)? */
+bool vlapic_extint_ok(const struct vcpu *v);
+/* The BSP's APIC as a PC BIOS leaves it (SeaBIOS): software-enabled, LINT0 ExtINT (virtual
+ * wire: the PICs' INTR), LINT1 NMI. */
+void vlapic_firmware(struct vcpu *v);
 /* The vLAPIC timer's software timer expired (vcpu.c, interrupt context, any pCPU). */
 void vlapic_timer_expired(struct vcpu *v, uint64_t gen);
 /* The guest's TSC moved (an IA32_TSC or TSC_ADJUST write): an armed TSC-deadline timer is

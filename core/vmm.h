@@ -62,10 +62,12 @@ struct vcpu {
 	uint8_t tpr;
 	struct vlapic lapic;	  /* the domain's lapic=1 (core/vlapic.c) */
 	uint64_t lapic_timer_gen; /* generation of the live vLAPIC timer */
+	uint64_t pit_timer_gen;	  /* generation of the live PIT IRQ 0 timer (PC BSP) */
 	/* IA32_TSC / TSC_ADJUST (exit_cpuid_msr.c): guest TSC = host TSC + tsc_offset. */
 	uint64_t tsc_offset, tsc_adjust;
 	uint64_t misc_enable; /* IA32_MISC_ENABLE (its writable bits) */
-	/* 2 x cpu_count() entries: [0, n) HC_SET_TIMER, [n, 2n) the vLAPIC timer */
+	/* 2 x cpu_count() entries: [0, n) HC_SET_TIMER, [n, 2n) the vLAPIC timer; a PC
+	 * domain's vCPUs have [2n, 3n) too: its PIT interrupt (used on its BSP) */
 	struct vtimer vt[];
 };
 
@@ -199,6 +201,9 @@ void vcpu_wake_console(struct vcpu *v);
 /* Arms (deadline_ns) or cancels (0) the vLAPIC's software timer of v, from any pCPU;
  * vlapic_timer_expired runs when it fires. */
 void vcpu_set_lapic_timer(struct vcpu *v, uint64_t deadline_ns);
+/* The same for a PC domain's PIT interrupt (core/pc_pit.c: pc_pit_irq_fire): returns the
+ * generation of the timer armed. */
+uint64_t vcpu_set_pit_timer(struct vcpu *v, uint64_t deadline_ns);
 /* Marks vector pending and makes sure v notices: wakes it when blocked, forces an exit
  * when it runs on another pCPU. Any pCPU, interrupt context included (no lock held). */
 void vcpu_irq_raise(struct vcpu *v, uint8_t vector);

@@ -1,7 +1,7 @@
 # The PC domains' devices (issue 27, core/pc.h): IOAPIC, CMOS/RTC (from the host's RTC,
 # drivers/rtc.c), PIT, resets and the firmware, pc-testdev, emulated and unassigned MMIO.
 HV_SRCS += core/mmio.c core/pc_ioapic.c core/pc_cmos.c core/pc_pit.c core/pc_reset.c \
-	core/pc_testdev.c core/pc_load.c drivers/rtc.c
+	core/pc_testdev.c core/pc_load.c core/pc_pic.c drivers/rtc.c
 
 # guests/pc: the minimal PC for unmodified third-party guests (issue 13, docs/guests.md).
 # pc.elf is a multiboot1 kernel (boot=mb1), pc-real.bin a flat real-mode binary
@@ -37,13 +37,13 @@ e2e-pc-mb1_EXPECT = $(E2E_END) --reject 'BAD|crashed|refused' \
     --expect "^\(d1\) pc: mb1 module 2: got 0x[0-9a-f]+000\+5000 after 0x[0-9a-f]+, 0 bytes differ, 'second x=1' ok$$" \
     --expect '^\(d1\) pc: acpi madt cpus: got 2 ok$$' \
     --expect '^\(d1\) pc: fw_cfg: got QEMU cpus=2 ok$$' \
-    --expect '^\(d1\) pc: pic masked: got ff/ff ok$$' \
+    --expect '^\(d1\) pc: pic as the firmware left it, then masked: got fa/ff ok$$' \
     --expect '^\(d1\) pc: pm timer 1 ms / 2 ms in TSC ticks: got [0-9]+/[0-9]+ .* ok$$' \
     --expect '^\(d1\) pc: IA32_MISC_ENABLE fast strings: got 1801/1800/1801 ok$$' \
     --expect '^\(d1\) pc: IA32_TSC write: got .* ok$$' \
     --expect '^\(d1\) pc: cpuid PDCM hidden, leaf 0xA zero: got 0/0 ok$$' \
     --expect '^\(d1\) pc: IA32_APIC_BASE: got 0xfee00900 \(moved: devices.c\) ok$$' \
-    --expect '^\(d1\) pc: lapic id/version/svr: got cpuid.apic=1 id=0 ver=0x60014 svr 0xff then 0x1ff ok$$' \
+    --expect '^\(d1\) pc: lapic id/version/svr: got cpuid.apic=1 id=0 ver=0x60014 svr 0x1ff then 0x1ff ok$$' \
     --expect '^\(d1\) pc: lapic timer one-shot 1 ms: got 1 irq after [0-9]+ us try [1-3] ok$$' \
     --expect '^\(d1\) pc: lapic timer periodic 500 us: got [0-9]+ irqs, the last in period [0-9]+ of 20 ms \(want 37..[0-9]+\)(, a period counted twice)?( \(QEMU TCG\))? try [1-3] ok$$' \
     --expect '^\(d1\) pc: lapic timer TSC-deadline 1 ms: got 1 irq after [0-9]+ us, msr then 0x0 try [1-3] ok$$' \
@@ -57,6 +57,7 @@ e2e-pc-mb1_EXPECT = $(E2E_END) --reject 'BAD|crashed|refused' \
     --expect '^\(d1\) pc: rtc fields \(BCD, 24 h\): got (19|20|21)[0-9]{2}-[01][0-9]-[0-3][0-9] [0-2][0-9]:[0-5][0-9]:[0-5][0-9] ok$$' \
     --expect '^\(d1\) pc: rtc set to 2099-12-31 23:59:59, 1.2 s later: got 2100-01-01 00:00:0[01] ok$$' \
     --expect '^\(d1\) pc: pit counter 2 mode 0, 10 ms: got [0-9]+ us, count [0-9]+ then [0-9]+, [0-9]+ refresh toggles try [1-3] ok$$' \
+    --expect '^\(d1\) pc: pit counter 0 at 1 ms through the 8259 \(IRQ 0\): got (18|19|20|21) irqs in 20 ms, isr 0x0 try [1-3] ok$$' \
     --expect '^\(d1\) pc: unassigned MMIO and port: got ffffffff ffffffff ff port ff ok$$' \
     --expect '^\(d1\) pc: pc-testdev iomem: got deadbeef 1234 0 ok$$' \
     --expect '^\(d1\) pc: ioapic in the MADT, version, ID: got 0xfec00000 ver 0x170011 id 0x0 then 0xf000000 arb 0xf000000 ok$$' \

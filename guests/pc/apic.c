@@ -64,7 +64,7 @@ static void check_apic_base(void)
 	apic_mmio_wr(R_SVR, 0x1ff);
 	pc_check("lapic id/version/svr",
 		 (d >> 9 & 1) && apic_mmio_rd(R_ID) == 0 && (apic_mmio_rd(R_VER) & 0xff) == 0x14 &&
-			 svr0 == 0xff && apic_mmio_rd(R_SVR) == 0x1ff,
+			 svr0 == 0x1ff && apic_mmio_rd(R_SVR) == 0x1ff,
 		 "cpuid.apic=%u id=%u ver=0x%x svr 0x%x then 0x%x", d >> 9 & 1,
 		 apic_mmio_rd(R_ID) >> 24, apic_mmio_rd(R_VER), svr0, apic_mmio_rd(R_SVR));
 }

@@ -374,6 +374,26 @@ static void test_rom(void **state)
 	assert_int_equal(p[30], 0xff), assert_int_equal(p[31], 0xe1);
 	static const uint8_t reset[] = {0xb0, 0xfe, 0xe6, 0x64, 0xf4, 0xeb, 0xfd};
 	assert_memory_equal(rom + 0xff0, reset, sizeof reset);
+	/* The IVT: the PICs' vectors at their EOI handlers, everything else at an IRET. */
+	uint8_t ivt[0x400];
+	pc_ivt_build(ivt);
+	for (unsigned v = 0; v < 256; v++) {
+		uint16_t ip, cs;
+		memcpy(&ip, ivt + 4 * v, 2);
+		memcpy(&cs, ivt + 4 * v + 2, 2);
+		assert_int_equal(cs, PC_ROM_CS);
+		unsigned off = ip - PC_ROM_IP;
+		if (v >= 8 && v < 16) {
+			static const uint8_t m[] = {0x50, 0xb0, 0x20, 0xe6, 0x20, 0x58, 0xcf};
+			assert_memory_equal(rom + off, m, sizeof m);
+		} else if (v >= 0x70 && v < 0x78) {
+			static const uint8_t sl[] = {0x50, 0xb0, 0x20, 0xe6, 0xa0,
+						     0xe6, 0x20, 0x58, 0xcf};
+			assert_memory_equal(rom + off, sl, sizeof sl);
+		} else {
+			assert_int_equal(rom[off], 0xcf);
+		}
+	}
 }
 
 static void test_real_images(void **state)
