@@ -279,11 +279,14 @@ static bool room_for(struct vcpu *v)
 	struct domain *d = v->dom;
 	if (!__atomic_load_n(&v->con.held, __ATOMIC_ACQUIRE))
 		return true;
-	uint32_t need = v->con.len + 2 * 64 + 48; /* notes, prefix, newline, record header */
+	/* The record: notes, prefix, the line and its newline, its header; in the ring maybe
+	 * twice that (a record that would cross the ring's end is preceded by padding to it),
+	 * so that "room" never says yes to a line the ring then refuses (which would spin). */
+	uint32_t rec = v->con.len + 2 * 64 + 48;
 	bool svc = is_service(d);
-	if (console_room(svc) < need)
+	if (console_room(svc) < 2 * rec)
 		return false;
-	return svc || __atomic_load_n(&queued[d->id], __ATOMIC_SEQ_CST) + need <= share();
+	return svc || __atomic_load_n(&queued[d->id], __ATOMIC_SEQ_CST) + rec <= share();
 }
 
 enum exit_action dcon_wait(struct vcpu *v)
