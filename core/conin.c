@@ -16,6 +16,7 @@ static unsigned head, tail; /* head: next write; tail: next read */
 static spinlock_t lock = SPINLOCK_INIT(lock_conin);
 static bool escaped;
 static void (*notify)(void);
+static void (*drained)(void);
 struct debug_key {
 	char key;
 	const char *help;
@@ -104,6 +105,8 @@ static void watchdog_fire(struct timer *t, void *arg)
 	(void)arg;
 	if (console_watchdog())
 		timer_set(t, now_ns() + CONSOLE_WATCHDOG_MS * 1000000ull);
+	if (drained)
+		drained();
 }
 
 static void uart_irq(struct irq_frame *f)
@@ -128,11 +131,18 @@ static void uart_irq(struct irq_frame *f)
 		timer_set(&watchdog_timer, now_ns() + CONSOLE_WATCHDOG_MS * 1000000ull);
 	if (head != before && notify)
 		notify();
+	if (drained) /* records went out: vCPUs waiting for room may go on */
+		drained();
 }
 
 void conin_set_notify(void (*fn)(void))
 {
 	notify = fn;
+}
+
+void conin_set_drained(void (*fn)(void))
+{
+	drained = fn;
 }
 
 void conin_register_key(char key, const char *help, void (*fn)(void))

@@ -22,6 +22,9 @@ bool conin_start_output(unsigned cpu);
 size_t conin_read(char *buf, size_t len);
 /* Called (from the interrupt, on its pCPU) after bytes were added to the ring. */
 void conin_set_notify(void (*fn)(void));
+/* fn runs after each UART interrupt and watchdog look on the drain pCPU, no lock held
+ * (core/dcon.c wakes the vCPUs waiting for room in the rings). */
+void conin_set_drained(void (*fn)(void));
 /* Debug key: Ctrl-] then `key` runs fn (interrupt context; its output is synchronous). */
 void conin_register_key(char key, const char *help, void (*fn)(void));
 /* Feeds one byte as if it came from the UART (the interrupt handler and tests use it). */

@@ -14,6 +14,7 @@
 #include "core/evpolicy.h"
 #include "core/loader.h"
 #include "core/mm.h"
+#include "core/pc.h"
 #include "core/pcboot.h"
 #include "core/scrub.h"
 #include "core/vmm.h"
@@ -123,6 +124,7 @@ static void domain_free_hv(struct domain *d)
 static void domain_free_memory(struct domain *d)
 {
 	domain_free_hv(d);
+	pc_free(d);
 	if (d->mem_hpa) {
 		d->scrub = (struct scrub_job){.hpa = d->mem_hpa, .bytes = d->mem_bytes};
 		scrub_queue(&d->scrub);
@@ -260,7 +262,7 @@ static const char *module_words(struct domain *d, const char *cl, uint64_t *mem,
 
 /* Checks (mem == NULL) or loads the module's image as its boot= says; the entry point
  * (boot=real: its linear address) in info->entry. NULL or the reason. */
-static const char *image_load(struct domain *d, const void *img, size_t len, void *mem,
+const char *domain_image_load(struct domain *d, const void *img, size_t len, void *mem,
 			      struct elf_image_info *info, char *why, size_t wl)
 {
 	uint32_t entry;
@@ -290,23 +292,6 @@ static const char *image_kind(const struct domain *d, const struct elf_image_inf
 	if (d->boot == PC_BOOT_REAL)
 		return "real-mode";
 	return info->is64 ? "64-bit ELF" : "32-bit ELF";
-}
-
-/* boot=mb1/real: what a PC's firmware leaves in low memory (core/pcboot.h has the map):
- * the BDA's base-memory size and EBDA segment, the multiboot1 information, the ACPI
- * tables. Memory is zero already. */
-static void write_pc_memory(struct domain *d, const struct mb1_mod *mods, const uint32_t *start,
-			    unsigned nmods)
-{
-	uint8_t *bda = hv_space_ptr(d->space, 0x400, 0x100);
-	uint16_t kib = PC_LOW_END >> 10, ebda = PC_INFO_GPA >> 4;
-	memcpy(bda + 0x13, &kib, 2);  /* 0x413: base memory in KiB */
-	memcpy(bda + 0x0e, &ebda, 2); /* 0x40e: EBDA segment */
-	char cl[SLIVER_CMDLINE_MAX];
-	pc_guest_cmdline(d->cmdline, cl, sizeof cl);
-	mb1_info_build(hv_space_ptr(d->space, PC_INFO_GPA, PC_INFO_SIZE), d->mem_bytes, cl, mods,
-		       start, nmods);
-	acpi_build(hv_space_ptr(d->space, PC_ACPI_GPA, PC_ACPI_SIZE), d->nr_vcpus);
 }
 
 static bool quiet; /* the create loop: no line per attempt */
@@ -351,31 +336,6 @@ static void mb1_module_check(unsigned id, const struct boot_module *m, char *why
 	}
 }
 
-/* boot=mb1: the modules that name d (in boot order) copied after its image; *n of them. */
-static const char *mb1_mods_load(struct domain *d, const void *img, size_t len, void *mem,
-				 struct mb1_mod *mods, uint32_t *start, unsigned *n, char *why,
-				 size_t wl)
-{
-	uint32_t end;
-	const char *err = mb1_image_end(img, len, d->mem_bytes, &end, why, wl);
-	if (err)
-		return err;
-	char owner[32];
-	unsigned k = 0;
-	for (unsigned j = 0; j < boot_info.nr_modules; j++) {
-		const struct boot_module *bm = &boot_info.modules[j];
-		if (!cmdline_get(bm->cmdline, MB1_MOD_KEY, owner, sizeof owner) ||
-		    strcmp(owner, d->name))
-			continue;
-		if (k < MB1_MAX_MODS)
-			mods[k] = (struct mb1_mod){phys_to_virt(bm->start),
-						   (size_t)(bm->end - bm->start), bm->cmdline};
-		k++; /* counted past the maximum: mb1_mods_place refuses it */
-	}
-	*n = k;
-	return mb1_mods_place(mods, k, end, mem, d->mem_bytes, start, why, wl);
-}
-
 struct domain *domain_create(unsigned id, const struct boot_module *m)
 {
 	char why[160];
@@ -417,7 +377,7 @@ struct domain *domain_create(unsigned id, const struct boot_module *m)
 	const void *img = phys_to_virt(m->start);
 	size_t len = (size_t)(m->end - m->start);
 	struct elf_image_info info = {0};
-	if (image_load(d, img, len, NULL, &info, why, sizeof why)) {
+	if (domain_image_load(d, img, len, NULL, &info, why, sizeof why)) {
 		refuse_q(id, m, why);
 		goto fail;
 	}
@@ -433,15 +393,15 @@ struct domain *domain_create(unsigned id, const struct boot_module *m)
 		refuse_q(id, m, why);
 		goto fail;
 	}
-	if (image_load(d, img, len, phys_to_virt(d->mem_hpa), &info, why, sizeof why)) {
+	if (domain_image_load(d, img, len, phys_to_virt(d->mem_hpa), &info, why, sizeof why)) {
 		refuse_q(id, m, why);
 		goto fail;
 	}
 	struct mb1_mod mods[MB1_MAX_MODS];
 	uint32_t mod_at[MB1_MAX_MODS];
 	unsigned nmods = 0;
-	if (d->boot == PC_BOOT_MB1 && mb1_mods_load(d, img, len, phys_to_virt(d->mem_hpa), mods,
-						    mod_at, &nmods, why, sizeof why)) {
+	if (d->boot == PC_BOOT_MB1 && pc_load_mods(d, img, len, phys_to_virt(d->mem_hpa), mods,
+						   mod_at, &nmods, why, sizeof why)) {
 		refuse_q(id, m, why);
 		goto fail;
 	}
@@ -469,8 +429,14 @@ struct domain *domain_create(unsigned id, const struct boot_module *m)
 			goto fail;
 		}
 	}
-	if (d->boot != PC_BOOT_SLIVER)
-		write_pc_memory(d, mods, mod_at, nmods);
+	if (d->boot != PC_BOOT_SLIVER) {
+		d->module = m;
+		if (!pc_create(d)) {
+			refuse_q(id, m, "out of hypervisor memory for its PC devices");
+			goto fail;
+		}
+		pc_write_memory(d, mods, mod_at, nmods, (uint32_t)info.entry);
+	}
 	for (; inserted < d->nr_vcpus; inserted++) {
 		int rc = sd_insert(&d->vcpu[inserted]->s);
 		if (rc) {
@@ -574,6 +540,7 @@ void domain_start(struct domain *d)
 	/* A vCPU that waits for the virtual LAPIC's SIPI starts blocked. */
 	for (unsigned i = 0; i < d->nr_vcpus; i++)
 		sd_start(&d->vcpu[i]->s, vlapic_waiting(d->vcpu[i]));
+	pc_start(d);
 }
 
 /* The vCPUs of d, as the door takes them. */
@@ -603,6 +570,7 @@ static void domain_finish(struct domain *d)
 {
 	dcon_flush(d);
 	domain_free_hv(d);
+	pc_release(d);
 	if (d->mem_hpa) {
 		d->scrub = (struct scrub_job){
 			.hpa = d->mem_hpa, .bytes = d->mem_bytes, .done = scrubbed, .arg = d};

@@ -66,6 +66,10 @@ void domain_print_stats(const struct domain *d)
 	       (unsigned long)d->wakes);
 	if (d->events_denied)
 		printk("stat d%u events_denied=%lu\n", d->id, (unsigned long)d->events_denied);
+	if (d->mmio_other) /* unassigned guest-physical addresses a PC domain touched */
+		printk("stat d%u mmio_other=%lu\n", d->id, (unsigned long)d->mmio_other);
+	if (d->con.waits) /* its vCPUs waited for room in the console's ring (core/dcon.c) */
+		printk("stat d%u console_waits=%lu\n", d->id, (unsigned long)d->con.waits);
 	char line[400];
 	int n = fmt_snprintf(line, sizeof line, "exits d%u", d->id);
 	for (unsigned r = 0; r < HV_NR_EXIT_REASONS && n < (int)sizeof line - 40; r++)

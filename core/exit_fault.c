@@ -1,12 +1,15 @@
 /* Exits that end the domain: EPT violations / NPT faults (an access outside its memory
- * and the backend's word for it, hv_fault_name), triple
+ * and the backend's word for it, hv_fault_name) that no emulated device takes (the
+ * vLAPIC; in a PC domain the IOAPIC, pc-testdev and unassigned addresses: core/mmio.c),
+ * triple
  * faults, failed VM entries and every exit sliver does not handle. One line with the
  * reason, then the register dump (domain_crash). */
+#include "core/mmio.h"
 #include "core/vmm.h"
 
 enum exit_action exit_ept(struct vcpu *v, struct hv_exit *e)
 {
-	if (vlapic_mmio(v, e)) /* lapic=1: the xAPIC page is emulated */
+	if (vlapic_mmio(v, e) || pc_mmio(v, e)) /* the xAPIC page; a PC's other MMIO */
 		return v->dom->dying ? ACT_DEAD : ACT_CONTINUE;
 	domain_crash(v->dom, v, "%s: %s%s%s at guest-physical 0x%lx%s (memory is [0, 0x%lx))",
 		     hv_fault_name(), e->ept.read ? "read" : "", e->ept.write ? "write" : "",

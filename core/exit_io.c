@@ -1,7 +1,10 @@
 /* Port I/O. COM1 (0x3f8-0x3ff) is enough of a 16550 for polling output: THR writes go to
- * the domain console, LSR always says "transmitter empty", the divisor latch, LCR, MCR
- * and scratch registers keep what was written. Port 0xE9 (the Bochs/QEMU debug port)
- * writes to the console too. The minimal PC's ports are exit_pc.c's. Every other port
+ * the domain console, the divisor latch, LCR, MCR and scratch registers keep what was
+ * written. LSR says "transmitter empty" unless the vCPU's finished line waits for room in
+ * the console's ring (core/dcon.c, backpressure): then it reads busy and the vCPU that
+ * read it blocks until the drain has made room, and a THR write blocks until then and is
+ * done again (no byte is lost). Port 0xE9 (the Bochs/QEMU debug port) writes to the
+ * console too, with the same wait. The minimal PC's ports are exit_pc.c's. Every other port
  * reads all-ones and ignores writes; those are counted. String I/O is not emulated: the domain is
  * crashed with that reason. */
 #include "core/vmm.h"
@@ -24,7 +27,7 @@ static uint32_t com1_in(struct domain *d, unsigned reg)
 	case 4:
 		return c->uart_mcr;
 	case 5:
-		return 0x60; /* LSR: THRE | TEMT */
+		return 0x60; /* LSR: THRE | TEMT (exit_io looks at a held line first) */
 	case 6:
 		return 0xb0; /* MSR: DCD DSR CTS */
 	default:
@@ -75,6 +78,16 @@ enum exit_action exit_io(struct vcpu *v, struct hv_exit *e)
 	}
 	uint64_t mask = size == 1 ? 0xff : size == 2 ? 0xffff : 0xffffffffu;
 	bool com1 = port >= COM1 && port < COM1 + 8 && size == 1;
+	bool dlab = d->con.uart_lcr & LCR_DLAB;
+	bool thr = (com1 && port == COM1 && !dlab && !e->io.in) || (port == 0xe9 && size == 1);
+	if (thr && !e->io.in && dcon_busy(v))
+		return dcon_wait(v); /* the OUT is done again once there is room */
+	if (com1 && port == COM1 + 5 && e->io.in && dcon_busy(v)) {
+		uint64_t rax = hv_gpr_get(h, HV_RAX);
+		hv_gpr_set(h, HV_RAX, rax & ~0xffull); /* LSR: THRE, TEMT clear */
+		hv_skip_exit_insn(h);
+		return dcon_wait(v); /* its loop reads LSR again after the wake-up */
+	}
 	uint64_t pv = e->io.in ? mask : hv_gpr_get(h, HV_RAX) & mask;
 	enum exit_action act = ACT_CONTINUE;
 	if (!com1 && exit_pc_io(v, port, size, e->io.in, &pv, &act)) {

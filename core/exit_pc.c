@@ -2,9 +2,12 @@
  * 0xf4 (an 8-, 16- or 32-bit OUT of v ends the domain with status v), the ACPI PM timer
  * (3.579545 MHz from the host TSC, 24 bits, the FADT's PM_TMR_BLK) and PM1 block, fw_cfg's
  * signature, ID and CPU count (QEMU docs/specs/fw_cfg.rst: selector 0x510, data 0x511).
- * The 8259 PICs and the 8254 PIT are absent: reads give all-ones (every IMR bit set:
+ * A PC domain (boot=mb1|real) also has the devices of core/pc.h: the 8259s, CMOS/RTC, the
+ * PIT with port 0x61, ports 0x92 and 0xCF9, the 8042, QEMU's pc-testdev. In a sliver-ABI
+ * domain the 8259s and the PIT are absent: reads give all-ones (every IMR bit set:
  * masked), writes are ignored and counted as io_other. */
 #include "arch/x86_64/tsc.h"
+#include "core/pc.h"
 #include "core/pcboot.h"
 #include "core/vmm.h"
 
@@ -69,6 +72,12 @@ bool exit_pc_io(struct vcpu *v, uint16_t port, unsigned size, bool in, uint64_t 
 		*val = fwcfg_byte(d);
 		return true;
 	}
+	if (d->pc && size == 1 &&
+	    (pc_reset_io(v, port, in, val) || pc_cmos_io(v, port, in, val) ||
+	     pc_pit_io(v, port, in, val) || pc_pic_io(v, port, in, val)))
+		return true;
+	if (d->pc && pc_testdev_io(v, port, size, in, val))
+		return true;
 	if (legacy_absent(port)) {
 		if (in)
 			*val = ~0ull;

@@ -36,9 +36,16 @@ static int64_t hc_console_write(struct hc_args *c)
 	if (!buf)
 		return -SLIVER_EFAULT;
 	uint64_t t0 = rdtsc();
-	dcon_write(c->v, buf, len);
+	/* At most DCON_CALL_MAX bytes per call (the rest is a short count, written again by the
+	 * caller): one call's copy is the time its pCPU cannot switch to a vCPU woken there. */
+	uint64_t took = dcon_write(c->v, buf, len < DCON_CALL_MAX ? len : DCON_CALL_MAX);
 	hist_record(&vmm_this()->conwrite, rdtsc() - t0); /* a bounded copy: perf shows it */
-	return (int64_t)len;
+	/* A line found the console's ring full (or its domain's share of it): the vCPU waits
+	 * for the drain to make room, then the call returns the bytes it took (docs/
+	 * hypercalls.md: a short count; the caller writes the rest). */
+	if (c->v->con.held)
+		c->act = dcon_wait(c->v);
+	return (int64_t)took;
 }
 
 static int64_t hc_yield(struct hc_args *c)

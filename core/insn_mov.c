@@ -45,6 +45,18 @@ const char *insn_mov_decode(const uint8_t *b, unsigned n, bool long64, struct in
 	uint8_t op = b[i++];
 	bool byte = op == 0x88 || op == 0x8a || op == 0xc6 || op == 0xa0 || op == 0xa2;
 	out->size = byte ? 1 : rex_w ? 8 : opsz16 ? 2 : 4;
+	out->dst_size = out->size;
+	if (op == 0x0f) { /* MOVZX / MOVSX r, m8 / m16 */
+		if (i >= n)
+			return "instruction runs past the bytes fetched";
+		uint8_t op2 = b[i++];
+		if (op2 != 0xb6 && op2 != 0xb7 && op2 != 0xbe && op2 != 0xbf)
+			return "not a MOV this decoder knows (88-8B, C6/C7 /0, A0-A3, 0F "
+			       "B6/B7/BE/BF)";
+		out->size = op2 & 1 ? 2 : 1;
+		out->sign = op2 >= 0xbe;
+		op = 0x8b; /* then decoded as a load into the full-size register */
+	}
 	if (op >= 0xa0 && op <= 0xa3) { /* MOV AL/eAX, moffs / MOV moffs, AL/eAX */
 		unsigned off = long64 && !addr32_in64 ? 8 : 4;
 		if (i + off > n)
@@ -55,7 +67,7 @@ const char *insn_mov_decode(const uint8_t *b, unsigned n, bool long64, struct in
 		return 0;
 	}
 	if (op != 0x8a && op != 0x8b && op != 0x88 && op != 0x89 && op != 0xc6 && op != 0xc7)
-		return "not a MOV this decoder knows (88-8B, C6/C7 /0, A0-A3)";
+		return "not a MOV this decoder knows (88-8B, C6/C7 /0, A0-A3, 0F B6/B7/BE/BF)";
 	if (i >= n)
 		return "instruction runs past the bytes fetched";
 	uint8_t modrm = b[i++];
@@ -101,7 +113,14 @@ const char *insn_mov_decode(const uint8_t *b, unsigned n, bool long64, struct in
 
 uint64_t insn_mov_load_result(const struct insn_mov *in, uint64_t old, uint64_t val)
 {
-	switch (in->size) {
+	unsigned dst = in->dst_size ? in->dst_size : in->size;
+	if (dst != in->size) { /* MOVZX / MOVSX */
+		unsigned bits = 8 * in->size;
+		val &= (1ull << bits) - 1;
+		if (in->sign && (val >> (bits - 1)))
+			val |= ~0ull << bits;
+	}
+	switch (dst) {
 	case 1:
 		return in->high8 ? (old & ~0xff00ull) | (val & 0xff) << 8
 				 : (old & ~0xffull) | (val & 0xff);

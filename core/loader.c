@@ -31,8 +31,24 @@ static int get_seg(const void *img, int is64, uint64_t phoff, unsigned i, struct
 		return why;                                                                        \
 	} while (0)
 
+/* Does [paddr, paddr + memsz) lie wholly inside one of the ranges? */
+static int in_ranges(const struct elf_range *r, unsigned n, uint64_t paddr, uint64_t memsz)
+{
+	for (unsigned k = 0; k < n; k++)
+		if (paddr >= r[k].lo && paddr <= r[k].hi && memsz <= r[k].hi - paddr)
+			return 1;
+	return 0;
+}
+
 const char *elf_check(const void *img, size_t len, uint64_t min_gpa, uint64_t mem_size,
 		      struct elf_image_info *info, char *why, size_t whylen)
+{
+	const struct elf_range r = {min_gpa, mem_size};
+	return elf_check_ranges(img, len, &r, 1, info, why, whylen);
+}
+
+const char *elf_check_ranges(const void *img, size_t len, const struct elf_range *r, unsigned n,
+			     struct elf_image_info *info, char *why, size_t whylen)
 {
 	const uint8_t *p = img;
 	uint32_t magic;
@@ -92,10 +108,16 @@ const char *elf_check(const void *img, size_t len, uint64_t min_gpa, uint64_t me
 			     (unsigned long long)s.filesz, (unsigned long long)s.memsz);
 		if (s.offset > len || s.filesz > len - s.offset)
 			FAIL("segment %u data outside the file", i);
-		if (s.paddr < min_gpa || s.paddr > mem_size || s.memsz > mem_size - s.paddr)
-			FAIL("segment %u at 0x%llx+0x%llx outside guest memory [0x%llx, 0x%llx)", i,
-			     (unsigned long long)s.paddr, (unsigned long long)s.memsz,
-			     (unsigned long long)min_gpa, (unsigned long long)mem_size);
+		if (!in_ranges(r, n, s.paddr, s.memsz)) {
+			int k = fmt_snprintf(
+				why, whylen, "segment %u at 0x%llx+0x%llx outside guest memory", i,
+				(unsigned long long)s.paddr, (unsigned long long)s.memsz);
+			for (unsigned j = 0; j < n && j < 4 && k > 0 && (size_t)k < whylen; j++)
+				k += fmt_snprintf(why + k, whylen - (size_t)k, "%s[0x%llx, 0x%llx)",
+						  j ? " and " : " ", (unsigned long long)r[j].lo,
+						  (unsigned long long)r[j].hi);
+			return why;
+		}
 		if (s.paddr < in.lo)
 			in.lo = s.paddr;
 		if (s.paddr + s.memsz > in.hi)
@@ -118,8 +140,15 @@ const char *elf_check(const void *img, size_t len, uint64_t min_gpa, uint64_t me
 const char *elf_load(const void *img, size_t len, void *mem, uint64_t min_gpa, uint64_t mem_size,
 		     struct elf_image_info *info, char *why, size_t whylen)
 {
+	const struct elf_range r = {min_gpa, mem_size};
+	return elf_load_ranges(img, len, mem, &r, 1, info, why, whylen);
+}
+
+const char *elf_load_ranges(const void *img, size_t len, void *mem, const struct elf_range *r,
+			    unsigned n, struct elf_image_info *info, char *why, size_t whylen)
+{
 	struct elf_image_info in;
-	const char *err = elf_check(img, len, min_gpa, mem_size, &in, why, whylen);
+	const char *err = elf_check_ranges(img, len, r, n, &in, why, whylen);
 	if (err)
 		return err;
 	const uint8_t *p = img;

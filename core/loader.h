@@ -18,6 +18,19 @@ struct elf_image_info {
 const char *elf_check(const void *img, size_t len, uint64_t min_gpa, uint64_t mem_size,
 		      struct elf_image_info *info, char *why, size_t whylen);
 
+/* A range of guest-physical memory segments may load into: [lo, hi). */
+struct elf_range {
+	uint64_t lo, hi;
+};
+
+/* As elf_check, but each PT_LOAD segment must lie wholly inside one of r[0..n) (n <= 4):
+ * a multiboot1 image may have segments in free low memory and above 1 MiB. */
+const char *elf_check_ranges(const void *img, size_t len, const struct elf_range *r, unsigned n,
+			     struct elf_image_info *info, char *why, size_t whylen);
+/* elf_check_ranges, then the copy (mem: host pointer to guest-physical 0). */
+const char *elf_load_ranges(const void *img, size_t len, void *mem, const struct elf_range *r,
+			    unsigned n, struct elf_image_info *info, char *why, size_t whylen);
+
 /* elf_check, then copies each segment into mem (host pointer to guest-physical 0) and
  * zeroes its bss. mem must be mem_size bytes. Same return convention. */
 const char *elf_load(const void *img, size_t len, void *mem, uint64_t min_gpa, uint64_t mem_size,

@@ -96,10 +96,12 @@ static const char *aout_load(const uint8_t *p, size_t len, const struct mb1_head
 	uint64_t bss = h->bss_end_addr ? h->bss_end_addr : end;
 	if (bss < end)
 		FAIL("multiboot1 bss_end_addr below load_end_addr");
-	if (h->load_addr < PC_HIGH_MIN || bss > mem_size)
-		FAIL("multiboot1 image at 0x%x-0x%llx outside guest memory [0x%x, 0x%llx)",
-		     h->load_addr, (unsigned long long)bss, PC_HIGH_MIN,
-		     (unsigned long long)mem_size);
+	bool low = h->load_addr >= PC_LOW_LOAD_MIN && bss <= PC_LOW_END;
+	if (!low && (h->load_addr < PC_HIGH_MIN || bss > mem_size))
+		FAIL("multiboot1 image at 0x%x-0x%llx outside guest memory [0x%x, 0x%x) and "
+		     "[0x%x, 0x%llx)",
+		     h->load_addr, (unsigned long long)bss, PC_LOW_LOAD_MIN, PC_LOW_END,
+		     PC_HIGH_MIN, (unsigned long long)mem_size);
 	if (h->entry_addr < h->load_addr || h->entry_addr >= bss)
 		FAIL("multiboot1 entry 0x%x is not inside the image", h->entry_addr);
 	if (m) {
@@ -120,9 +122,12 @@ static const char *load(const void *img, size_t len, void *mem, uint64_t mem_siz
 		return err;
 	if (h.flags & MB1_HDR_AOUT_KLUDGE)
 		return aout_load(img, len, &h, mem, mem_size, entry, image_end, why, wl);
+	/* As QEMU's loader: segments in free low memory (below the information block) are
+	 * taken too, e.g. kvm-unit-tests' realmode.flat, linked at 0x8000. */
+	const struct elf_range ok[2] = {{PC_LOW_LOAD_MIN, PC_LOW_END}, {PC_HIGH_MIN, mem_size}};
 	struct elf_image_info in;
-	err = mem ? elf_load(img, len, mem, PC_HIGH_MIN, mem_size, &in, why, wl)
-		  : elf_check(img, len, PC_HIGH_MIN, mem_size, &in, why, wl);
+	err = mem ? elf_load_ranges(img, len, mem, ok, 2, &in, why, wl)
+		  : elf_check_ranges(img, len, ok, 2, &in, why, wl);
 	if (err)
 		return err;
 	if (in.is64 || in.entry > UINT32_MAX)
@@ -159,7 +164,10 @@ const char *mb1_mods_place(const struct mb1_mod *mods, unsigned n, uint32_t imag
 {
 	if (n > MB1_MAX_MODS)
 		FAIL("%u multiboot1 modules (%s=): at most %u", n, MB1_MOD_KEY, MB1_MAX_MODS);
-	uint64_t at = ((uint64_t)image_end + 0xfff) & ~0xfffull, strings = 0;
+	/* After the image, and at or above 1 MiB (an image in low memory only). */
+	uint64_t at = ((uint64_t)(image_end > PC_HIGH_MIN ? image_end : PC_HIGH_MIN) + 0xfff) &
+		      ~0xfffull,
+		 strings = 0;
 	for (unsigned i = 0; i < n; i++) {
 		/* Multiboot 3.3: mod_end is the first byte after the module; a module is at
 		 * least one byte so that each has its own range. */
@@ -210,6 +218,31 @@ const char *real_load(const void *img, size_t len, void *mem, uint64_t mem_size,
 	*cs = (uint16_t)(entry >> 4);
 	*ip = (uint16_t)(entry & 0xf);
 	return NULL;
+}
+
+static bool has(const char *w, size_t n, char c)
+{
+	for (size_t i = 0; i < n; i++)
+		if (w[i] == c)
+			return true;
+	return false;
+}
+
+void pc_mb1_cmdline(const char *argv0, const char *cmdline, char *out, size_t outlen)
+{
+	if (!outlen)
+		return;
+	size_t n;
+	const char *w = cmdline_next(cmdline, &n);
+	bool path = w && has(w, n, '/') && !has(w, n, '=');
+	size_t a = path ? 0 : strnlen(argv0, outlen - 1);
+	memcpy(out, argv0, a);
+	bool sp = a && a + 1 < outlen;
+	if (sp)
+		out[a++] = ' ';
+	pc_guest_cmdline(cmdline, out + a, outlen - a);
+	if (sp && !out[a]) /* nothing after the name */
+		out[a - 1] = 0;
 }
 
 void pc_guest_cmdline(const char *cmdline, char *out, size_t outlen)
@@ -319,11 +352,12 @@ static void acpi_sum(uint8_t *p, size_t len, size_t at)
 	p[at] = (uint8_t)-s;
 }
 
-void acpi_build(uint8_t *buf, unsigned ncpus)
+void acpi_build(uint8_t *buf, unsigned ncpus, bool ioapic)
 {
-	enum { RSDP = 0, RSDT = 0x40, MADT = 0x80, FADT = 0x200, DSDT = 0x300 };
+	enum { RSDP = 0, RSDT = 0x40, MADT = 0x80, FADT = 0x300, DSDT = 0x400 };
 	enum { RSDT_LEN = 36 + 8, FADT_LEN = 116, DSDT_LEN = 36 };
-	uint32_t madt_len = 44 + 8 * ncpus;
+	_Static_assert(MADT + 44 + 8 * 64 + 12 <= FADT, "the MADT of 64 vCPUs overlaps the FADT");
+	uint32_t madt_len = 44 + 8 * ncpus + (ioapic ? 12 : 0);
 	memset(buf, 0, PC_ACPI_SIZE);
 	/* RSDP (5.2.5.3), ACPI 1.0 form: signature, checksum, OEM ID, revision 0, RSDT. */
 	memcpy(buf + RSDP, "RSD PTR ", 8);
@@ -345,6 +379,12 @@ void acpi_build(uint8_t *buf, unsigned ncpus)
 		e[0] = 0, e[1] = 8, e[2] = (uint8_t)i, e[3] = (uint8_t)i;
 		wr32(e + 4, 1); /* enabled */
 	}
+	if (ioapic) { /* I/O APIC (type 1, length 12): ID 0, its address, GSI base 0 */
+		uint8_t *e = m + 44 + 8 * ncpus;
+		e[0] = 1, e[1] = 12, e[2] = 0, e[3] = 0;
+		wr32(e + 4, PC_IOAPIC_BASE);
+		wr32(e + 8, 0);
+	}
 	acpi_sum(m, madt_len, 9);
 	/* FADT (5.2.9), revision 1 layout (116 bytes): DSDT 40, SCI_INT 46 (9, as on a
 	 * PIIX4), SMI_CMD 48 = 0 (ACPI mode always on: nothing to enable), PM1a_EVT_BLK 56,
@@ -363,4 +403,88 @@ void acpi_build(uint8_t *buf, unsigned ncpus)
 	/* DSDT: a header and no AML (no devices, no \_S5: power-off is isa-debug-exit). */
 	acpi_header(buf + DSDT, "DSDT", DSDT_LEN, 1);
 	acpi_sum(buf + DSDT, DSDT_LEN, 9);
+}
+
+/* The ROM page at PC_ROM_GPA (see pcboot.h). Real-mode entry at PC_ROM_CS:PC_ROM_IP. */
+void pc_rom_build(uint8_t *rom, uint32_t entry)
+{
+	enum { PM = 0x20, GDT = 0x40, GDTR = 0x58, RESET = 0xff0 };
+	/* The interrupt handlers the IVT points at (pc_ivt_build): IRET; the master PIC's
+	 * IRQs: EOI to it; the slave's: EOI to both (push ax; mov al, 0x20; out ..; pop ax). */
+	static const uint8_t irq_stubs[] = {
+		0xcf,						      /* PC_ROM_IRET */
+		0x50, 0xb0, 0x20, 0xe6, 0x20, 0x58, 0xcf,	      /* PC_ROM_IRQ_MASTER */
+		0x50, 0xb0, 0x20, 0xe6, 0xa0, 0xe6, 0x20, 0x58, 0xcf, /* PC_ROM_IRQ_SLAVE */
+	};
+	_Static_assert(PC_ROM_IRQ_MASTER == PC_ROM_IRET + 1, "stub layout");
+	_Static_assert(PC_ROM_IRQ_SLAVE == PC_ROM_IRQ_MASTER + 7, "stub layout");
+	static const uint8_t real16[] = {
+		0xfa, /* cli */
+		0x2e,
+		0x66,
+		0x0f,
+		0x01,
+		0x16, /* o32 lgdt cs:[PC_ROM_IP + GDTR] */
+		(PC_ROM_IP + GDTR) & 0xff,
+		(PC_ROM_IP + GDTR) >> 8,
+		0x0f,
+		0x20,
+		0xc0, /* mov eax, cr0 */
+		0x66,
+		0x83,
+		0xc8,
+		0x01, /* or eax, 1 */
+		0x0f,
+		0x22,
+		0xc0, /* mov cr0, eax */
+		0x66,
+		0xea, /* jmp dword 0x08:PC_ROM_GPA + PM */
+	};
+	static const uint8_t pm32[] = {
+		0xb8, 0x10, 0, 0, 0, /* mov eax, 0x10 */
+		0x8e, 0xd8,	     /* mov ds, ax */
+		0x8e, 0xc0,	     /* mov es, ax */
+		0x8e, 0xd0,	     /* mov ss, ax */
+		0x8e, 0xe0,	     /* mov fs, ax */
+		0x8e, 0xe8,	     /* mov gs, ax */
+		0xb8,		     /* mov eax, MB1_BOOTLOADER_MAGIC (then ebx, ecx, jmp ecx) */
+	};
+	/* The reset vector (F000:FFF0 and FFFF:0000): a reset through the 8042, which the
+	 * firmware (core/pc_reset.c) turns into a resume or a boot; then hlt for ever. */
+	static const uint8_t reset[] = {0xb0, 0xfe, 0xe6, 0x64, 0xf4, 0xeb, 0xfd};
+	memset(rom, 0xf4, PC_ROM_SIZE); /* hlt */
+	memcpy(rom, real16, sizeof real16);
+	wr32(rom + sizeof real16, PC_ROM_GPA + PM);
+	rom[sizeof real16 + 4] = 0x08, rom[sizeof real16 + 5] = 0;
+	memcpy(rom + PM, pm32, sizeof pm32);
+	uint8_t *p = rom + PM + sizeof pm32;
+	wr32(p, MB1_BOOTLOADER_MAGIC);
+	p[4] = 0xbb; /* mov ebx, PC_INFO_GPA */
+	wr32(p + 5, PC_INFO_GPA);
+	p[9] = 0xb9; /* mov ecx, entry */
+	wr32(p + 10, entry);
+	p[14] = 0xff, p[15] = 0xe1; /* jmp ecx */
+	_Static_assert(0x20 + sizeof pm32 + 16 <= GDT, "the 32-bit code overlaps the GDT");
+	/* GDT: null, 0x08 flat 32-bit code, 0x10 flat data (limit 4 GiB, 4 KiB granular). */
+	wr64(rom + GDT, 0);
+	wr64(rom + GDT + 8, 0x00cf9a000000ffffull);
+	wr64(rom + GDT + 16, 0x00cf92000000ffffull);
+	rom[GDTR] = 23, rom[GDTR + 1] = 0;
+	wr32(rom + GDTR + 2, PC_ROM_GPA + GDT);
+	memcpy(rom + RESET, reset, sizeof reset);
+	memcpy(rom + PC_ROM_IRET, irq_stubs, sizeof irq_stubs);
+}
+
+void pc_ivt_build(uint8_t *ivt)
+{
+	for (unsigned v = 0; v < 256; v++) {
+		unsigned off = PC_ROM_IRET;
+		if (v >= 0x08 && v < 0x10)
+			off = PC_ROM_IRQ_MASTER;
+		else if (v >= 0x70 && v < 0x78)
+			off = PC_ROM_IRQ_SLAVE;
+		uint16_t ip = (uint16_t)(PC_ROM_IP + off), cs = PC_ROM_CS;
+		memcpy(ivt + 4 * v, &ip, 2);
+		memcpy(ivt + 4 * v + 2, &cs, 2);
+	}
 }

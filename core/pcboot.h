@@ -9,7 +9,8 @@
  *   0x9f000-0x9ffff  multiboot1 information, memory map, cmdline, module list and the
  *                    modules' command lines (the "EBDA")
  *   0xa0000-0xdffff  RAM, not reported (VGA / option ROM hole on a PC)
- *   0xe0000-0xfffff  ACPI RSDP (0xe0000), RSDT, MADT, FADT, DSDT; BIOS area
+ *   0xe0000-0xe0fff  ACPI RSDP (0xe0000), RSDT, MADT, FADT, DSDT
+ *   0xff000-0xfffff  the "ROM": the boot trampoline of a reboot and the reset vector
  *   0x100000-mem     mem_upper: boot=mb1 images and, page-aligned after them, their modules */
 #ifndef CORE_PCBOOT_H
 #define CORE_PCBOOT_H
@@ -38,14 +39,22 @@ enum pc_boot { PC_BOOT_SLIVER, PC_BOOT_MB1, PC_BOOT_REAL };
 #define MB1_MAX_MODS	16u
 #define MB1_MOD_STRINGS 0xa00u /* bytes of the page for the modules' command lines */
 
-#define PC_LOW_LOAD_MIN 0x500u	 /* boot=real: the first byte after the BDA */
-#define PC_INFO_GPA	0x9f000u /* multiboot1 information block */
-#define PC_INFO_SIZE	0x1000u
-#define PC_LOW_END	PC_INFO_GPA /* mem_lower ends here */
-#define PC_ACPI_GPA	0xe0000u    /* RSDP (16-aligned, in the BIOS area a scan finds) */
-#define PC_ACPI_SIZE	0x1000u
-#define PC_HIGH_MIN	0x100000u /* boot=mb1 images load at or above 1 MiB */
-#define PC_MIN_MEM	0x200000u /* boot=mb1/real domains need at least 2 MiB */
+#define PC_LOW_LOAD_MIN	  0x500u   /* boot=real: the first byte after the BDA */
+#define PC_INFO_GPA	  0x9f000u /* multiboot1 information block */
+#define PC_INFO_SIZE	  0x1000u
+#define PC_LOW_END	  PC_INFO_GPA /* mem_lower ends here */
+#define PC_ACPI_GPA	  0xe0000u    /* RSDP (16-aligned, in the BIOS area a scan finds) */
+#define PC_ACPI_SIZE	  0x1000u
+#define PC_HIGH_MIN	  0x100000u /* boot=mb1 images load here (or in free low memory) */
+#define PC_ROM_GPA	  0xff000u  /* the firmware's page (pc_rom_build) */
+#define PC_ROM_SIZE	  0x1000u
+#define PC_ROM_CS	  0xf000u /* its real-mode entry F000:F000 (linear PC_ROM_GPA) */
+#define PC_ROM_IP	  0xf000u
+#define PC_IOAPIC_BASE	  0xfec00000u
+#define PC_ROM_IRET	  0x60u /* ROM offsets of the IVT's handlers (pc_rom_build) */
+#define PC_ROM_IRQ_MASTER 0x61u
+#define PC_ROM_IRQ_SLAVE  0x68u
+#define PC_MIN_MEM	  0x200000u /* boot=mb1/real domains need at least 2 MiB */
 
 /* The ports of the minimal PC. */
 #define PC_PORT_DEBUG_EXIT 0xf4	 /* QEMU isa-debug-exit */
@@ -102,6 +111,12 @@ const char *mb1_mods_place(const struct mb1_mod *mods, unsigned n, uint32_t imag
 const char *real_load(const void *img, size_t len, void *mem, uint64_t mem_size, uint32_t at,
 		      uint16_t *cs, uint16_t *ip, char *why, size_t wl);
 
+/* The multiboot1 command line as GRUB and QEMU pass it, the image's path first (its argv[0]
+ * for kvm-unit-tests): the module's line when it starts with a path (a word with '/' and
+ * no '='), else argv0 (GRUB passes no path on module2 lines: sliver gives the domain's
+ * name), then pc_guest_cmdline's words. */
+void pc_mb1_cmdline(const char *argv0, const char *cmdline, char *out, size_t outlen);
+
 /* Copies the words of cmdline that are not sliver's own keys (nor the path GRUB puts
  * first... it is kept, as GRUB passes it to a multiboot1 kernel) into out. */
 void pc_guest_cmdline(const char *cmdline, char *out, size_t outlen);
@@ -115,9 +130,22 @@ uint32_t mb1_info_build(uint8_t *page, uint64_t mem_bytes, const char *cmdline,
 			const struct mb1_mod *mods, const uint32_t *start, unsigned n);
 
 /* Writes RSDP, RSDT, MADT (one enabled processor-local-APIC entry per vCPU, APIC ids
- * 0..ncpus-1, LAPIC at 0xfee00000, no IOAPIC), FADT (PM timer at PC_PORT_PM_TMR, 24-bit)
- * and an empty DSDT into buf, the PC_ACPI_SIZE bytes at PC_ACPI_GPA. Checksums right. */
-void acpi_build(uint8_t *buf, unsigned ncpus);
+ * 0..ncpus-1, LAPIC at 0xfee00000; with `ioapic` an I/O APIC entry, ID 0 at
+ * PC_IOAPIC_BASE, GSI base 0), FADT (PM timer at PC_PORT_PM_TMR, 24-bit) and an empty DSDT
+ * into buf, the PC_ACPI_SIZE bytes at PC_ACPI_GPA. Checksums right. ncpus <= 64. */
+void acpi_build(uint8_t *buf, unsigned ncpus, bool ioapic);
+
+/* The firmware's page, PC_ROM_SIZE bytes at PC_ROM_GPA: at its start (real mode, entered
+ * at PC_ROM_CS:PC_ROM_IP) a trampoline into 32-bit protected mode, flat, paging off, that
+ * jumps to `entry` with EAX = MB1_BOOTLOADER_MAGIC and EBX = PC_INFO_GPA, as at the
+ * first boot (a reboot of a boot=mb1 domain, core/pc_reset.c); at 0xFFFF0, the reset
+ * vector, a reset through the 8042 (which the firmware turns into a resume or a boot). */
+void pc_rom_build(uint8_t *rom, uint32_t entry);
+
+/* The real-mode IVT (1 KiB at 0) as a PC BIOS leaves it, at the ROM's handlers: the
+ * vectors of the PICs' IRQs (0x08-0x0F, 0x70-0x77, as the firmware programs them) EOI and
+ * return, every other vector returns at once (no BIOS service does anything). */
+void pc_ivt_build(uint8_t *ivt);
 
 /* The 24-bit PM timer count tsc_delta TSC ticks after its start (conv: TSC -> 3.579545
  * MHz, clockconv_init(tsc_hz, PC_PM_TIMER_HZ)). */

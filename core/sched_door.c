@@ -12,6 +12,10 @@
  *   event      30  struct domain.evlock: a domain's event ports (counts, senders, allow
  *                  lists) and signalled_by.
  *   vlapic     40  struct vlapic.lock: a virtual LAPIC's timer, ESR and ICR.
+ *   vioapic    45  struct pc_ioapic.lock: a PC domain's IOAPIC (core/pc_ioapic.c); its
+ *                  messages wake vCPUs (rq) with it held.
+ *   pcdev      47  struct pc_state.dev_lock: a PC domain's CMOS, PIT, reset ports and 8042
+ *                  (core/pc_cmos.c, pc_pit.c, pc_reset.c); a leaf.
  *   ping       50  core/ping.c: the hypervisor's ping source.
  *   svc_ping   55  core/service.c: the service domain's ping slots.
  *   rq[p]     100  here, one per pCPU p: the run queue of p. It protects s->pcpu[p] and the

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include "arch/x86_64/tsc.h"
 #include "core/mm.h"
+#include "core/pc.h"
 #include "core/pcboot.h"
 #include "core/vmm.h"
 #include "drivers/console.h"
@@ -24,6 +25,24 @@ static void vtimer_fire(struct timer *t, void *arg)
 	event_raise(v->dom, SLIVER_PORT_TIMER, SLIVER_DOMID_HV);
 }
 
+/* A PC domain's vCPUs have a third timer set (the PIT's interrupt, used on the BSP). */
+static size_t vcpu_frames(const struct domain *d)
+{
+	unsigned sets = d->boot == PC_BOOT_SLIVER ? 2 : 3;
+	size_t size = sizeof(struct vcpu) + sets * cpu_count() * sizeof(struct vtimer);
+	return (size + PAGE_SIZE - 1) / PAGE_SIZE;
+}
+
+/* The PIT counter 0 interrupt of a PC domain (core/pc_pit.c), kept on its BSP. */
+static void pit_timer_fire(struct timer *t, void *arg)
+{
+	(void)t;
+	struct vtimer *vt = arg;
+	if (vt->gen == __atomic_load_n(&vt->v->pit_timer_gen, __ATOMIC_ACQUIRE) &&
+	    !__atomic_load_n(&vt->v->s.gone, __ATOMIC_ACQUIRE))
+		pc_pit_irq_fire(vt->v->dom);
+}
+
 static void lapic_timer_fire(struct timer *t, void *arg)
 {
 	(void)t;
@@ -35,8 +54,7 @@ static void lapic_timer_fire(struct timer *t, void *arg)
 struct vcpu *vcpu_create(struct domain *d, unsigned id, uint64_t entry)
 {
 	unsigned ncpu = cpu_count();
-	size_t size = sizeof(struct vcpu) + 2 * ncpu * sizeof(struct vtimer);
-	size_t frames = (size + PAGE_SIZE - 1) / PAGE_SIZE;
+	size_t frames = vcpu_frames(d);
 	uint64_t pa = frames_alloc(frames, 1);
 	if (!pa)
 		return NULL;
@@ -50,6 +68,10 @@ struct vcpu *vcpu_create(struct domain *d, unsigned id, uint64_t entry)
 		timer_init(&v->vt[c].t, vtimer_fire, &v->vt[c]);
 		v->vt[ncpu + c].v = v;
 		timer_init(&v->vt[ncpu + c].t, lapic_timer_fire, &v->vt[ncpu + c]);
+		if (d->boot == PC_BOOT_SLIVER)
+			continue;
+		v->vt[2 * ncpu + c].v = v;
+		timer_init(&v->vt[2 * ncpu + c].t, pit_timer_fire, &v->vt[2 * ncpu + c]);
 	}
 	vlapic_init(v);
 	const char *why = "?";
@@ -72,17 +94,11 @@ struct vcpu *vcpu_create(struct domain *d, unsigned id, uint64_t entry)
 	return v;
 }
 
-static size_t vcpu_frames(void)
-{
-	size_t size = sizeof(struct vcpu) + 2 * cpu_count() * sizeof(struct vtimer);
-	return (size + PAGE_SIZE - 1) / PAGE_SIZE;
-}
-
 void vcpu_free(struct vcpu *v)
 {
 	if (v->hv)
 		hv_vcpu_destroy(v->hv);
-	frames_free(virt_to_phys(v), vcpu_frames());
+	frames_free(virt_to_phys(v), vcpu_frames(v->dom));
 }
 
 int vcpu_highest_irq(const struct vcpu *v)
@@ -100,6 +116,11 @@ int vcpu_highest_irq(const struct vcpu *v)
  * the ports' vectors wins. */
 int vcpu_deliverable_irq(const struct vcpu *v)
 {
+	if (v->dom->pc) { /* the PICs' INTR (ExtINT) goes first, whatever the TPR says */
+		int x = pc_extint_pending(v);
+		if (x >= 0)
+			return x;
+	}
 	int vec = vcpu_highest_irq(v);
 	if (v->dom->lapic) {
 		int lv = vlapic_deliverable(v);
@@ -123,12 +144,15 @@ bool vcpu_irq_pending(const struct vcpu *v)
 {
 	if (v->dom->lapic && vlapic_waiting(v)) /* after INIT only a SIPI counts */
 		return vlapic_wake_pending(v);
-	return vcpu_highest_irq(v) >= 0 || (v->dom->lapic && vlapic_wake_pending(v));
+	return vcpu_highest_irq(v) >= 0 || (v->dom->lapic && vlapic_wake_pending(v)) ||
+	       (v->dom->pc && pc_extint_pending(v) >= 0);
 }
 
 void vcpu_irq_injected(struct vcpu *v, int vector)
 {
-	if (v->dom->lapic && vlapic_has_irr(v, vector))
+	if (v->dom->pc && pc_extint_pending(v) == vector)
+		pc_pic_ack(v->dom); /* INTA: the PIC's IRR to its ISR */
+	else if (v->dom->lapic && vlapic_has_irr(v, vector))
 		vlapic_injected(v, vector);
 	else
 		vcpu_irq_clear(v, vector);
@@ -136,6 +160,7 @@ void vcpu_irq_injected(struct vcpu *v, int vector)
 
 bool vcpu_before_entry(struct vcpu *v)
 {
+	v->con_wait = false; /* it runs again: a console wait (dcon_wait) is over */
 	return !v->dom->lapic || vlapic_before_entry(v);
 }
 
@@ -171,6 +196,11 @@ void vcpu_notify(struct vcpu *v, bool timer)
 	notify(v, timer ? WAKE_TIMER : WAKE_EVENT);
 }
 
+void vcpu_wake_console(struct vcpu *v)
+{
+	sd_notify(&v->s, WAKE_YIELD);
+}
+
 /* One of v's per-pCPU timer sets (vt + base), live generation *genp. */
 static void vtimer_arm(struct vcpu *v, unsigned base, uint64_t *genp, uint64_t deadline_ns)
 {
@@ -197,11 +227,19 @@ void vcpu_set_lapic_timer(struct vcpu *v, uint64_t deadline_ns)
 	vtimer_arm(v, cpu_count(), &v->lapic_timer_gen, deadline_ns);
 }
 
+uint64_t vcpu_set_pit_timer(struct vcpu *v, uint64_t deadline_ns)
+{
+	vtimer_arm(v, 2 * cpu_count(), &v->pit_timer_gen, deadline_ns);
+	return __atomic_load_n(&v->pit_timer_gen, __ATOMIC_ACQUIRE);
+}
+
 /* Under v's run-queue lock (sd_block, sd_pick): an interrupt made pending before it blocks,
  * or its domain's end, keeps it running. */
 bool vcpu_block_refused(void *arg)
 {
 	struct vcpu *v = arg;
+	if (v->con_wait)
+		return dcon_wait_over(v);
 	return vcpu_irq_pending(v) || v->dom->dying;
 }
 
@@ -214,6 +252,7 @@ bool vcpu_block(struct vcpu *v)
  * this look is seen by the pick's own look under the lock, or wakes v after it. */
 enum exit_action vcpu_halt(struct vcpu *v)
 {
+	v->con_wait = false; /* HLT, HC_BLOCK: the guest's own wait */
 	return vcpu_block_refused(v) ? ACT_CONTINUE : ACT_HALT;
 }
 

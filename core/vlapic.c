@@ -8,6 +8,8 @@
 #include "arch/x86_64/tsc.h"
 #include "core/insn_fetch.h"
 #include "core/insn_mov.h"
+#include "core/pc.h"
+#include "core/pcboot.h"
 #include "core/vmm.h"
 #include "drivers/console.h"
 #include "lib/fmt.h"
@@ -99,6 +101,7 @@ static void reset_regs(struct vcpu *v)
 	struct vlapic *l = L(v);
 	for (unsigned w = 0; w < 4; w++) {
 		__atomic_store_n(&l->irr[w], 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&l->tmr[w], 0, __ATOMIC_RELEASE);
 		l->isr[w] = 0;
 	}
 	l->svr = 0xff;
@@ -122,7 +125,7 @@ void vlapic_init(struct vcpu *v)
 	spin_init(&l->lock, &lock_vlapic, -1);
 	l->apic_base = VLAPIC_BASE_GPA | BASE_EN | (v->id == 0 ? BASE_BSP : 0);
 	for (unsigned w = 0; w < 4; w++)
-		l->irr[w] = l->isr[w] = 0;
+		l->irr[w] = l->isr[w] = l->tmr[w] = 0;
 	l->svr = 0xff;
 	l->dfr = 0xffffffffu;
 	for (unsigned i = 0; i < VLAPIC_NR_LVT; i++)
@@ -169,7 +172,12 @@ bool vlapic_before_entry(struct vcpu *v)
 		spin_unlock(&l->lock);
 		__atomic_store_n(&l->nmi_pending, 0, __ATOMIC_RELEASE);
 		__atomic_store_n(&l->nmi_latched, 0, __ATOMIC_RELEASE);
-		__atomic_store_n(&l->wait_sipi, true, __ATOMIC_RELEASE);
+		/* The BSP of a PC runs the firmware at the reset vector (SDM Vol. 3A 9.1.4: an
+		 * INIT restarts the BSP there, as a reset does; the APs wait for a SIPI). */
+		if ((l->apic_base & BASE_BSP) && v->dom->boot != PC_BOOT_SLIVER && v->dom->pc)
+			pc_fw_boot(v);
+		else
+			__atomic_store_n(&l->wait_sipi, true, __ATOMIC_RELEASE);
 	}
 	if (__atomic_load_n(&l->wait_sipi, __ATOMIC_ACQUIRE)) {
 		if (!__atomic_exchange_n(&l->sipi_pending, false, __ATOMIC_ACQ_REL))
@@ -220,7 +228,7 @@ bool vlapic_wake_pending(const struct vcpu *v)
 /* A fixed interrupt arrives at v (an IPI, its own LVT): dropped while the APIC is
  * software-disabled (10.4.7.2); vectors 0-15 are illegal (10.5.3). true when it was
  * accepted (the caller then wakes v). */
-static bool accept_fixed(struct vcpu *v, uint32_t vector)
+static bool accept(struct vcpu *v, uint32_t vector, bool level)
 {
 	struct vlapic *l = L(v);
 	if (!sw_enabled(l))
@@ -229,8 +237,20 @@ static bool accept_fixed(struct vcpu *v, uint32_t vector)
 		__atomic_fetch_or(&l->esr_pending, ESR_RECV_ILLEGAL, __ATOMIC_RELAXED);
 		return false;
 	}
-	__atomic_fetch_or(&l->irr[vector / 64], 1ull << (vector % 64), __ATOMIC_SEQ_CST);
+	/* TMR (10.8.4): set for a level-triggered interrupt as it is accepted, cleared for an
+	 * edge-triggered one; the EOI of a level one is sent on to the IOAPIC. */
+	uint64_t bit = 1ull << (vector % 64);
+	if (level)
+		__atomic_fetch_or(&l->tmr[vector / 64], bit, __ATOMIC_SEQ_CST);
+	else if (__atomic_load_n(&l->tmr[vector / 64], __ATOMIC_RELAXED) & bit)
+		__atomic_fetch_and(&l->tmr[vector / 64], ~bit, __ATOMIC_SEQ_CST);
+	__atomic_fetch_or(&l->irr[vector / 64], bit, __ATOMIC_SEQ_CST);
 	return true;
+}
+
+static bool accept_fixed(struct vcpu *v, uint32_t vector)
+{
+	return accept(v, vector, false);
 }
 
 /* ---- the timer (10.5.4) ---- */
@@ -416,6 +436,60 @@ static void send_ipi(struct vcpu *src, uint32_t lo, uint32_t hi)
 	}
 }
 
+/* ---- interrupt messages from the IOAPIC, platform INIT ---- */
+
+bool vlapic_match_msg(const struct vcpu *t, uint32_t dest, bool logical)
+{
+	const struct vlapic *l = L(t);
+	if (!hw_enabled(l))
+		return false;
+	if (!logical)
+		return dest == 0xff || dest == t->id;
+	if (dest == 0xff)
+		return true;
+	if (x2(l)) { /* an 8-bit logical destination names cluster 0 (as KVM's kvm_apic_mda) */
+		uint32_t ldr = x2_ldr(t->id);
+		return !(ldr >> 16) && (dest & ldr & 0xffff);
+	}
+	if ((l->dfr >> 28) == 0xf) /* flat model */
+		return (l->ldr >> 24) & dest;
+	return (dest >> 4) == (l->ldr >> 28) && (dest & (l->ldr >> 24) & 0xf); /* cluster */
+}
+
+bool vlapic_accept_msg(struct vcpu *t, uint8_t vector, bool level)
+{
+	return accept(t, vector, level);
+}
+
+bool vlapic_nmi(struct vcpu *t)
+{
+	__atomic_fetch_add(&L(t)->nmi_pending, 1, __ATOMIC_ACQ_REL);
+	return true;
+}
+
+bool vlapic_extint_ok(const struct vcpu *v)
+{
+	const struct vlapic *l = L(v);
+	uint32_t lint0 = l->lvt[LVT_LINT0];
+	return !hw_enabled(l) || (!(lint0 & LVT_MASKED) && ((lint0 >> 8) & 7) == 7);
+}
+
+void vlapic_firmware(struct vcpu *v)
+{
+	struct vlapic *l = L(v);
+	spin_lock(&l->lock);
+	l->svr = 0x1ff | (l->svr & 0xff);
+	l->lvt[LVT_LINT0] = 0x700; /* ExtINT: the PICs' INTR */
+	l->lvt[LVT_LINT1] = 0x400; /* NMI */
+	spin_unlock(&l->lock);
+}
+
+void vlapic_init_signal(struct vcpu *t)
+{
+	__atomic_store_n(&L(t)->init_pending, true, __ATOMIC_RELEASE);
+	vcpu_notify(t, false);
+}
+
 /* ---- registers ---- */
 
 static uint32_t bits32(const uint64_t *bits, unsigned idx)
@@ -431,8 +505,8 @@ static bool reg_read(struct vcpu *v, unsigned off, uint32_t *val)
 	*val = 0;
 	if (off >= R_ISR && off < R_ESR) {
 		unsigned idx = (off & 0x7f) >> 4;
-		const uint64_t *b = off < R_TMR ? l->isr : off < R_IRR ? NULL : l->irr;
-		*val = b ? bits32(b, idx) : 0; /* TMR: no level-triggered source exists */
+		const uint64_t *b = off < R_TMR ? l->isr : off < R_IRR ? l->tmr : l->irr;
+		*val = bits32(b, idx);
 		return true;
 	}
 	if (off >= R_LVT_TIMER && off <= R_LVT_ERROR) {
@@ -496,8 +570,12 @@ static void eoi(struct vcpu *v)
 {
 	struct vlapic *l = L(v);
 	int vec = highest(l->isr);
-	if (vec >= 0)
-		l->isr[vec / 64] &= ~(1ull << (vec % 64));
+	if (vec < 0)
+		return;
+	l->isr[vec / 64] &= ~(1ull << (vec % 64));
+	/* A level-triggered vector: the EOI goes on to the IOAPIC (10.8.5). */
+	if (__atomic_load_n(&l->tmr[vec / 64], __ATOMIC_ACQUIRE) & (1ull << (vec % 64)))
+		pc_ioapic_eoi(v->dom, (uint8_t)vec);
 }
 
 static void set_svr(struct vcpu *v, uint32_t val)
@@ -604,6 +682,8 @@ static bool reg_write(struct vcpu *v, unsigned off, uint64_t val64)
 	case R_SELF_IPI:
 		if (!x)
 			return true; /* x2APIC only */
+		if (val & ~0xffu)
+			return false; /* bits 31:8 are reserved (10.12.11): #GP, as KVM */
 		if (accept_fixed(v, val & 0xff))
 			vcpu_notify(v, false);
 		return true;
@@ -617,7 +697,7 @@ static bool reg_write(struct vcpu *v, unsigned off, uint64_t val64)
 bool vlapic_mmio(struct vcpu *v, struct hv_exit *e)
 {
 	struct vlapic *l = L(v);
-	if (!v->dom->lapic || (e->ept.gpa & ~0xfffull) != VLAPIC_BASE_GPA)
+	if (!v->dom->lapic || (e->ept.gpa & ~0xfffull) != (l->apic_base & ~0xfffull))
 		return false;
 	/* Hardware-disabled or in x2APIC mode, the page is no APIC's (10.4.3, 10.12.2): it
 	 * answers as unassigned addresses on a PC, reads all ones and writes dropped, as
@@ -667,13 +747,23 @@ bool vlapic_mmio(struct vcpu *v, struct hv_exit *e)
 
 /* ---- MSRs ---- */
 
-/* APIC_BASE writes (10.4.4, 10.12.5): the base cannot move; EN/EXTD go disabled <->
- * xAPIC -> x2APIC, and x2APIC -> disabled; every other transition, and reserved bits, #GP.
- * BSP is read-only here. */
+/* The first byte above the guest-physical address space (CPUID.80000008H:EAX[7:0], which
+ * the guest sees unchanged): APIC_BASE bits from there up are reserved. */
+static uint64_t maxphy_limit(void)
+{
+	unsigned bits = cpuid(0x80000008u, 0).eax & 0xff;
+	return bits >= 36 && bits < 64 ? 1ull << bits : 1ull << 36;
+}
+
+/* APIC_BASE writes (10.4.4, 10.12.5): EN/EXTD go disabled <-> xAPIC -> x2APIC, and x2APIC
+ * -> disabled; every other transition, reserved bits (0-7, 9, MAXPHYADDR and up), #GP.
+ * BSP is read-only here. The base may move, as KVM allows (kvm-unit-tests x86/apic.c
+ * moves it to 0xFED40000): the APIC page then answers there (vlapic_mmio); where the
+ * domain has RAM, RAM stays, as with KVM's APICv. */
 static bool set_apic_base(struct vcpu *v, uint64_t val)
 {
 	struct vlapic *l = L(v);
-	if ((val & ~(BASE_BSP | BASE_EN | BASE_EXTD)) != VLAPIC_BASE_GPA)
+	if ((val & 0x2ffull) || val >= maxphy_limit())
 		return false;
 	uint64_t want = val & (BASE_EN | BASE_EXTD), cur = l->apic_base & (BASE_EN | BASE_EXTD);
 	if (want == BASE_EXTD)
@@ -687,7 +777,7 @@ static bool set_apic_base(struct vcpu *v, uint64_t val)
 		reset_regs(v);
 		spin_unlock(&l->lock);
 	}
-	l->apic_base = (l->apic_base & BASE_BSP) | VLAPIC_BASE_GPA | want;
+	l->apic_base = (l->apic_base & BASE_BSP) | (val & ~0xfffull) | want;
 	return true;
 }
 

@@ -16,6 +16,7 @@ struct vlapic {
 	spinlock_t lock;    /* timer state, ESR, ICR (the vCPU and timer callbacks) */
 	uint64_t irr[4];    /* requests (atomic bit ops: any pCPU) */
 	uint64_t isr[4];    /* in service: only the vCPU's own pCPU */
+	uint64_t tmr[4];    /* trigger mode of each vector accepted: 1 level (atomic bit ops) */
 	uint64_t apic_base; /* IA32_APIC_BASE */
 	uint32_t svr, ldr, dfr, esr, esr_pending, icr_lo, icr_hi;
 	uint32_t lvt[VLAPIC_NR_LVT];
@@ -63,6 +64,21 @@ bool vlapic_mmio(struct vcpu *v, struct hv_exit *e);
  * #GP, 0 not a vLAPIC MSR. */
 int vlapic_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *val);
 int vlapic_wrmsr(struct vcpu *v, uint32_t msr, uint64_t val);
+/* An interrupt message from the IOAPIC (core/pc_ioapic.c): does its 8-bit destination
+ * (physical APIC ID or logical, 0xFF broadcast) name t, read in t's xAPIC or x2APIC mode? */
+bool vlapic_match_msg(const struct vcpu *t, uint32_t dest, bool logical);
+/* Accepts `vector` at t as a fixed interrupt (level: its TMR bit set, else cleared; an EOI
+ * of a vector with TMR set goes on to the IOAPIC); false when t's APIC is software-disabled
+ * or the vector illegal. The caller wakes t (vcpu_notify) when it holds no lock. */
+bool vlapic_accept_msg(struct vcpu *t, uint8_t vector, bool level);
+bool vlapic_nmi(struct vcpu *t);	 /* an NMI message for t (true: wake it, as above) */
+void vlapic_init_signal(struct vcpu *t); /* an INIT for t (a platform reset, core/pc_reset.c) */
+/* Does v's APIC let the PICs' INTR through (LINT0 unmasked in ExtINT mode, or the APIC
+ * hardware-disabled, as QEMU's apic_accept_pic_intr)? */
+bool vlapic_extint_ok(const struct vcpu *v);
+/* The BSP's APIC as a PC BIOS leaves it (SeaBIOS): software-enabled, LINT0 ExtINT (virtual
+ * wire: the PICs' INTR), LINT1 NMI. */
+void vlapic_firmware(struct vcpu *v);
 /* The vLAPIC timer's software timer expired (vcpu.c, interrupt context, any pCPU). */
 void vlapic_timer_expired(struct vcpu *v, uint64_t gen);
 /* The guest's TSC moved (an IA32_TSC or TSC_ADJUST write): an armed TSC-deadline timer is

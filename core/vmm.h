@@ -20,10 +20,15 @@
 #include "sliver/dominfo.h"
 #include "sliver/event.h"
 
-#define DCON_LINE  200
-#define VMM_FAR_NS (1ull << 50) /* ~13 days: deadlines beyond are "never" */
+#define DCON_LINE 200
+/* Bytes one HC_CONSOLE_WRITE takes at most (docs/hypercalls.md): a 4 KiB call took 1.3 ms
+ * of Bochs time on its pCPU (64 lines, e2e-console-backpressure's conwrite max), which a
+ * wake on that pCPU waited out. */
+#define DCON_CALL_MAX 1024
+#define VMM_FAR_NS    (1ull << 50) /* ~13 days: deadlines beyond are "never" */
 
 struct domain;
+struct pc_state;
 
 /* A vCPU's guest timer (HC_SET_TIMER). A struct timer belongs to the pCPU that set it,
  * and a vCPU moves between pCPUs, so it has one per pCPU; `gen` tells the live one. */
@@ -35,6 +40,7 @@ struct vtimer {
 
 struct dcon_line { /* a vCPU's console line being assembled (under its domain's con.lock) */
 	unsigned len;
+	bool held; /* finished, waiting for room in the console's ring (core/dcon.c) */
 	char line[DCON_LINE];
 };
 
@@ -50,16 +56,22 @@ struct vcpu {
 	struct hist lat;      /* wake-to-run latency: wake to the next VM entry (ns) */
 	uint64_t timer_gen;   /* generation of the live vtimer */
 	struct dcon_line con; /* its console line (core/dcon.c) */
+	/* Blocked (or about to) until its held console line has room (dcon_wait): the block
+	 * ends on room, its domain's end, or an interrupt when the guest had IF=1 then. Its
+	 * own pCPU; cleared at its next entry. */
+	bool con_wait, con_wait_if;
 	uint64_t msr_pat, msr_mtrr_def; /* emulated MSRs (exit_cpuid_msr.c) */
 	/* Virtual TPR, all 8 bits (CR8 is bits 7:4, the vLAPIC's TPR register the whole):
 	 * vcpu_deliverable_irq honours it. */
 	uint8_t tpr;
 	struct vlapic lapic;	  /* the domain's lapic=1 (core/vlapic.c) */
 	uint64_t lapic_timer_gen; /* generation of the live vLAPIC timer */
+	uint64_t pit_timer_gen;	  /* generation of the live PIT IRQ 0 timer (PC BSP) */
 	/* IA32_TSC / TSC_ADJUST (exit_cpuid_msr.c): guest TSC = host TSC + tsc_offset. */
 	uint64_t tsc_offset, tsc_adjust;
 	uint64_t misc_enable; /* IA32_MISC_ENABLE (its writable bits) */
-	/* 2 x cpu_count() entries: [0, n) HC_SET_TIMER, [n, 2n) the vLAPIC timer */
+	/* 2 x cpu_count() entries: [0, n) HC_SET_TIMER, [n, 2n) the vLAPIC timer; a PC
+	 * domain's vCPUs have [2n, 3n) too: its PIT interrupt (used on its BSP) */
 	struct vtimer vt[];
 };
 
@@ -79,6 +91,8 @@ struct dcon { /* the domain's console: rate limit, drop counts, the emulated COM
 	uint64_t refill;       /* time of the last refill, ns */
 	uint64_t dropped;      /* bytes dropped since the last line that got through */
 	uint64_t ring_dropped; /* same, refused by a full console ring */
+	uint64_t waiting;      /* vCPUs waiting for ring room (bit per vCPU id, atomic) */
+	uint64_t waits;	       /* times one of its vCPUs waited for room (atomic) */
 };
 
 struct domain {
@@ -113,6 +127,10 @@ struct domain {
 	uint64_t msr_unknown;	/* RDMSR/WRMSR of an MSR sliver does not offer (#GP) */
 	uint32_t msr_unknown_last;
 	bool lapic; /* lapic=1: a virtual local APIC per vCPU (core/vlapic.c) */
+	/* boot=mb1|real: the PC's devices (core/pc.h) and the boot module it reboots from. */
+	struct pc_state *pc;
+	const struct boot_module *module;
+	uint64_t mmio_other; /* accesses to unassigned guest-physical addresses (core/mmio.c) */
 };
 
 /* What the loop does after an exit was handled. */
@@ -182,9 +200,14 @@ bool vcpu_before_entry(struct vcpu *v);
 /* Wakes v for something already marked pending (a vLAPIC IRR bit, an NMI): as
  * vcpu_irq_raise without the event bit. */
 void vcpu_notify(struct vcpu *v, bool timer);
+/* Wakes v from dcon_wait: no boost (WAKE_YIELD: the end of its own wait for the UART). */
+void vcpu_wake_console(struct vcpu *v);
 /* Arms (deadline_ns) or cancels (0) the vLAPIC's software timer of v, from any pCPU;
  * vlapic_timer_expired runs when it fires. */
 void vcpu_set_lapic_timer(struct vcpu *v, uint64_t deadline_ns);
+/* The same for a PC domain's PIT interrupt (core/pc_pit.c: pc_pit_irq_fire): returns the
+ * generation of the timer armed. */
+uint64_t vcpu_set_pit_timer(struct vcpu *v, uint64_t deadline_ns);
 /* Marks vector pending and makes sure v notices: wakes it when blocked, forces an exit
  * when it runs on another pCPU. Any pCPU, interrupt context included (no lock held). */
 void vcpu_irq_raise(struct vcpu *v, uint8_t vector);
@@ -249,9 +272,23 @@ void exit_stats_report(void);
 enum exit_action exit_ept(struct vcpu *v, struct hv_exit *e); /* the vLAPIC page first */
 enum exit_action exit_fatal(struct vcpu *v, struct hv_exit *e);
 
-/* dcon.c: the domain console */
+/* dcon.c: the domain console (docs/console.md, "Backpressure") */
+/* One byte (COM1's THR, port 0xE9); a vCPU whose line is held takes none: check
+ * dcon_busy first. */
 void dcon_putc(struct vcpu *v, char c);
-void dcon_write(struct vcpu *v, const char *s, uint64_t n);
+/* HC_CONSOLE_WRITE's bytes: returns how many it took, all but when a line it finished
+ * found no room (it is held; the caller waits, dcon_wait). */
+uint64_t dcon_write(struct vcpu *v, const char *s, uint64_t n);
+/* Tries v's held line again: true while it is still held (no room: its UART is busy). */
+bool dcon_busy(struct vcpu *v);
+/* v waits for room for its held line: registered for dcon_drained's wake-up; returns
+ * ACT_HALT (the pick blocks it unless dcon_wait_over is true by then). */
+enum exit_action dcon_wait(struct vcpu *v);
+/* vcpu_block_refused for a vCPU in dcon_wait: room for its line, its domain's end, or an
+ * interrupt pending while the guest had IF=1. */
+bool dcon_wait_over(struct vcpu *v);
+/* The UART's interrupt, after the drain (no lock held): wakes the vCPUs that have room. */
+void dcon_drained(void);
 void dcon_flush(struct domain *d);
 /* console.rate=<bytes/s> console.burst=<bytes> (0 = no limit): per-domain output limit;
  * the service domain is never limited. */

@@ -54,7 +54,9 @@ static bool tx_active; /* bytes are in the FIFO: a THRE interrupt will come */
 static const char *cur;
 static uint32_t cur_len, cur_off;
 static int cur_ring = -1;
+static uint32_t cur_tag;
 static bool cr_sent;
+static void (*consumed_hook)(unsigned tag, uint32_t len);
 static uint64_t take_below[NRINGS] = {UINT64_MAX, UINT64_MAX};
 static struct console_stats stats;
 static int drain_cpu = -1;
@@ -141,6 +143,7 @@ static int next_byte(void)
 			if (cur && pos < take_below[r]) {
 				cur_ring = r;
 				cur_off = 0;
+				cur_tag = tag;
 			}
 		}
 		if (cur_ring < 0)
@@ -155,6 +158,8 @@ static int next_byte(void)
 	if (++cur_off == cur_len) {
 		conring_consume(&rings[cur_ring]);
 		cur_ring = -1;
+		if (consumed_hook && cur_tag)
+			consumed_hook(cur_tag, cur_len);
 	}
 	return (unsigned char)c;
 }
@@ -269,6 +274,23 @@ static bool put_record(int r, unsigned tag, uint32_t limit, const char *note, si
 	conring_commit(&rings[r], pos);
 	kick();
 	return true;
+}
+
+void console_set_consumed_hook(void (*fn)(unsigned tag, uint32_t len))
+{
+	consumed_hook = fn;
+}
+
+uint32_t console_ring_limit(bool priority)
+{
+	return priority ? PRIO_SIZE - HV_RESERVE : GUEST_SIZE;
+}
+
+uint32_t console_room(bool priority)
+{
+	uint64_t used = conring_used(&rings[priority ? PRIO : GUEST]);
+	uint32_t limit = console_ring_limit(priority);
+	return used >= limit ? 0 : limit - (uint32_t)used;
 }
 
 bool console_put_line(unsigned dom, bool priority, const char *s, size_t n)

@@ -23,6 +23,16 @@ void vprintk(const char *fmt, va_list ap);
  * the hypervisor's lines; else in the guest ring. False when the ring had no room (the
  * caller counts the drop). Never waits. */
 bool console_put_line(unsigned dom, bool priority, const char *s, size_t n);
+/* The bytes of records a domain's lines may fill in the ring console_put_line(priority)
+ * uses, and how many of them are free now (headers and padding make a record take up to
+ * 31 bytes more than its text: conring_cost). */
+uint32_t console_ring_limit(bool priority);
+uint32_t console_room(bool priority);
+/* fn(tag, len) runs each time the drain has taken the last byte of a domain's record
+ * (tag = the dom of console_put_line, never 0) out of its ring: core/dcon.c counts each
+ * domain's queued bytes with it. It runs in the drain's owner, which may be a producer
+ * holding locks: it must only do atomic arithmetic. */
+void console_set_consumed_hook(void (*fn)(unsigned tag, uint32_t len));
 
 /* Turns the rings on and the UART's THR-empty interrupt (IER bit 1); the UART's IRQ must
  * already be routed to pCPU `cpu`, which drains. Another pCPU that queues a line while

@@ -34,8 +34,7 @@ CONSOLE_LAT_MAX ?= 100
 # 0.99x-1.00x, flooded p90 58-73 us. The mean moves only when many wakes are slow (a lock
 # wait or a polled UART: the 3260 us p99 of issue 9), not with a few.
 CONSOLE_SAME_JUDGE = --avg-ratio 1.05 --p99-ratio 2 --p90-max-us $(CONSOLE_LAT_MAX)
-CONSOLE_RING_FULL := --expect '^\(d2\) \[console ring full: [1-9][0-9]* bytes dropped\]$$'
-CONSOLE_SCENARIOS := console-lat-same console-lat-other console-burst
+CONSOLE_SCENARIOS := console-lat-same console-lat-other console-burst console-backpressure
 
 define console_quiet
 $(BUILD)/$(1)-quiet.cfg: test/scenarios/$(1).cfg
@@ -64,16 +63,36 @@ e2e-console-lat-other e2e-console-lat-other-svm: $(BUILD)/console-lat-other.iso 
 	tools/console-lat-compare build/e2e/$@-quiet.log build/e2e/$@.log d3v0 $(CONSOLE_LAT_RATIO) $(CONSOLE_LAT_MAX)
 
 # (c) 64 KiB in one burst from pCPU 0: the echo domain on pCPU 1 does not notice (the
-# service domain, which drains, on pCPU 2), and what got through is whole, in order, with
-# the drops counted.
+# service domain, which drains, on pCPU 2), and every line gets through, whole and in order
+# (the writer waits for room: issue 27; before, the lines the ring refused were dropped and
+# counted).
 e2e-console-burst e2e-console-burst-svm: $(BUILD)/console-burst.iso $(BUILD)/console-burst-quiet.iso
 	tools/e2e.sh $@-quiet $(CONSOLE_OK) $(CONSOLE_RUN3) $(BUILD)/console-burst-quiet.iso
-	tools/e2e.sh $@ $(CONSOLE_OK) $(CONSOLE_RING_FULL) $(CONSOLE_RUN3) $(BUILD)/console-burst.iso
-	tools/console-burst-check build/e2e/$@.log 2 1024 $(CONSOLE_BURST_KEEP)
+	tools/e2e.sh $@ $(CONSOLE_OK) --reject 'console (ring full|rate limit)' $(CONSOLE_RUN3) $(BUILD)/console-burst.iso
+	tools/console-burst-check build/e2e/$@.log 2 1024 --all
 	tools/console-lat-compare build/e2e/$@-quiet.log build/e2e/$@.log d3v0 $(CONSOLE_LAT_RATIO) $(CONSOLE_LAT_MAX)
 
-TEST_TARGETS += e2e-console-lat-same e2e-console-lat-other e2e-console-burst
-.PHONY: e2e-console-lat-same e2e-console-lat-other e2e-console-burst
+# (d) issue 27, backpressure: two writers on the echo domain's pCPU 0 write 96 KiB
+# (HC_CONSOLE_WRITE) and 48 KiB (COM1, polling LSR), more than the 32 KiB guest ring holds:
+# every line of both arrives (no drop, no note), both waited for room (blocked), and the
+# echo domain's p99 stays under 100 us and 1.5x the quiet run's (where the writers spin
+# instead: its wakes all cost one exit of a busy pCPU, 67 us; with the writers blocked most
+# wakes come from idle, 52 us, the rest from inside a writer's I/O exits, 64-128 us, and
+# where p99 falls among those moves with each build's phase, 78-91 us measured: docs/
+# console.md, "Backpressure, measured").
+e2e-console-backpressure: CONSOLE_LAT_RATIO = 1.5
+e2e-console-backpressure: $(BUILD)/console-backpressure.iso $(BUILD)/console-backpressure-quiet.iso
+	tools/e2e.sh $@-quiet $(CONSOLE_OK) $(CONSOLE_RUN) $(BUILD)/console-backpressure-quiet.iso
+	tools/e2e.sh $@ $(CONSOLE_OK) --reject 'console (ring full|rate limit)' \
+	    --expect '^sliver: console: wire_bytes=[1-9][0-9]* thre_irqs=[1-9][0-9]* dropped_bytes=0 ' \
+	    --expect '^stat d2 console_waits=[1-9][0-9]*$$' --expect '^stat d4 console_waits=[1-9][0-9]*$$' \
+	    $(CONSOLE_RUN) $(BUILD)/console-backpressure.iso
+	tools/console-burst-check build/e2e/$@.log 2 1536 --all
+	tools/console-burst-check build/e2e/$@.log 4 768 --all
+	tools/console-lat-compare build/e2e/$@-quiet.log build/e2e/$@.log d3v0 $(CONSOLE_LAT_RATIO) $(CONSOLE_LAT_MAX)
+
+TEST_TARGETS += e2e-console-lat-same e2e-console-lat-other e2e-console-burst e2e-console-backpressure
+.PHONY: e2e-console-lat-same e2e-console-lat-other e2e-console-burst e2e-console-backpressure
 # The SVM twins test what QEMU TCG can show, with bounds for it (docs/svm.md, Tests): the
 # pCPUs take turns on one emulated timeline (a flood's work on any pCPU delays the others by
 # up to one turn, vmm.svm_backstop_us = 500 us), -icount runs are not repeatable and the
@@ -87,8 +106,6 @@ $(CONSOLE_SVM): CONSOLE_EMU = --emu qemu --icount
 $(CONSOLE_SVM): CONSOLE_LAT_RATIO = 10
 $(CONSOLE_SVM): CONSOLE_LAT_MAX = 1000
 e2e-console-lat-same-svm: CONSOLE_SAME_JUDGE = $(CONSOLE_LAT_RATIO) $(CONSOLE_LAT_MAX)
-$(CONSOLE_SVM): CONSOLE_RING_FULL =
-$(CONSOLE_SVM): CONSOLE_BURST_KEEP = --may-keep-all
 e2e-console-burst-svm: CONSOLE_LAT_MAX = 3000
 # Under TCG a reply can take longer than the 4.6 ms ping interval when the host is loaded
 # (a clean-clone CI run beside other jobs: ping max 18 ms), and a ping that finds the echo

@@ -17,7 +17,7 @@ e2e-lapic_EXPECT = $(E2E_END) --reject '^\(d[12]\) .*BAD|d[124] crashed' \
     --expect '^\(d1\) lapic: nmi_ipi: got 1 ok$$' \
     --expect '^\(d1\) lapic: nmi_blocking: got 2 of 1\+[123] \(1 in the handler\) depth=1 ok$$' \
     --expect '^\(d1\) lapic: x2apic_nmi_blocking: got 2 of 1\+[123] \(1 in the handler\) depth=1 ok$$' \
-    --expect '^\(d1\) lapic: x2apic_mode: got base=0xfee00d00 gp=3 id=0 ldr=0x1 ok$$' \
+    --expect '^\(d1\) lapic: x2apic_mode: got base=0xfee00d00 gp=2 id=0 ldr=0x1 ok$$' \
     --expect '^\(d1\) lapic: x2apic_eoi_order: got 72,61,50 .* ok$$' \
     --expect '^\(d1\) lapic: x2apic_periodic: got [0-9]+ in 20 ms .* ok$$' \
     --expect '^\(d1\) lapic: x2apic_tscdeadline: got 1 irq .* ok$$' \

@@ -3,7 +3,9 @@
 # issue 13) as boot=mb1 domains of sliver, one boot per test, and prints one line per test:
 #   <test> smp=<n> <emu> | SUMMARY: ... | d1 exited status=<v> | msr d1 unknown=...
 # Status 0 is a pass, 1 failures, 38 all skipped (kvm-unit-tests' 77 >> 1).
-# Usage: tools/kut.sh [-e bochs|qemu] [-d KUT_DIR] [-t RUN_MS] TEST[:SMP] ...
+# Usage: tools/kut.sh [-e bochs|qemu] [-d KUT_DIR] [-t RUN_MS] TEST[:SMP[:ARGS]] ...
+#   ARGS: the test's own arguments, commas for spaces (vmexit:1:cpuid,vmcall); the guest's
+#   command line starts with its name as argv[0] (docs/guests.md).
 #   KUT_DIR (default kut-src): a built checkout (./configure --arch=x86_64 && make); with
 #   `make kut` (mk/kut.mk) it is cloned at a pinned commit and built first.
 # Logs: build/kut/logs/<test>-<emu>.log. The guest gets the environment kvm-unit-tests reads
@@ -23,14 +25,16 @@ shift $((OPTIND - 1))
 logs=build/kut/logs
 mkdir -p "$logs"
 for ts in "$@"; do
-	t=${ts%%:*} n=${ts#*:}
+	t=${ts%%:*} n=${ts#*:} a=
 	[ "$n" = "$ts" ] && n=1
+	case $n in *:*) a=${n#*:} n=${n%%:*} ;; esac
+	a=${a//,/ }
 	stage=build/kut/iso-$t
 	rm -rf "$stage" && mkdir -p "$stage"
 	printf 'TEST_DEVICE=0\n' >"$stage/env"
 	cat >"$stage/k.cfg" <<EOC
 multiboot2 /boot/sliver.elf console=com1 run_ms=$run_ms console.rate=0
-module2 /guests/$t.flat boot=mb1 name=$t mem=128 vcpus=$n
+module2 /guests/$t.flat boot=mb1 name=$t mem=128 vcpus=$n $a
 module2 /guests/env mb1.module_of=$t
 EOC
 	cp build/sliver.elf "$stage/"

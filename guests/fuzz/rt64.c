@@ -78,8 +78,14 @@ int fz_printf(const char *fmt, ...)
 	va_end(ap);
 	if (n > (int)sizeof buf - 1)
 		n = sizeof buf - 1;
-	if (n > 0)
-		hc2(HC_CONSOLE_WRITE, (uintptr_t)buf, (uint64_t)n, 0);
+	/* A short count: the console was full and the vCPU waited; write the rest. */
+	for (int off = 0; off < n;) {
+		int64_t r = (int64_t)hc2(HC_CONSOLE_WRITE, (uintptr_t)(buf + off),
+					 (uint64_t)(n - off), 0);
+		if (r < 0)
+			break;
+		off += (int)r;
+	}
 	return n;
 }
 

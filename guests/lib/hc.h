@@ -30,9 +30,20 @@ static inline uint64_t hc_ret64(uint32_t nr)
 	return ((uint64_t)edx << 32) | eax;
 }
 
+/* All len bytes: HC_CONSOLE_WRITE returns a short count after the vCPU waited for the
+ * console to make room (docs/hypercalls.md), and the rest is written again. */
 static inline int32_t hc_console_write(const void *buf, uint32_t len)
 {
-	return hc3(HC_CONSOLE_WRITE, (uint32_t)(uintptr_t)buf, len, 0);
+	const char *p = buf;
+	uint32_t left = len;
+	while (left) {
+		int32_t r = hc3(HC_CONSOLE_WRITE, (uint32_t)(uintptr_t)p, left, 0);
+		if (r < 0)
+			return r;
+		p += r;
+		left -= (uint32_t)r;
+	}
+	return (int32_t)len;
 }
 static inline int32_t hc_yield(void)
 {

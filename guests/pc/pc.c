@@ -1,12 +1,14 @@
 /* guests/pc: a multiboot1 kernel written as for QEMU's minimal PC (boot=mb1): no sliver
  * ABI, no hypercalls. Reads its multiboot1 information, finds the ACPI tables by the
- * BIOS-area scan and counts the MADT's CPUs, reads fw_cfg, checks the PIC answers as
- * masked, times the ACPI PM timer against the TSC, writes IA32_MISC_ENABLE and IA32_TSC,
- * then switches to long mode (lm.S) and exits through isa-debug-exit (port 0xf4) with
+ * BIOS-area scan and counts the MADT's CPUs, reads fw_cfg, checks the PICs as the firmware
+ * left them (and masks them), times the ACPI PM timer against the TSC, writes IA32_MISC_ENABLE and
+ * IA32_TSC, then switches to long mode (lm.S) and exits through isa-debug-exit (port 0xf4) with
  * status= from its command line when every check held, else 0x40 + the failures.
- * Prints `pc: <what>: got <x> ok|BAD` on COM1. Arguments: status=<n> cpus=<n expected>.
+ * Prints `pc: <what>: got <x> ok|BAD` on COM1. Arguments: status=<n> cpus=<n expected>
+ * resets=1 (then reset.c's resets and boots follow the other checks).
  * The virtual LAPIC's checks (IA32_APIC_BASE, the LVT timer, INIT-SIPI-SIPI, IPIs) are in
- * apic.c (and the AP's code in ap.S), called after the MSR checks. */
+ * apic.c (and the AP's code in ap.S), called after the MSR checks; the other PC devices'
+ * in devices.c, the resets in reset.c. */
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -68,6 +70,11 @@ void rt_exit(int code)
 		__asm__ volatile("cli; hlt");
 }
 
+unsigned pc_fails(void)
+{
+	return fails;
+}
+
 void pc_check(const char *what, bool ok, const char *fmt, ...)
 {
 	char got[192];
@@ -93,9 +100,11 @@ static bool sum_ok(const uint8_t *p, uint32_t len)
 	return s == 0;
 }
 
-/* ACPI 6.5 5.2.5.1: the RSDP on a 16-byte boundary in the BIOS area 0xE0000-0xFFFFF. */
-static unsigned acpi_cpus(void)
+/* ACPI 6.5 5.2.5.1: the RSDP on a 16-byte boundary in the BIOS area 0xE0000-0xFFFFF; the
+ * MADT's enabled processor-local-APIC entries and its first I/O APIC's address. */
+static unsigned acpi_cpus(uint32_t *ioapic)
 {
+	*ioapic = 0;
 	for (uint32_t a = 0xe0000; a < 0x100000; a += 16) {
 		const uint8_t *r = (const uint8_t *)a;
 		if (memcmp(r, "RSD PTR ", 8) || !sum_ok(r, 20))
@@ -115,9 +124,12 @@ static unsigned acpi_cpus(void)
 			if (memcmp(m, "APIC", 4) || !sum_ok(m, mlen))
 				continue;
 			unsigned n = 0;
-			for (uint32_t o = 44; o + 2 <= mlen && m[o + 1] >= 2; o += m[o + 1])
+			for (uint32_t o = 44; o + 2 <= mlen && m[o + 1] >= 2; o += m[o + 1]) {
 				if (m[o] == 0 && (m[o + 4] & 1))
 					n++;
+				if (m[o] == 1 && m[o + 1] >= 12 && !*ioapic)
+					memcpy(ioapic, m + o + 4, 4);
+			}
 			return n;
 		}
 		return 0;
@@ -251,20 +263,34 @@ void pc_main(uint32_t magic, const struct mb1_info *mi)
 	}
 	if (mi->flags & (1u << 2))
 		fmt_snprintf(cmdline, sizeof cmdline, "%s", (const char *)mi->cmdline);
+	if (pc_reset_stage()) { /* booted again by a reset of reset.c */
+		unsigned f = pc_reset_checks();
+		unsigned status = f ? 0x40 + f : (unsigned)arg("status", 0);
+		pc_printf("pc: %u checks failed, exit status %u\n", f, status);
+		pc_lm_exit(status);
+	}
 	pc_check("mb1 info", (mi->flags & 0x4d) == 0x4d && (uint32_t)mi >= 0x1000,
 		 "flags=%x mem_lower=%u mem_upper=%u cmdline='%s'", mi->flags, mi->mem_lower,
 		 mi->mem_upper, cmdline);
 	check_mmap(mi);
 	check_modules(mi);
-	unsigned cpus = acpi_cpus(), want = (unsigned)arg("cpus", 1);
+	uint32_t ioapic;
+	unsigned cpus = acpi_cpus(&ioapic), want = (unsigned)arg("cpus", 1);
 	pc_check("acpi madt cpus", cpus == want, "%u", cpus);
 	check_fwcfg(want);
+	/* The PICs as the firmware left them (IRQ 0, its timer tick, and the cascade
+	 * unmasked): masked here before interrupts go on, as an OS does. */
 	uint8_t imr = inb(0x21), imr2 = inb(0xa1);
-	outb(0x43, 0x34); /* PIT mode set: ignored */
-	pc_check("pic masked", imr == 0xff && imr2 == 0xff, "%x/%x", imr, imr2);
+	outb(0x21, 0xff);
+	outb(0xa1, 0xff);
+	pc_check("pic as the firmware left it, then masked",
+		 imr == 0xfa && imr2 == 0xff && inb(0x21) == 0xff, "%x/%x", imr, imr2);
 	uint64_t tsc_per_ms = check_pm_timer();
 	check_msrs();
 	pc_apic_checks(tsc_per_ms);
+	pc_device_checks(tsc_per_ms, mi->mem_upper, ioapic);
+	if (arg("resets", 0))
+		pc_reset_checks(); /* resets; the last boot exits above */
 	unsigned status = fails ? 0x40 + fails : (unsigned)arg("status", 0);
 	pc_printf("pc: %u checks failed, exit status %u\n", fails, status);
 	pc_lm_exit(status);

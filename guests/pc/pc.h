@@ -26,6 +26,18 @@ void pc_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints `pc: <what>: got <x> ok|BAD` and counts a failure. */
 void pc_check(const char *what, bool ok, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* Failures of pc_check on this boot. */
+unsigned pc_fails(void);
+/* devices.c: port 0x92, CMOS/RTC, the PIT with port 0x61, unassigned MMIO and ports,
+ * pc-testdev's iomem, the IOAPIC (madt_ioapic: its address in the MADT), IA32_APIC_BASE
+ * moved. After pc_apic_checks (the IDT). */
+void pc_device_checks(uint64_t tsc_per_ms, uint32_t mem_upper, uint32_t madt_ioapic);
+/* reset.c: the resets, one per boot (PC_RESET_MARK in low memory counts them). stage 0 is
+ * the first boot; pc_reset_checks resets (never returns) until the last boot, where it
+ * returns the failures of every boot. */
+#define PC_RESET_MARK 0x7000u
+unsigned pc_reset_stage(void);
+unsigned pc_reset_checks(void);
 /* apic.c: the virtual local APIC as a PC OS uses it (IA32_APIC_BASE, self-IPI, the LVT
  * timer in its three modes, INIT-SIPI-SIPI of the AP into long mode, fixed IPIs and the
  * AP's reply); tsc_per_ms from the PM timer. */

@@ -6,6 +6,8 @@
  * burst=<bytes> burst_ms=<ms>: once, burst_ms after start, writes that many bytes of
  * numbered 64-byte lines (`burst <seq> <filler>`) back to back, HC_CONSOLE_MAX bytes per
  * call, then prints `burst: done lines=<n>` (a console-ring test: tools/console-burst-check).
+ * burst_com1=1: the burst goes through the emulated COM1 instead, a line at a time, polling
+ * LSR.THRE before each byte as a PC guest does (the console's backpressure, issue 27).
  * end_ms=<N>: shuts the domain down (code 0) after N ms of guest clock.
  * With vcpus=N every other vCPU spins too (silently): a domain of N hogs. */
 #include "guests/lib/rt.h"
@@ -13,7 +15,7 @@
 
 #define BURST_LINE 64
 
-static void burst(uint64_t bytes)
+static void burst(uint64_t bytes, bool com1)
 {
 	static char buf[HC_CONSOLE_MAX];
 	uint32_t lines = (uint32_t)(bytes / BURST_LINE), seq = 0;
@@ -29,7 +31,16 @@ static void burst(uint64_t bytes)
 				l[k] = (char)('a' + (seq + (uint32_t)k) % 26);
 			l[BURST_LINE - 1] = '\n';
 		}
-		hc_console_write(buf, n);
+		if (com1) {
+			for (uint32_t k = 0; k < n; k += BURST_LINE) {
+				char line[BURST_LINE + 1];
+				memcpy(line, buf + k, BURST_LINE);
+				line[BURST_LINE] = 0;
+				rt_com1_puts(line);
+			}
+		} else {
+			hc_console_write(buf, n);
+		}
 	}
 	rt_printf("burst: done lines=%u\n", lines);
 }
@@ -47,11 +58,12 @@ int rt_main_ap(const struct sliver_boot_info *bi)
 
 int main(const struct sliver_boot_info *bi)
 {
-	uint64_t report_ms = 0, cli = 0, burst_bytes = 0, burst_ms = 0, end_ms = 0;
+	uint64_t report_ms = 0, cli = 0, burst_bytes = 0, burst_ms = 0, end_ms = 0, com1 = 0;
 	rt_arg_u64("report_ms", &report_ms);
 	rt_arg_u64("cli", &cli);
 	rt_arg_u64("burst", &burst_bytes);
 	rt_arg_u64("burst_ms", &burst_ms);
+	rt_arg_u64("burst_com1", &com1);
 	rt_arg_u64("end_ms", &end_ms);
 	rt_printf("spinner: d%u start report_ms=%llu%s\n", bi->dom_id,
 		  (unsigned long long)report_ms, cli ? " cli" : "");
@@ -64,7 +76,7 @@ int main(const struct sliver_boot_info *bi)
 	for (;;) {
 		iters++;
 		if (burst_bytes && (iters & 0x3ff) == 0 && rt_clock_ns() >= burst_at) {
-			burst(burst_bytes);
+			burst(burst_bytes, com1 != 0);
 			burst_bytes = 0;
 		}
 		if (end_ms && (iters & 0x3ff) == 0 && rt_clock_ns() >= end_at)

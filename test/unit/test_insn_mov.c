@@ -234,6 +234,40 @@ static void test_byte_regs(void **state)
 	assert_int_equal(insn_mov_load_result(&in, 1, ~0ull), ~0ull);
 }
 
+/* MOVZX / MOVSX (0F B6, B7, BE, BF; SDM Vol. 2B): a byte or word loaded, extended into
+ * the 16-, 32- or 64-bit register (gcc's movzbl of a byte register). */
+static void test_movzx(void **state)
+{
+	(void)state;
+	struct insn_mov in;
+	/* movzbl 0xfe000003,%eax: 0f b6 05 03 00 00 fe */
+	assert_null(insn_mov_decode((const uint8_t[]){0x0f, 0xb6, 0x05, 0x03, 0x00, 0x00, 0xfe}, 7,
+				    false, &in));
+	assert_true(in.kind == INSN_MOV_LOAD && in.len == 7 && in.size == 1 && in.dst_size == 4 &&
+		    in.reg == 0 && !in.sign && !in.high8);
+	assert_int_equal(insn_mov_load_result(&in, 0x1122334455667788ull, 0xff), 0xff);
+	/* movsbl (%ecx),%edx: 0f be 11 */
+	assert_null(insn_mov_decode((const uint8_t[]){0x0f, 0xbe, 0x11}, 3, false, &in));
+	assert_true(in.size == 1 && in.dst_size == 4 && in.reg == 2 && in.sign);
+	assert_int_equal(insn_mov_load_result(&in, 0, 0x80), 0xffffff80ull);
+	assert_int_equal(insn_mov_load_result(&in, 0, 0x7f), 0x7f);
+	/* movzwl (%eax),%esi: 0f b7 30; movswq (%rax),%r9: 4c 0f bf 08 */
+	assert_null(insn_mov_decode((const uint8_t[]){0x0f, 0xb7, 0x30}, 3, false, &in));
+	assert_true(in.size == 2 && in.dst_size == 4 && in.reg == 6);
+	assert_null(insn_mov_decode((const uint8_t[]){0x4c, 0x0f, 0xbf, 0x08}, 4, true, &in));
+	assert_true(in.size == 2 && in.dst_size == 8 && in.reg == 9 && in.sign && in.len == 4);
+	assert_int_equal(insn_mov_load_result(&in, 0, 0x8000), 0xffffffffffff8000ull);
+	/* movzbw (%eax),%ax: 66 0f b6 00 keeps bits 63:16 */
+	assert_null(insn_mov_decode((const uint8_t[]){0x66, 0x0f, 0xb6, 0x00}, 4, false, &in));
+	assert_true(in.size == 1 && in.dst_size == 2);
+	assert_int_equal(insn_mov_load_result(&in, 0x1122334455667788ull, 0xab),
+			 0x11223344556600abull);
+	/* Other 0F opcodes, a register operand, a truncated one: refused. */
+	assert_non_null(insn_mov_decode((const uint8_t[]){0x0f, 0xb0, 0x00}, 3, false, &in));
+	assert_non_null(insn_mov_decode((const uint8_t[]){0x0f, 0xb6, 0xc0}, 3, false, &in));
+	assert_non_null(insn_mov_decode((const uint8_t[]){0x0f}, 1, false, &in));
+}
+
 static void test_table(void **state)
 {
 	(void)state;
@@ -315,8 +349,8 @@ static unsigned encode(uint8_t *b, bool long64, struct insn_mov *want)
 		r = rnd() % 2;
 		b[i++] = (uint8_t)(0x40 | (w ? 8 : 0) | (r ? 4 : 0) | (rnd() % 4));
 	}
-	*want = (struct insn_mov){.size = w ? 8 : 4};
-	unsigned form = rnd() % 4;
+	*want = (struct insn_mov){.size = w ? 8 : 4, .dst_size = w ? 8 : 4};
+	unsigned form = rnd() % 5;
 	if (form == 3) { /* moffs */
 		bool load = rnd() % 2;
 		b[i++] = load ? 0xa1 : 0xa3;
@@ -328,9 +362,17 @@ static unsigned encode(uint8_t *b, bool long64, struct insn_mov *want)
 		want->len = (uint8_t)i;
 		return i;
 	}
-	static const uint8_t ops[] = {0x8b, 0x89, 0xc7};
+	static const uint8_t ops[] = {0x8b, 0x89, 0xc7, 0, 0x0f};
 	uint8_t op = ops[form];
 	b[i++] = op;
+	if (op == 0x0f) { /* MOVZX/MOVSX: a load of a byte or word, extended */
+		static const uint8_t ext[] = {0xb6, 0xb7, 0xbe, 0xbf};
+		uint8_t op2 = ext[rnd() % 4];
+		b[i++] = op2;
+		want->size = op2 & 1 ? 2 : 1;
+		want->sign = op2 >= 0xbe;
+		op = 0x8b;
+	}
 	unsigned mod = rnd() % 3, reg = op == 0xc7 ? 0 : rnd() % 8, rm = rnd() % 8;
 	b[i++] = (uint8_t)(mod << 6 | reg << 3 | rm);
 	unsigned disp = mod == 1 ? 1 : mod == 2 ? 4 : 0;
@@ -392,9 +434,8 @@ static void test_random(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_table),
-		cmocka_unit_test(test_refused),
-		cmocka_unit_test(test_byte_regs),
+		cmocka_unit_test(test_table),	  cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_byte_regs), cmocka_unit_test(test_movzx),
 		cmocka_unit_test(test_random),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -39,8 +39,10 @@ static const uint8_t *map(uint64_t pa, size_t len, void *ctx)
 static void test_acpi_every_cpu_count(void **state)
 {
 	(void)state;
-	for (unsigned n = 1; n <= 8; n++) {
-		acpi_build(tables, n);
+	for (unsigned k = 0; k < 2 * 64; k++) {
+		unsigned n = k / 2 + 1;
+		bool ioapic = k & 1;
+		acpi_build(tables, n, ioapic);
 		assert_int_equal(acpi_find_rsdp(tables, sizeof tables), 0);
 		uint64_t root;
 		bool xsdt;
@@ -53,6 +55,8 @@ static void test_acpi_every_cpu_count(void **state)
 		for (unsigned i = 0; i < n; i++)
 			assert_int_equal(ai.apic_ids[i], i);
 		assert_int_equal(ai.lapic_base, 0xfee00000u);
+		assert_int_equal(ai.nr_ioapics, ioapic);
+		assert_int_equal(ai.ioapic_base, ioapic ? PC_IOAPIC_BASE : 0);
 		assert_int_equal(pw.pm1a_cnt.addr, PC_PORT_PM1A_CNT);
 		assert_int_equal(pw.smi_cmd, 0);
 		size_t len;
@@ -63,7 +67,7 @@ static void test_acpi_every_cpu_count(void **state)
 		assert_int_equal(tmr, PC_PORT_PM_TMR);
 		assert_int_equal(f[91], 4);
 		assert_non_null(acpi_lookup(tables, 20, "APIC", map, NULL, &len));
-		assert_int_equal(len, 44 + 8 * n);
+		assert_int_equal(len, 44 + 8 * n + (ioapic ? 12 : 0));
 		/* A flipped byte anywhere in a table breaks its checksum. */
 		uint8_t *m = (uint8_t *)acpi_lookup(tables, 20, "APIC", map, NULL, &len);
 		size_t at = rnd() % len;
@@ -225,8 +229,8 @@ static void test_mb1_images(void **state)
 	uint32_t end;
 	assert_null(mb1_image_end(img, len, MEM, &end, why, sizeof why));
 	assert_int_equal(end, 0x100000 + 8192);
-	/* Below 1 MiB, past memory, entry outside, bad checksum, no header: refused. */
-	aout_image(64, 0x8000, 0x9000, 0, 0x8000);
+	/* Over the BDA, past memory, entry outside, bad checksum, no header: refused. */
+	aout_image(64, 0x400, 0x9000, 0, 0x400);
 	assert_non_null(mb1_load(img, len, mem, MEM, &entry, why, sizeof why));
 	aout_image(64, MEM - 100, MEM, MEM + 4096, MEM - 100);
 	assert_non_null(mb1_load(img, len, mem, MEM, &entry, why, sizeof why));
@@ -249,6 +253,146 @@ static void test_mb1_images(void **state)
 			   (uint32_t)rnd());
 		if (!mb1_load(img, 4096, NULL, MEM, &entry, why, sizeof why))
 			assert_null(mb1_load(img, 4096, mem, MEM, &entry, why, sizeof why));
+	}
+}
+
+/* A multiboot1 ELF32 whose segments are at lo (and, when hi, at hi too), entry at lo. */
+static size_t mb1_elf(uint32_t lo, uint32_t hi)
+{
+	memset(img, 0, sizeof img);
+	struct elf32_ehdr eh = {0};
+	memcpy(eh.ident,
+	       "\x7f"
+	       "ELF",
+	       4);
+	eh.ident[4] = ELFCLASS32, eh.ident[5] = ELFDATA2LSB, eh.ident[6] = 1;
+	eh.type = ET_EXEC, eh.machine = EM_386, eh.version = 1, eh.entry = lo;
+	eh.phoff = sizeof eh, eh.ehsize = sizeof eh;
+	eh.phentsize = sizeof(struct elf32_phdr), eh.phnum = hi ? 2 : 1;
+	memcpy(img, &eh, sizeof eh);
+	for (unsigned i = 0; i < eh.phnum; i++) {
+		struct elf32_phdr ph = {0};
+		ph.type = PT_LOAD, ph.offset = 4096 * (i + 1), ph.vaddr = ph.paddr = i ? hi : lo;
+		ph.filesz = 4096, ph.memsz = 8192, ph.flags = 7, ph.align = 4096;
+		memcpy(img + sizeof eh + i * sizeof ph, &ph, sizeof ph);
+		memset(img + 4096 * (i + 1), 0x11 * (i + 1), 4096);
+	}
+	/* The multiboot1 header (no a.out kludge) in the first 8 KiB. */
+	put32(img + 4096, MB1_HEADER_MAGIC), put32(img + 4100, 0);
+	put32(img + 4104, -MB1_HEADER_MAGIC);
+	return 3 * 4096;
+}
+
+/* Segments below 1 MiB load when they fit in free low memory (kvm-unit-tests'
+ * realmode.flat is linked at 0x8000); their modules still go at or above 1 MiB. */
+static void test_mb1_low(void **state)
+{
+	(void)state;
+	uint32_t entry, end;
+	size_t len = mb1_elf(0x8000, 0);
+	memset(mem, 0, MEM);
+	assert_null(mb1_load(img, len, mem, MEM, &entry, why, sizeof why));
+	assert_int_equal(entry, 0x8000);
+	assert_int_equal(mem[0x8000 + 100], 0x11);
+	assert_int_equal(mem[0x8000 + 4096 + 100], 0); /* bss */
+	assert_null(mb1_image_end(img, len, MEM, &end, why, sizeof why));
+	assert_int_equal(end, 0x8000 + 8192);
+	struct mb1_mod mod = {"x", 1, "m"};
+	uint32_t at;
+	assert_null(mb1_mods_place(&mod, 1, end, NULL, MEM, &at, why, sizeof why));
+	assert_int_equal(at, PC_HIGH_MIN);
+	/* Low and high segments together. */
+	len = mb1_elf(0x8000, 0x200000);
+	assert_null(mb1_load(img, len, mem, MEM, &entry, why, sizeof why));
+	assert_int_equal(mem[0x200000], 0x22);
+	/* Over the IVT/BDA, into the information block, or across 1 MiB: refused. */
+	len = mb1_elf(0x400, 0);
+	assert_non_null(mb1_load(img, len, mem, MEM, &entry, why, sizeof why));
+	assert_non_null(strstr(why, "outside guest memory [0x500, 0x9f000) and [0x100000, "));
+	len = mb1_elf(PC_LOW_END - 4096, 0);
+	assert_non_null(mb1_load(img, len, mem, MEM, &entry, why, sizeof why));
+	len = mb1_elf(PC_HIGH_MIN - 4096, 0);
+	assert_non_null(mb1_load(img, len, mem, MEM, &entry, why, sizeof why));
+	/* The a.out kludge in low memory too. */
+	len = aout_image(64, 0x8000, 0x9000, 0xa000, 0x8000);
+	assert_null(mb1_load(img, len, mem, MEM, &entry, why, sizeof why));
+	assert_int_equal(entry, 0x8000);
+}
+
+/* argv[0]: the module line's own path, else the name given. */
+static void test_mb1_cmdline(void **state)
+{
+	(void)state;
+	char out[64];
+	pc_mb1_cmdline("vmexit", "cpuid name=vmexit mem=128", out, sizeof out);
+	assert_string_equal(out, "vmexit cpuid");
+	pc_mb1_cmdline("vmexit", "name=vmexit", out, sizeof out);
+	assert_string_equal(out, "vmexit");
+	pc_mb1_cmdline("x", "/boot/k.elf a=1 boot=mb1", out, sizeof out);
+	assert_string_equal(out, "/boot/k.elf a=1");
+	pc_mb1_cmdline("longname", "a b", out, 5);
+	assert_string_equal(out, "long");
+	pc_mb1_cmdline("ab", "cd", out, 4);
+	assert_string_equal(out, "ab");
+}
+
+/* The ROM's trampoline (checked byte by byte against its encoding, SDM Vol. 2) and GDT,
+ * and the reset vector. */
+static void test_rom(void **state)
+{
+	(void)state;
+	uint8_t *rom = mem;
+	pc_rom_build(rom, 0x123456);
+	static const uint8_t head[] = {0xfa, 0x2e, 0x66, 0x0f, 0x01, 0x16};
+	assert_memory_equal(rom, head, sizeof head);
+	uint16_t gdtr_off = (uint16_t)(rom[6] | rom[7] << 8);
+	assert_true(gdtr_off >= PC_ROM_IP && gdtr_off < PC_ROM_IP + 0x100);
+	uint8_t *gdtr = rom + (gdtr_off - PC_ROM_IP);
+	uint32_t gdt;
+	memcpy(&gdt, gdtr + 2, 4);
+	assert_int_equal(gdtr[0] | gdtr[1] << 8, 23);
+	assert_true(gdt >= PC_ROM_GPA && gdt < PC_ROM_GPA + 0x100);
+	uint64_t code, data;
+	memcpy(&code, rom + (gdt - PC_ROM_GPA) + 8, 8);
+	memcpy(&data, rom + (gdt - PC_ROM_GPA) + 16, 8);
+	assert_int_equal(code, 0x00cf9a000000ffffull);
+	assert_int_equal(data, 0x00cf92000000ffffull);
+	/* jmp dword 0x08:pm, and at pm the register setup then jmp ecx to the entry. */
+	uint8_t *j = rom + 18;
+	assert_int_equal(j[0], 0x66), assert_int_equal(j[1], 0xea);
+	uint32_t pm;
+	memcpy(&pm, j + 2, 4);
+	assert_int_equal(j[6] | j[7] << 8, 0x08);
+	uint8_t *p = rom + (pm - PC_ROM_GPA);
+	uint32_t eax, ebx, ecx;
+	assert_int_equal(p[15], 0xb8), memcpy(&eax, p + 16, 4);
+	assert_int_equal(p[20], 0xbb), memcpy(&ebx, p + 21, 4);
+	assert_int_equal(p[25], 0xb9), memcpy(&ecx, p + 26, 4);
+	assert_int_equal(eax, MB1_BOOTLOADER_MAGIC);
+	assert_int_equal(ebx, PC_INFO_GPA);
+	assert_int_equal(ecx, 0x123456);
+	assert_int_equal(p[30], 0xff), assert_int_equal(p[31], 0xe1);
+	static const uint8_t reset[] = {0xb0, 0xfe, 0xe6, 0x64, 0xf4, 0xeb, 0xfd};
+	assert_memory_equal(rom + 0xff0, reset, sizeof reset);
+	/* The IVT: the PICs' vectors at their EOI handlers, everything else at an IRET. */
+	uint8_t ivt[0x400];
+	pc_ivt_build(ivt);
+	for (unsigned v = 0; v < 256; v++) {
+		uint16_t ip, cs;
+		memcpy(&ip, ivt + 4 * v, 2);
+		memcpy(&cs, ivt + 4 * v + 2, 2);
+		assert_int_equal(cs, PC_ROM_CS);
+		unsigned off = ip - PC_ROM_IP;
+		if (v >= 8 && v < 16) {
+			static const uint8_t m[] = {0x50, 0xb0, 0x20, 0xe6, 0x20, 0x58, 0xcf};
+			assert_memory_equal(rom + off, m, sizeof m);
+		} else if (v >= 0x70 && v < 0x78) {
+			static const uint8_t sl[] = {0x50, 0xb0, 0x20, 0xe6, 0xa0,
+						     0xe6, 0x20, 0x58, 0xcf};
+			assert_memory_equal(rom + off, sl, sizeof sl);
+		} else {
+			assert_int_equal(rom[off], 0xcf);
+		}
 	}
 }
 
@@ -411,6 +555,9 @@ int main(void)
 		cmocka_unit_test(test_pm_timer),
 		cmocka_unit_test(test_mb1_images),
 		cmocka_unit_test(test_real_images),
+		cmocka_unit_test(test_mb1_low),
+		cmocka_unit_test(test_mb1_cmdline),
+		cmocka_unit_test(test_rom),
 		cmocka_unit_test(test_mb1_mods),
 		cmocka_unit_test(test_mb1_mods_hostile),
 		cmocka_unit_test(test_keys),
