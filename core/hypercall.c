@@ -2,6 +2,7 @@
  * number, bounds-checked; privileged numbers are refused to non-service domains before
  * their arguments are looked at; every guest pointer goes through guest_buf. */
 #include "arch/x86_64/tsc.h"
+#include "core/pingtrace.h"
 #include "core/vmm.h"
 #include "lib/string.h"
 #include "sliver/errno.h"
@@ -274,6 +275,7 @@ enum exit_action hypercall(struct vcpu *v, struct hv_exit *e)
 		c.a[4] = (uint32_t)g[HV_RBX];
 	}
 	__atomic_fetch_add(&c.d->hypercalls, 1, __ATOMIC_RELAXED);
+	PT_HOOK(pt_hypercall(v->dom->id, nr));
 	int64_t ret;
 	if (hv_guest_cpl(h) != 0)
 		ret = -SLIVER_EPERM;

@@ -54,6 +54,7 @@
  * Why each cross-pCPU step is safe: docs/scheduler.md, "Concurrency". */
 #include "core/sched_door.h"
 #include "arch/x86_64/spinlock.h"
+#include "core/pingtrace.h"
 #include "sched/sched_priv.h"
 
 #define DOM_LOCKS 64
@@ -548,6 +549,7 @@ int sd_set_affinity(struct sd_vcpu *v, sched_cpumask_t mask)
 enum sd_wake sd_notify(struct sd_vcpu *v, unsigned flags)
 {
 	struct ctx *c = enter_vcpu(v);
+	PT_STAMP(PT_LOCKED);
 	unsigned self = P->self();
 	sched_cpumask_t k = 0;
 	int exit_cpu = -1;
@@ -562,6 +564,7 @@ enum sd_wake sd_notify(struct sd_vcpu *v, unsigned flags)
 		v->wake_ns = now;
 		v->ready_ns = now;
 		k = sched_wake(&S, &v->sv, now, flags);
+		PT_STAMP(PT_WOKEN);
 		r = SD_WAKE_WOKE;
 	} else if (!v->paused) {
 		/* Runnable or running: the scheduler hears of every event (sched.h), so a vCPU
@@ -571,6 +574,7 @@ enum sd_wake sd_notify(struct sd_vcpu *v, unsigned flags)
 		if (v->sv.state != SCHED_VS_RUNNING && !v->wake_ns)
 			v->wake_ns = now;
 		k = sched_wake(&S, &v->sv, now, flags);
+		PT_STAMP(PT_WOKEN);
 		int on = SCHED_GET(v->running_on);
 		if (on >= 0 && (unsigned)on != self)
 			exit_cpu = on; /* an exit, so the vector goes in at its next entry */
@@ -662,6 +666,7 @@ struct sd_vcpu *sd_pick(unsigned cpu, struct sd_vcpu *prev, enum sd_then then, u
 		pick_lock(c, cpu, prev);
 	else
 		home_lock(c, cpu);
+	PT_STAMP(PT_PLOCKED);
 	uint64_t now = P->now();
 	sched_cpumask_t k = 0;
 	/* Only to a vCPU still in the run queues: one that left them since its exit (its
@@ -683,6 +688,7 @@ struct sd_vcpu *sd_pick(unsigned cpu, struct sd_vcpu *prev, enum sd_then then, u
 	uint64_t t0 = P->cycles();
 	struct sched_pick pk = sched_pick_next(&S, cpu, now);
 	*held = P->cycles() - t0;
+	PT_STAMP(PT_PICKED);
 	pk.kick |= k;
 	struct sd_vcpu *v = door_vcpu(pk.vcpu);
 	if (move)

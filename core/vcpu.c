@@ -4,6 +4,7 @@
 #include "arch/x86_64/tsc.h"
 #include "core/mm.h"
 #include "core/pcboot.h"
+#include "core/pingtrace.h"
 #include "core/vmm.h"
 #include "drivers/console.h"
 #include "lib/string.h"
@@ -146,7 +147,10 @@ void vcpu_irq_clear(struct vcpu *v, int vector)
 
 static void notify(struct vcpu *v, unsigned flags)
 {
-	if (sd_notify(&v->s, flags) == SD_WAKE_WOKE)
+	PT_STAMP(PT_NOTIFY);
+	enum sd_wake r = sd_notify(&v->s, flags);
+	PT_HOOK(pt_notify_result(r == SD_WAKE_WOKE));
+	if (r == SD_WAKE_WOKE)
 		__atomic_fetch_add(&v->dom->wakes, 1, __ATOMIC_RELAXED);
 }
 

@@ -253,6 +253,9 @@ void vmx_vcpu_run(struct hv_vcpu *hv, uint64_t deadline_tsc, int inject_vector, 
 	e->entry_tsc = 0;
 	if (!load_here(v, e))
 		return;
+#ifdef SLIVER_PINGTRACE
+	e->loaded_tsc = rdtsc();
+#endif
 	if (unlikely(v->reset_pending)) { /* INIT/SIPI: the VMCS is current here now */
 		v->reset_pending = false;
 		vmcs_reset_real(v);
@@ -270,7 +273,11 @@ void vmx_vcpu_run(struct hv_vcpu *hv, uint64_t deadline_tsc, int inject_vector, 
 	uint64_t rsp_before = v->host_rsp;
 #endif
 	e->entry_tsc = now; /* right before the entry (core's wake-to-run) */
-	if (unlikely(vmx_enter(&v->g, v->launched, &v->host_rsp))) {
+	int failed = vmx_enter(&v->g, v->launched, &v->host_rsp);
+#ifdef SLIVER_PINGTRACE
+	e->exit_tsc = rdtsc();
+#endif
+	if (unlikely(failed)) {
 		uint64_t err = 0;
 		vmread_checked(VMCS_VM_INSTRUCTION_ERROR, &err);
 		e->kind = HV_EXIT_ENTRY_FAIL;
