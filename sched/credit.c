@@ -52,11 +52,13 @@ void cr_heap_del(struct sched *s, struct sched_vcpu *v)
 			cv(v)->flags &= (uint8_t)~F_MSLEEP;
 			cpc(pc)->nr_msleep--;
 		}
-		break;
+		cv(v)->heap = HEAP_NONE;
+		return; /* no run queue changed: the summaries stay (credit_note) */
 	case HEAP_PARK:
 		hn_remove(&cpc(pc)->parked, &cv(v)->hn);
 		cpc(pc)->w_park -= cv(v)->w_acct;
-		break;
+		cv(v)->heap = HEAP_NONE;
+		return;
 	}
 	cv(v)->heap = HEAP_NONE;
 	credit_note(s, v->pcpu);

@@ -98,7 +98,8 @@ struct sched_pick cr_pick_next(struct sched *s, unsigned p, uint64_t now)
 	struct sched_pick r = {NULL, SCHED_NEVER, 0};
 	r.kick = sched_take_kicks(s);
 	cr_vclock_advance(s, p, now);
-	cr_unpark_due(s, p, now);
+	if (cpc(pc)->parked && cv(cr_min(cpc(pc)->parked))->park_until <= now)
+		cr_unpark_due(s, p, now);
 	pc->picks++;
 
 	struct sched_vcpu *cur = pc->curr;
@@ -113,7 +114,7 @@ struct sched_pick cr_pick_next(struct sched *s, unsigned p, uint64_t now)
 	if (yielder)
 		cv(yielder)->flags &= (uint8_t)~F_YIELD;
 	while (!next) {
-		next = sched_take_yield_next(s, p);
+		next = pc->yield_next ? sched_take_yield_next(s, p) : NULL;
 		if (!next)
 			next = cr_queue_head(pc);
 		if (next && next == yielder) {
@@ -127,7 +128,8 @@ struct sched_pick cr_pick_next(struct sched *s, unsigned p, uint64_t now)
 		yielder = NULL;
 		if (next) {
 			cr_heap_del(s, next);
-			if (cr_hand_to_idle(s, p, next, now, &r.kick)) {
+			if (cr_may_hand_to_idle(s, p, next) &&
+			    cr_hand_to_idle(s, p, next, now, &r.kick)) {
 				next = NULL;
 				continue;
 			}
@@ -135,13 +137,13 @@ struct sched_pick cr_pick_next(struct sched *s, unsigned p, uint64_t now)
 			break;
 		}
 		SCHED_PUT(next->state, (uint8_t)SCHED_VS_RUNNING);
-		if (!cr_take_lease(s, next, now)) {
+		if (capped(next) && !cr_take_lease(s, next, now)) {
 			SCHED_PUT(next->state, (uint8_t)SCHED_VS_BLOCKED);
 			cr_park(s, next, now);
 			next = NULL;
 		}
 	}
-	if (new_slice && next)
+	if (new_slice && next && cr_may_balance(s, pc))
 		r.kick |= cr_balance_push(s, p, next, requeued ? cur : NULL, now);
 	if (!next) {
 		r.kick |= cr_pull_running(s, p);
