@@ -96,11 +96,16 @@ static int64_t hc_event_info(struct hc_args *c)
 	void *buf = guest_buf(c->d, c->a[1], len);
 	if (!buf)
 		return -SLIVER_EFAULT;
-	int rc = event_recv_info(
-		c->d, c->a[0] < SLIVER_NR_PORTS ? (unsigned)c->a[0] : SLIVER_NR_PORTS, &in);
+	/* A whole, aligned buffer (guests/echo's, on every ping) is written in place; a shorter
+	 * one (a guest of the one-word ABI) through `in`. */
+	bool whole = len == sizeof in && !((uintptr_t)buf & 7);
+	int rc = event_recv_info(c->d,
+				 c->a[0] < SLIVER_NR_PORTS ? (unsigned)c->a[0] : SLIVER_NR_PORTS,
+				 whole ? (struct sliver_event_info *)buf : &in);
 	if (rc < 0)
 		return rc;
-	memcpy(buf, &in, len);
+	if (!whole)
+		memcpy(buf, &in, len);
 	return (int64_t)len;
 }
 
