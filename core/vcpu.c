@@ -88,6 +88,7 @@ void vcpu_free(struct vcpu *v)
 
 int vcpu_highest_irq(const struct vcpu *v)
 {
+#pragma GCC unroll 4
 	for (int w = 3; w >= 0; w--) {
 		uint64_t bits = __atomic_load_n(&v->irr[w], __ATOMIC_ACQUIRE);
 		if (bits)

@@ -37,7 +37,12 @@ static bool load_here(struct vmx_vcpu *v, struct hv_exit *e)
 	__atomic_store_n(&v->cpu, (int)cpu, __ATOMIC_RELEASE);
 	v->launched = false;
 	vmx_uncache(v);
-	vmcs_write_host_percpu(v);
+	/* The host's per-pCPU fields stay in the VMCS across VMCLEAR: written again only when
+	 * it comes to another pCPU than the one that wrote them. */
+	if (v->host_cpu != (int)cpu) {
+		vmcs_write_host_percpu(v);
+		v->host_cpu = (int)cpu;
+	}
 	__asm__ volatile("fxrstor64 %0" : : "m"(*(const uint8_t(*)[512])v->fpu));
 	write_cr2(v->cr2);	/* VMX does not switch CR2 (SDM 27.3): it follows the vCPU */
 	vmx_load_debug_regs(v); /* nor DR0-DR3, DR6: they follow it too */
