@@ -73,7 +73,7 @@ static struct sched_vcpu *decide_current(struct sched *s, unsigned p, uint64_t n
 	if (!want && cr_take_lease(s, cur, now))
 		return cur;
 	SCHED_PUT(cur->state, (uint8_t)SCHED_VS_BLOCKED);
-	cr_enqueue(s, cur);
+	cr_enqueue_quiet(s, cur); /* noted at the end */
 	*requeued = true;
 	return NULL;
 }
@@ -127,7 +127,7 @@ struct sched_pick cr_pick_next(struct sched *s, unsigned p, uint64_t now)
 		}
 		yielder = NULL;
 		if (next) {
-			cr_heap_del(s, next);
+			cr_heap_del_quiet(s, next);
 			if (cr_may_hand_to_idle(s, p, next) &&
 			    cr_hand_to_idle(s, p, next, now, &r.kick)) {
 				next = NULL;

@@ -240,6 +240,8 @@ static inline bool cr_may_hand_to_idle(const struct sched *s, unsigned p,
 /* credit.c: run queues, charging */
 void cr_heap_del(struct sched *s, struct sched_vcpu *v);
 void cr_enqueue(struct sched *s, struct sched_vcpu *v);
+void cr_heap_del_quiet(struct sched *s, struct sched_vcpu *v);
+void cr_enqueue_quiet(struct sched *s, struct sched_vcpu *v);
 struct sched_vcpu *cr_queue_head(struct sched_pcpu *pc);
 void cr_charge(struct sched *s, struct sched_vcpu *v, uint64_t now);
 /* Places v at vtime vt; gvt (service per weight, never rebased) moves by the same amount. */

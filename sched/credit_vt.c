@@ -105,7 +105,7 @@ uint64_t cr_retire_ns(const struct sched_pcpu *pc, const struct sched_vcpu *sl)
 }
 
 /* The budget clock's step for the `chunk` ns the virtual clock just took from (v0, r0). */
-static void bclock_step(struct sched_pcpu *pc, uint64_t v0, uint64_t r0, uint64_t chunk)
+static inline void bclock_step(struct sched_pcpu *pc, uint64_t v0, uint64_t r0, uint64_t chunk)
 {
 	uint64_t w = cpc(pc)->w_active;
 	if (!cpc(pc)->w_park && cpc(pc)->bclock_rem == r0) {
@@ -316,4 +316,3 @@ uint64_t cr_start_offset(const struct sched *s, const struct sched_vcpu *v)
 	h ^= h >> 13;
 	return cr_ns_to_vt(h % (cs(s)->p.tslice_ns / 64 + 1), ew_of(v));
 }
-
