@@ -86,17 +86,21 @@ static struct {
 	spinlock_t lock;
 } __attribute__((aligned(64))) dlocks[DOM_LOCKS + 1];
 
-static struct ctx *me(void)
+/* The few steps every door call takes (its context, its own lock, letting go, the kicks):
+ * inline in each entry point, a call each cost more than its body (make bench-pingpath). */
+#define DOOR_STEP static inline __attribute__((always_inline))
+
+DOOR_STEP struct ctx *me(void)
 {
 	return &ctxs[P->self()];
 }
 
-static bool holds(const struct ctx *c, unsigned q)
+DOOR_STEP bool holds(const struct ctx *c, unsigned q)
 {
 	return c->held[q / 64] >> (q % 64) & 1;
 }
 
-static void mark(struct ctx *c, unsigned q)
+DOOR_STEP void mark(struct ctx *c, unsigned q)
 {
 	c->held[q / 64] |= 1ull << (q % 64);
 	c->n++;
@@ -104,28 +108,34 @@ static void mark(struct ctx *c, unsigned q)
 		c->max = (int)q;
 }
 
-/* Takes rq q, waiting, and counts the wait (under q's lock: its statistics are its own). */
-static void rq_lock(struct ctx *c, unsigned q)
+/* rq q is taken: waits for it and counts the wait (under q's lock: its statistics are its
+ * own). */
+static __attribute__((noinline)) void rq_wait(unsigned q)
 {
-	if (!spin_lock_if_free(&rqs[q].lock)) {
-		uint64_t t0 = P->cycles(); /* only when it waits: the free case costs nothing */
-		spin_lock(&rqs[q].lock);
-		uint64_t w = P->cycles() - t0;
-		struct sd_lockstat *st = &rqs[q].st;
-		st->waits++;
-		st->wait_cycles += w;
-		if (w > st->max_wait)
-			st->max_wait = w;
-		unsigned k = 0;
-		while (k < 23 && (w >> (k + 1)))
-			k++;
-		st->log2[k]++;
-	}
+	uint64_t t0 = P->cycles(); /* only when it waits: the free case costs nothing */
+	spin_lock(&rqs[q].lock);
+	uint64_t w = P->cycles() - t0;
+	struct sd_lockstat *st = &rqs[q].st;
+	st->waits++;
+	st->wait_cycles += w;
+	if (w > st->max_wait)
+		st->max_wait = w;
+	unsigned k = 0;
+	while (k < 23 && (w >> (k + 1)))
+		k++;
+	st->log2[k]++;
+}
+
+/* Takes rq q, waiting if need be. */
+DOOR_STEP void rq_lock(struct ctx *c, unsigned q)
+{
+	if (!spin_lock_if_free(&rqs[q].lock))
+		rq_wait(q);
 	rqs[q].st.acquires++;
 	mark(c, q);
 }
 
-static void begin(struct ctx *c)
+DOOR_STEP void begin(struct ctx *c)
 {
 	if (c->busy)
 		P->bug("sched_door: nested call on pCPU", P->self(), 0);
@@ -133,7 +143,7 @@ static void begin(struct ctx *c)
 }
 
 /* Lets go of every rq the call holds. */
-static void release(struct ctx *c)
+DOOR_STEP void release(struct ctx *c)
 {
 	for (unsigned w = 0; w < WORDS; w++) {
 		c->base[w] = 0;
@@ -157,13 +167,13 @@ static void wide_lock(struct ctx *c)
 }
 
 /* The call's own rq (its vCPU's or its pCPU's), taken on entry. */
-static void home_lock(struct ctx *c, unsigned q)
+DOOR_STEP void home_lock(struct ctx *c, unsigned q)
 {
 	rq_lock(c, q);
 	c->base[q / 64] |= 1ull << (q % 64);
 }
 
-static void deliver(sched_cpumask_t mask)
+DOOR_STEP void deliver(sched_cpumask_t mask)
 {
 	for (unsigned q = 0; mask && q < NR; q++, mask >>= 1)
 		if (mask & 1)
@@ -190,7 +200,7 @@ static void finish(void)
 }
 
 /* Ends a call: locks released, then the kicks, then any finish work (wide). */
-static void end(struct ctx *c, sched_cpumask_t kick)
+DOOR_STEP void end(struct ctx *c, sched_cpumask_t kick)
 {
 	release(c);
 	deliver(kick);
@@ -341,7 +351,7 @@ static struct sd_vcpu *door_vcpu(struct sched_vcpu *sv)
 }
 
 /* Takes v's rq: the one of sv.pcpu, checked again once held (v moves only under both). */
-static void lock_vcpu(struct ctx *c, struct sd_vcpu *v)
+DOOR_STEP void lock_vcpu(struct ctx *c, struct sd_vcpu *v)
 {
 	for (;;) {
 		unsigned p = SCHED_GET(v->sv.pcpu);
@@ -354,7 +364,7 @@ static void lock_vcpu(struct ctx *c, struct sd_vcpu *v)
 }
 
 /* The three ways into a call: v's rq, pCPU p's rq, every rq. */
-static struct ctx *enter_vcpu(struct sd_vcpu *v)
+DOOR_STEP struct ctx *enter_vcpu(struct sd_vcpu *v)
 {
 	struct ctx *c = me();
 	begin(c);
@@ -550,7 +560,7 @@ enum sd_wake sd_notify(struct sd_vcpu *v, unsigned flags)
 {
 	struct ctx *c = enter_vcpu(v);
 	PT_STAMP(PT_LOCKED);
-	unsigned self = P->self();
+	unsigned self = (unsigned)(c - ctxs); /* me() asked the port already */
 	sched_cpumask_t k = 0;
 	int exit_cpu = -1;
 	enum sd_wake r = SD_WAKE_NONE;
