@@ -2,6 +2,7 @@
  * number, bounds-checked; privileged numbers are refused to non-service domains before
  * their arguments are looked at; every guest pointer goes through guest_buf. */
 #include "arch/x86_64/tsc.h"
+#include "core/pingtrace.h"
 #include "core/vmm.h"
 #include "lib/string.h"
 #include "sliver/errno.h"
@@ -102,11 +103,16 @@ static int64_t hc_event_info(struct hc_args *c)
 	void *buf = guest_buf(c->d, c->a[1], len);
 	if (!buf)
 		return -SLIVER_EFAULT;
-	int rc = event_recv_info(
-		c->d, c->a[0] < SLIVER_NR_PORTS ? (unsigned)c->a[0] : SLIVER_NR_PORTS, &in);
+	/* A whole, aligned buffer (guests/echo's, on every ping) is written in place; a shorter
+	 * one (a guest of the one-word ABI) through `in`. */
+	bool whole = len == sizeof in && !((uintptr_t)buf & 7);
+	int rc = event_recv_info(c->d,
+				 c->a[0] < SLIVER_NR_PORTS ? (unsigned)c->a[0] : SLIVER_NR_PORTS,
+				 whole ? (struct sliver_event_info *)buf : &in);
 	if (rc < 0)
 		return rc;
-	memcpy(buf, &in, len);
+	if (!whole)
+		memcpy(buf, &in, len);
 	return (int64_t)len;
 }
 
@@ -281,6 +287,7 @@ enum exit_action hypercall(struct vcpu *v, struct hv_exit *e)
 		c.a[4] = (uint32_t)g[HV_RBX];
 	}
 	__atomic_fetch_add(&c.d->hypercalls, 1, __ATOMIC_RELAXED);
+	PT_HOOK(pt_hypercall(v->dom->id, nr));
 	int64_t ret;
 	if (hv_guest_cpl(h) != 0)
 		ret = -SLIVER_EPERM;

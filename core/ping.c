@@ -29,6 +29,7 @@
 #include "core/vmm.h"
 #include "drivers/console.h"
 #include "core/bootargs.h"
+#include "core/pingtrace.h"
 
 #define PING_LATE_NS 20000ull /* a send later than this after its scheduled time is late */
 
@@ -63,6 +64,9 @@ static bool more_to_send(void)
 static void ping_fire(struct timer *t, void *arg)
 {
 	(void)arg;
+#ifdef SLIVER_PINGTRACE
+	uint64_t fire_tsc = rdtsc();
+#endif
 	uint64_t now = now_ns();
 	struct domain *d = domain_get(ping.dom);
 	if (!d || !more_to_send())
@@ -89,7 +93,11 @@ static void ping_fire(struct timer *t, void *arg)
 	ping.posted_at = now;
 	ping.due_ns = next;
 	spin_unlock(&ping.lock);
+	PT_HOOK(pt_ping_fire(ns_to_tsc_deadline(due), fire_tsc));
+	PT_HOOK(pt_raising(true));
+	PT_STAMP(PT_RAISE);
 	event_raise(d, SLIVER_PORT_PING, SLIVER_DOMID_HV);
+	PT_HOOK(pt_raising(false));
 	if (more_to_send())
 		timer_set(t, next);
 }
@@ -124,6 +132,7 @@ void ping_start(const char *cmdline)
 	       ping.cpu, (unsigned long)us, (unsigned long)jitter_us, (unsigned long)delay_ms,
 	       ping.count ? "" : " until the end of the run");
 	timer_init(&ping.t, ping_fire, NULL);
+	PT_HOOK(pt_ping_start(ping.dom, ping.cpu));
 	ping.due_ns = now_ns() + delay_ms * 1000000 + next_interval();
 }
 
@@ -148,6 +157,9 @@ void ping_stop(void)
 
 void ping_reply(unsigned from_dom)
 {
+#ifdef SLIVER_PINGTRACE
+	uint64_t reply_tsc = rdtsc();
+#endif
 	if (service_ping_reply(from_dom))
 		return;
 	uint64_t now = now_ns();
@@ -164,6 +176,7 @@ void ping_reply(unsigned from_dom)
 			ping.lost++;
 		else
 			hist_record(&ping.rtt, now - ping.posted_ns);
+		PT_HOOK(pt_reply(reply_tsc));
 		ping.posted_ns = 0;
 	}
 	spin_unlock(&ping.lock);
@@ -185,4 +198,5 @@ void ping_report(void)
 		rest++;
 	printk("ping d%u %.*s lost=%lu%s late=%lu\n", ping.dom, (int)(rest - line), line,
 	       (unsigned long)lost, rest, (unsigned long)late);
+	PT_HOOK(pt_report());
 }

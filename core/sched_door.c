@@ -58,6 +58,7 @@
  * Why each cross-pCPU step is safe: docs/scheduler.md, "Concurrency". */
 #include "core/sched_door.h"
 #include "arch/x86_64/spinlock.h"
+#include "core/pingtrace.h"
 #include "sched/sched_priv.h"
 
 #define DOM_LOCKS 64
@@ -87,17 +88,21 @@ static struct {
 	spinlock_t lock;
 } __attribute__((aligned(64))) dlocks[DOM_LOCKS + 1];
 
-static struct ctx *me(void)
+/* The few steps every door call takes (its context, its own lock, letting go, the kicks):
+ * inline in each entry point, a call each cost more than its body (make bench-pingpath). */
+#define DOOR_STEP static inline __attribute__((always_inline))
+
+DOOR_STEP struct ctx *me(void)
 {
 	return &ctxs[P->self()];
 }
 
-static bool holds(const struct ctx *c, unsigned q)
+DOOR_STEP bool holds(const struct ctx *c, unsigned q)
 {
 	return cpumask_test(c->held, q);
 }
 
-static void mark(struct ctx *c, unsigned q)
+DOOR_STEP void mark(struct ctx *c, unsigned q)
 {
 	cpumask_set(&c->held, q);
 	c->n++;
@@ -105,28 +110,34 @@ static void mark(struct ctx *c, unsigned q)
 		c->max = (int)q;
 }
 
-/* Takes rq q, waiting, and counts the wait (under q's lock: its statistics are its own). */
-static void rq_lock(struct ctx *c, unsigned q)
+/* rq q is taken: waits for it and counts the wait (under q's lock: its statistics are its
+ * own). */
+static __attribute__((noinline)) void rq_wait(unsigned q)
 {
-	if (!spin_lock_if_free(&rqs[q].lock)) {
-		uint64_t t0 = P->cycles(); /* only when it waits: the free case costs nothing */
-		spin_lock(&rqs[q].lock);
-		uint64_t w = P->cycles() - t0;
-		struct sd_lockstat *st = &rqs[q].st;
-		st->waits++;
-		st->wait_cycles += w;
-		if (w > st->max_wait)
-			st->max_wait = w;
-		unsigned k = 0;
-		while (k < 23 && (w >> (k + 1)))
-			k++;
-		st->log2[k]++;
-	}
+	uint64_t t0 = P->cycles(); /* only when it waits: the free case costs nothing */
+	spin_lock(&rqs[q].lock);
+	uint64_t w = P->cycles() - t0;
+	struct sd_lockstat *st = &rqs[q].st;
+	st->waits++;
+	st->wait_cycles += w;
+	if (w > st->max_wait)
+		st->max_wait = w;
+	unsigned k = 0;
+	while (k < 23 && (w >> (k + 1)))
+		k++;
+	st->log2[k]++;
+}
+
+/* Takes rq q, waiting if need be. */
+DOOR_STEP void rq_lock(struct ctx *c, unsigned q)
+{
+	if (!spin_lock_if_free(&rqs[q].lock))
+		rq_wait(q);
 	rqs[q].st.acquires++;
 	mark(c, q);
 }
 
-static void begin(struct ctx *c)
+DOOR_STEP void begin(struct ctx *c)
 {
 	if (c->busy)
 		P->bug("sched_door: nested call on pCPU", P->self(), 0);
@@ -135,7 +146,7 @@ static void begin(struct ctx *c)
 
 /* Lets go of every rq the call holds: word by word, up to the highest held (most calls hold
  * one lock, in the first word). */
-static void release(struct ctx *c)
+DOOR_STEP void release(struct ctx *c)
 {
 	for (int w = 0; w <= c->max / 64; w++) {
 		c->base.w[w] = 0;
@@ -158,14 +169,14 @@ static void wide_lock(struct ctx *c)
 }
 
 /* The call's own rq (its vCPU's or its pCPU's), taken on entry. */
-static void home_lock(struct ctx *c, unsigned q)
+DOOR_STEP void home_lock(struct ctx *c, unsigned q)
 {
 	rq_lock(c, q);
 	cpumask_set(&c->base, q);
 }
 
 /* The words of pCPUs that exist only (most calls kick nobody). NULL: none. */
-static void deliver(const sched_cpumask_t *mask)
+DOOR_STEP void deliver(const sched_cpumask_t *mask)
 {
 	if (!mask || cpumask_empty(*mask))
 		return;
@@ -197,7 +208,7 @@ static void finish(void)
 }
 
 /* Ends a call: locks released, then the kicks (NULL: none), then any finish work (wide). */
-static void end(struct ctx *c, const sched_cpumask_t *kick)
+DOOR_STEP void end(struct ctx *c, const sched_cpumask_t *kick)
 {
 	release(c);
 	deliver(kick);
@@ -342,7 +353,7 @@ static struct sd_vcpu *door_vcpu(struct sched_vcpu *sv)
 }
 
 /* Takes v's rq: the one of sv.pcpu, checked again once held (v moves only under both). */
-static void lock_vcpu(struct ctx *c, struct sd_vcpu *v)
+DOOR_STEP void lock_vcpu(struct ctx *c, struct sd_vcpu *v)
 {
 	for (;;) {
 		unsigned p = SCHED_GET(v->sv.pcpu);
@@ -355,7 +366,7 @@ static void lock_vcpu(struct ctx *c, struct sd_vcpu *v)
 }
 
 /* The three ways into a call: v's rq, pCPU p's rq, every rq. */
-static struct ctx *enter_vcpu(struct sd_vcpu *v)
+DOOR_STEP struct ctx *enter_vcpu(struct sd_vcpu *v)
 {
 	struct ctx *c = me();
 	begin(c);
@@ -554,7 +565,8 @@ int sd_set_affinity(struct sd_vcpu *v, sched_cpumask_t mask)
 enum sd_wake sd_notify(struct sd_vcpu *v, unsigned flags)
 {
 	struct ctx *c = enter_vcpu(v);
-	unsigned self = P->self();
+	PT_STAMP(PT_LOCKED);
+	unsigned self = (unsigned)(c - ctxs); /* me() asked the port already */
 	sched_cpumask_t k = cpumask_none();
 	int exit_cpu = -1;
 	enum sd_wake r = SD_WAKE_NONE;
@@ -568,6 +580,7 @@ enum sd_wake sd_notify(struct sd_vcpu *v, unsigned flags)
 		v->wake_ns = now;
 		v->ready_ns = now;
 		k = sched_wake(&S, &v->sv, now, flags);
+		PT_STAMP(PT_WOKEN);
 		r = SD_WAKE_WOKE;
 	} else if (!v->paused) {
 		/* Runnable or running: the scheduler hears of every event (sched.h), so a vCPU
@@ -577,6 +590,7 @@ enum sd_wake sd_notify(struct sd_vcpu *v, unsigned flags)
 		if (v->sv.state != SCHED_VS_RUNNING && !v->wake_ns)
 			v->wake_ns = now;
 		k = sched_wake(&S, &v->sv, now, flags);
+		PT_STAMP(PT_WOKEN);
 		int on = SCHED_GET(v->running_on);
 		if (on >= 0 && (unsigned)on != self)
 			exit_cpu = on; /* an exit, so the vector goes in at its next entry */
@@ -672,6 +686,7 @@ struct sd_vcpu *sd_pick(unsigned cpu, struct sd_vcpu *prev, enum sd_then then, u
 		pick_lock(c, cpu, prev);
 	else
 		home_lock(c, cpu);
+	PT_STAMP(PT_PLOCKED);
 	uint64_t now = P->now();
 	sched_cpumask_t k = cpumask_none();
 	/* Only to a vCPU this pCPU still runs in the scheduler's view: one that left the run
@@ -695,6 +710,7 @@ struct sd_vcpu *sd_pick(unsigned cpu, struct sd_vcpu *prev, enum sd_then then, u
 	uint64_t t0 = P->cycles();
 	struct sched_pick pk = sched_pick_next(&S, cpu, now);
 	*held = P->cycles() - t0;
+	PT_STAMP(PT_PICKED);
 	pk.kick = cpumask_or(pk.kick, k);
 	struct sd_vcpu *v = door_vcpu(pk.vcpu);
 	if (move)

@@ -547,10 +547,15 @@ static void key_pcpus(void)
 		struct sliver_pcpu_info p;
 		pcpu_info(c, &p);
 		struct vmm_cpu *pc = percpu[c].vmm;
+		static struct hist snap; /* 9 KiB: not on the stack; the median too */
+		hist_snapshot(&pc->decision, &snap);
 		printk("perf cpu%u idle_ms=%lu busy_ms=%lu sched_calls=%lu decision_avg_cycles=%lu "
-		       "decision_p99_cycles=%lu running=d%uv%u run_until_us=%ld need_resched=%u\n",
+		       "decision_p50_cycles=%lu decision_p99_cycles=%lu running=d%uv%u "
+		       "run_until_us=%ld need_resched=%u\n",
 		       c, p.idle_ns / 1000000, p.busy_ns / 1000000, p.sched_calls,
-		       p.decision_avg_cycles, p.decision_p99_cycles, p.cur_dom, p.cur_vcpu,
+		       p.decision_avg_cycles,
+		       (unsigned long)(snap.n ? hist_percentile(&snap, 500000) : 0),
+		       p.decision_p99_cycles, p.cur_dom, p.cur_vcpu,
 		       pc->run_until == SCHED_NEVER ? -1l : (long)(pc->run_until / 1000),
 		       pc->need_resched);
 	}

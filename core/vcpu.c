@@ -5,6 +5,7 @@
 #include "core/mm.h"
 #include "core/pc.h"
 #include "core/pcboot.h"
+#include "core/pingtrace.h"
 #include "core/vmm.h"
 #include "drivers/console.h"
 #include "lib/string.h"
@@ -103,6 +104,7 @@ void vcpu_free(struct vcpu *v)
 
 int vcpu_highest_irq(const struct vcpu *v)
 {
+#pragma GCC unroll 4
 	for (int w = 3; w >= 0; w--) {
 		uint64_t bits = __atomic_load_n(&v->irr[w], __ATOMIC_ACQUIRE);
 		if (bits)
@@ -171,7 +173,10 @@ void vcpu_irq_clear(struct vcpu *v, int vector)
 
 static void notify(struct vcpu *v, unsigned flags)
 {
-	if (sd_notify(&v->s, flags) == SD_WAKE_WOKE)
+	PT_STAMP(PT_NOTIFY);
+	enum sd_wake r = sd_notify(&v->s, flags);
+	PT_HOOK(pt_notify_result(r == SD_WAKE_WOKE));
+	if (r == SD_WAKE_WOKE)
 		__atomic_fetch_add(&v->dom->wakes, 1, __ATOMIC_RELAXED);
 }
 

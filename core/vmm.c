@@ -19,6 +19,7 @@
 #include "core/bootinfo.h"
 #include "core/main.h"
 #include "core/mm.h"
+#include "core/pingtrace.h"
 #include "core/vmm.h"
 #include "drivers/console.h"
 #include "lib/cmdline.h"
@@ -94,6 +95,7 @@ static void nmi_test_report(void)
 static void resched_ipi(struct irq_frame *f)
 {
 	(void)f; /* the sender set need_resched (or only wanted a VM exit) */
+	PT_STAMP(PT_DRAIN);
 }
 
 void vmm_kick_cpu(unsigned cpu, bool resched)
@@ -102,6 +104,7 @@ void vmm_kick_cpu(unsigned cpu, bool resched)
 		__atomic_store_n(&vmm_cpus[cpu]->need_resched, 1, __ATOMIC_RELEASE);
 	if (cpu != this_cpu()->id)
 		smp_send_ipi(cpu, VEC_RESCHEDULE);
+	PT_HOOK(pt_kick(cpu));
 }
 
 /* The scheduler door's view of the machine (core/sched_door.h). */
@@ -375,7 +378,9 @@ static enum exit_action run_vcpu(struct vmm_cpu *pc, struct vcpu *v)
 			last_dl_tsc = dl_tsc;
 		}
 		struct hv_exit e;
+		PT_HOOK(pt_run(v->dom->id));
 		hv_vcpu_run(v->hv, dl_tsc, vec, &e);
+		PT_HOOK(pt_ran(v->dom->id, e.entry_tsc, e.loaded_tsc, e.exit_tsc));
 		if (e.entry_tsc) /* from right before the entry to now, right after the exit */
 			v->guest_tsc += rdtsc() - e.entry_tsc;
 		/* Wake-to-run ends at the first entry after the wake-up, VMCS/VMCB load, TLB
@@ -447,8 +452,10 @@ void vmm_cpu_loop(void)
 		}
 		__atomic_store_n(&pc->need_resched, 0, __ATOMIC_RELEASE);
 		uint64_t run_until, held;
+		PT_STAMP(PT_PICK);
 		struct sd_vcpu *sv =
 			sd_pick(cpu, pc->curr ? &pc->curr->s : NULL, then, &run_until, &held);
+		PT_STAMP(PT_PICKRET);
 		then = SD_THEN_RUN;
 		struct vcpu *v = sv ? sv->sv.owner : NULL;
 		if (__atomic_exchange_n(&pc->reset_decision, false, __ATOMIC_ACQ_REL)) {
@@ -463,12 +470,14 @@ void vmm_cpu_loop(void)
 		 * right after its own pick_next). */
 		while (v && v != pc->curr && hv_vcpu_loaded_on(v->hv) >= 0)
 			cpu_relax();
+		PT_STAMP(PT_PUT);
 		pc->curr = v;
 		pc->run_until = run_until;
 		if (run_until != SCHED_NEVER)
 			timer_set(&pc->slice, run_until);
 		else
 			timer_cancel(&pc->slice);
+		PT_STAMP(PT_ARMED);
 		if (!v) {
 			if (cpu == 0 && !run_ms && all_ended())
 				finish_run("all domains ended");

@@ -81,6 +81,7 @@ struct evport {		/* count, last, senders, allow: under the domain's evlock */
 	uint32_t count;	       /* raises since the last receive: pending when > 0 */
 	uint32_t last;	       /* the last sender */
 	struct domset senders; /* every sender since the last receive */
+	uint8_t senders_words; /* senders.w[0, this) hold them all (a receive copies only those) */
 	struct domset allow;   /* domains allowed to raise it (HC_EVENT_ALLOW, evt.allow=) */
 };
 

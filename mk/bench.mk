@@ -8,10 +8,21 @@
 # tools/bench-hv.sh);
 # BENCH_EMU=qemu: the same rows under QEMU TCG+SVM (-icount at the same ns per instruction),
 # written beside the Bochs rows (the hv-bench-qemu section).
+# The ISOs boot the release build (build/release: no lock checks), built first.
 BENCH_EMU ?= bochs
 .PHONY: bench e2e-bench-row-smoke e2e-bench-row-smoke-svm
-bench: all $(BUILD)/sliver-sim
-	BENCH_EMU=$(BENCH_EMU) tools/bench-hv.sh
+bench: $(BUILD)/sliver-sim
+	$(MAKE) BUILD=$(RELEASE_BUILD) RELEASE=1 all
+	BENCH_EMU=$(BENCH_EMU) BENCH_BUILD=$(RELEASE_BUILD) tools/bench-hv.sh
+
+# `make bench-decision`: the cost of one decision per policy against 1..64 runnable vCPUs on
+# a pCPU, host (build/sliver-bench-decision policies) and Bochs (the release build, n
+# spinners on one pCPU): tools/decision-table.sh, docs/BENCHMARKS.md "Decision cost per
+# policy" (about 3 minutes).
+.PHONY: bench-decision
+bench-decision: $(BUILD)/sliver-bench-decision
+	$(MAKE) BUILD=$(RELEASE_BUILD) RELEASE=1 all
+	BUILD=$(BUILD) RELEASE_BUILD=$(RELEASE_BUILD) tools/decision-table.sh
 
 # One row (0.35 of 10 ms), sliver (sched=credit), 300 emulated ms at ips=50000000 (a few seconds),
 # 2 pCPUs as the bench: the generated scenario boots, pCPU 1 pings, the ping line has n > 0,

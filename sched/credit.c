@@ -28,7 +28,9 @@
  */
 #include "sched/credit_priv.h"
 
-void cr_heap_del(struct sched *s, struct sched_vcpu *v)
+/* Takes v off the heap it is in; true when that was a run queue (the pCPU's summaries may
+ * have changed: credit_note). */
+static bool heap_del(struct sched *s, struct sched_vcpu *v)
 {
 	SCHED_HELD(s, v->pcpu);
 	struct sched_pcpu *pc = &s->pcpu[v->pcpu];
@@ -52,17 +54,38 @@ void cr_heap_del(struct sched *s, struct sched_vcpu *v)
 			cv(v)->flags &= (uint8_t)~F_MSLEEP;
 			cpc(pc)->nr_msleep--;
 		}
-		break;
+		cv(v)->heap = HEAP_NONE;
+		return false; /* no run queue changed: the summaries stay (credit_note) */
 	case HEAP_PARK:
 		hn_remove(&cpc(pc)->parked, &cv(v)->hn);
 		cpc(pc)->w_park -= cv(v)->w_acct;
-		break;
+		cv(v)->heap = HEAP_NONE;
+		return false;
 	}
 	cv(v)->heap = HEAP_NONE;
-	credit_note(s, v->pcpu);
+	return true;
+}
+
+void cr_heap_del(struct sched *s, struct sched_vcpu *v)
+{
+	if (heap_del(s, v))
+		credit_note(s, v->pcpu);
+}
+
+/* A pick's own dequeue and requeue on its pCPU: it notes that pCPU once, at its end, and
+ * reads no bit of its own before (only other pCPUs' bits, as hints). */
+void cr_heap_del_quiet(struct sched *s, struct sched_vcpu *v)
+{
+	heap_del(s, v);
 }
 
 void cr_enqueue(struct sched *s, struct sched_vcpu *v)
+{
+	cr_enqueue_quiet(s, v);
+	credit_note(s, v->pcpu);
+}
+
+void cr_enqueue_quiet(struct sched *s, struct sched_vcpu *v)
 {
 	SCHED_HELD(s, v->pcpu);
 	struct sched_pcpu *pc = &s->pcpu[v->pcpu];
@@ -92,7 +115,6 @@ void cr_enqueue(struct sched *s, struct sched_vcpu *v)
 		}
 	}
 	SCHED_ADD(pc->nr_queued, 1);
-	credit_note(s, v->pcpu);
 }
 
 struct sched_vcpu *cr_queue_head(struct sched_pcpu *pc)

@@ -343,7 +343,7 @@ sched_cpumask_t cr_balance_push(struct sched *s, unsigned p, struct sched_vcpu *
 				struct sched_vcpu *prev, uint64_t now)
 {
 	struct sched_pcpu *pc = &s->pcpu[p];
-	if (!cs(s)->p.balance_gap_ns || s->nr_pcpus < 2 || !cpc(pc)->rq_norm)
+	if (!cr_may_balance(s, pc))
 		return cpumask_none();
 	struct sched_vcpu *c = cr_min(cpc(pc)->rq_norm);
 	if (prev && cv(prev)->heap == HEAP_NORM && prev->pcpu == p &&
@@ -485,8 +485,7 @@ sched_cpumask_t cr_pull_running(struct sched *s, unsigned p)
 bool cr_hand_to_idle(struct sched *s, unsigned p, struct sched_vcpu *next, uint64_t now,
 		     sched_cpumask_t *kick)
 {
-	if (!s->pcpu[p].nr_queued || next->prio == SCHED_PRI_BOOST ||
-	    cpumask_empty(cpumask_without(cr_idle_mask(s), p)))
+	if (!cr_may_hand_to_idle(s, p, next))
 		return false;
 	int idle = cr_find_idle(s, cpumask_without(sched_affinity(s, next), p));
 	if (idle < 0 || !sched_peek(s, (unsigned)idle))

@@ -73,7 +73,7 @@ static struct sched_vcpu *decide_current(struct sched *s, unsigned p, uint64_t n
 	if (!want && cr_take_lease(s, cur, now))
 		return cur;
 	SCHED_PUT(cur->state, (uint8_t)SCHED_VS_BLOCKED);
-	cr_enqueue(s, cur);
+	cr_enqueue_quiet(s, cur); /* noted at the end */
 	*requeued = true;
 	return NULL;
 }
@@ -97,7 +97,8 @@ struct sched_pick cr_pick_next(struct sched *s, unsigned p, uint64_t now)
 	struct sched_pcpu *pc = &s->pcpu[p];
 	struct sched_pick r = {NULL, SCHED_NEVER, sched_take_kicks(s)};
 	cr_vclock_advance(s, p, now);
-	cr_unpark_due(s, p, now);
+	if (cpc(pc)->parked && cv(cr_min(cpc(pc)->parked))->park_until <= now)
+		cr_unpark_due(s, p, now);
 	pc->picks++;
 
 	struct sched_vcpu *cur = pc->curr;
@@ -112,7 +113,7 @@ struct sched_pick cr_pick_next(struct sched *s, unsigned p, uint64_t now)
 	if (yielder)
 		cv(yielder)->flags &= (uint8_t)~F_YIELD;
 	while (!next) {
-		next = sched_take_yield_next(s, p);
+		next = pc->yield_next ? sched_take_yield_next(s, p) : NULL;
 		if (!next)
 			next = cr_queue_head(pc);
 		if (next && next == yielder) {
@@ -125,8 +126,9 @@ struct sched_pick cr_pick_next(struct sched *s, unsigned p, uint64_t now)
 		}
 		yielder = NULL;
 		if (next) {
-			cr_heap_del(s, next);
-			if (cr_hand_to_idle(s, p, next, now, &r.kick)) {
+			cr_heap_del_quiet(s, next);
+			if (cr_may_hand_to_idle(s, p, next) &&
+			    cr_hand_to_idle(s, p, next, now, &r.kick)) {
 				next = NULL;
 				continue;
 			}
@@ -134,13 +136,13 @@ struct sched_pick cr_pick_next(struct sched *s, unsigned p, uint64_t now)
 			break;
 		}
 		SCHED_PUT(next->state, (uint8_t)SCHED_VS_RUNNING);
-		if (!cr_take_lease(s, next, now)) {
+		if (capped(next) && !cr_take_lease(s, next, now)) {
 			SCHED_PUT(next->state, (uint8_t)SCHED_VS_BLOCKED);
 			cr_park(s, next, now);
 			next = NULL;
 		}
 	}
-	if (new_slice && next)
+	if (new_slice && next && cr_may_balance(s, pc))
 		r.kick =
 			cpumask_or(r.kick, cr_balance_push(s, p, next, requeued ? cur : NULL, now));
 	if (!next) {

@@ -227,12 +227,25 @@ static inline int cr_find_idle(const struct sched *s, sched_cpumask_t mask)
 	return q < SCHED_MAX_PCPUS ? (int)q : -1;
 }
 
+/* The cheap first tests of cr_balance_push and cr_hand_to_idle (a pick makes them inline). */
+static inline bool cr_may_balance(const struct sched *s, const struct sched_pcpu *pc)
+{
+	return cs(s)->p.balance_gap_ns && s->nr_pcpus >= 2 && cpc(pc)->rq_norm;
+}
+static inline bool cr_may_hand_to_idle(const struct sched *s, unsigned p,
+				       const struct sched_vcpu *next)
+{
+	return s->pcpu[p].nr_queued && next->prio != SCHED_PRI_BOOST &&
+	       !cpumask_empty(cpumask_without(cr_idle_mask(s), p));
+}
+
 /* credit.c: run queues, charging */
 void cr_heap_del(struct sched *s, struct sched_vcpu *v);
 void cr_enqueue(struct sched *s, struct sched_vcpu *v);
+void cr_heap_del_quiet(struct sched *s, struct sched_vcpu *v);
+void cr_enqueue_quiet(struct sched *s, struct sched_vcpu *v);
 struct sched_vcpu *cr_queue_head(struct sched_pcpu *pc);
 void cr_charge(struct sched *s, struct sched_vcpu *v, uint64_t now);
-void cr_clamp_bank(struct sched *s, struct sched_vcpu *v);
 /* Places v at vtime vt; gvt (service per weight, never rebased) moves by the same amount. */
 static inline void cr_set_vtime(struct sched_vcpu *v, uint64_t vt)
 {
@@ -255,20 +268,34 @@ sched_cpumask_t cr_yield_to(struct sched *s, struct sched_vcpu *v, struct sched_
 struct sched_pick cr_pick_next(struct sched *s, unsigned p, uint64_t now);
 
 /* credit_vt.c: virtual time, sleepers, the domain split, the boost budget */
-uint64_t cr_vt_add(uint64_t vt, uint64_t ns, uint64_t d, uint64_t *rem);
+uint64_t cr_vt_add_slow(uint64_t vt, uint64_t ns, uint64_t d, uint64_t *rem);
+/* vt + ns * 2^32 / d, exactly: the remainder (< d) is carried in *rem. Inline for the
+ * usual case, under 2 s and the remainder in range: one division (every charge and clock
+ * step of a wake and a pick takes it). */
+static inline uint64_t cr_vt_add(uint64_t vt, uint64_t ns, uint64_t d, uint64_t *rem)
+{
+	if (ns < ((uint64_t)1 << 31) && *rem < d) {
+		uint64_t x = (ns << 32) + *rem;
+		*rem = x % d;
+		return vt + x / d;
+	}
+	return cr_vt_add_slow(vt, ns, d, rem);
+}
 uint64_t cr_ns_to_vt(uint64_t ns, uint32_t ew);
-uint64_t cr_bank_vt(struct sched *s, const struct sched_vcpu *v);
-int64_t cr_vcredit(const struct sched *s, const struct sched_vcpu *v);
 void cr_rw_mark(struct sched *s, struct sched_dom *d);
 void cr_activate(struct sched *s, struct sched_pcpu *pc, struct sched_vcpu *v);
 void cr_deactivate(struct sched *s, struct sched_pcpu *pc, struct sched_vcpu *v);
 void cr_sleeper_insert(struct sched *s, struct sched_vcpu *v);
 uint64_t cr_retire_ns(const struct sched_pcpu *pc, const struct sched_vcpu *sl);
 void cr_vclock_advance(struct sched *s, unsigned p, uint64_t now);
-void cr_settle_vt(struct sched_vcpu *v, uint64_t now);
-void cr_rw_flush(struct sched *s, uint64_t now);
+void cr_rw_flush_list(struct sched *s, uint64_t now);
+/* The end of every op: the splits of the domains marked meanwhile (usually none). */
+static inline void cr_rw_flush(struct sched *s, uint64_t now)
+{
+	if (SCHED_GET(cs(s)->rw_list))
+		cr_rw_flush_list(s, now);
+}
 uint64_t cr_start_offset(const struct sched *s, const struct sched_vcpu *v);
-int64_t cr_boost_budget(struct sched *s, struct sched_vcpu *v);
 
 /* credit_cap.c: caps */
 int64_t cr_cap_depth(const struct sched *s, const struct sched_dom *d);
@@ -307,5 +334,92 @@ sched_cpumask_t cr_kick_idle_for_work(struct sched *s);
 sched_cpumask_t cr_pull_running(struct sched *s, unsigned p);
 bool cr_hand_to_idle(struct sched *s, unsigned p, struct sched_vcpu *next, uint64_t now,
 		     sched_cpumask_t *kick);
+
+/* ---- inline: on the path of every wake and pick (credit_vt.c has the rest) ------------ */
+
+/* The sleeper bank in virtual time: what pCPU's virtual clock advances in one period at its
+ * earning weight W (v counted), the same for every weight. In ns of CPU it is one period's
+ * entitlement, period * w_v / W: a heavier vCPU banks more, so two sleepers that both
+ * reach the bank stand at the same virtual time and the heavier one, whose vtime then
+ * advances more slowly, keeps its lead (a flat period of CPU for every weight put the
+ * lighter one always further back in virtual time). */
+static inline uint64_t cr_bank_vt(struct sched *s, const struct sched_vcpu *v)
+{
+	struct sched_pcpu *pc = &s->pcpu[v->pcpu];
+	uint64_t w = cpc(pc)->w_active + (cv(v)->w_acct ? 0 : ew_of(v)), rem = 0;
+	if (!w)
+		w = ew_of(v);
+	/* One division per change of W or of the period, not per sleep and wake. */
+	if (w != cpc(pc)->bank_w || bank_ns(s) != cpc(pc)->bank_ns) {
+		cpc(pc)->bank_w = w;
+		cpc(pc)->bank_ns = bank_ns(s);
+		cpc(pc)->bank_vt = cr_vt_add(0, bank_ns(s), w, &rem); /* W may exceed 2^32 */
+	}
+	return cpc(pc)->bank_vt;
+}
+
+/* Credit in ns: positive is UNDER (owed CPU), negative is OVER (in debt). */
+static inline int64_t cr_vcredit(const struct sched *s, const struct sched_vcpu *v)
+{
+	int64_t lag = (int64_t)(cpc(&s->pcpu[v->pcpu])->vclock - cv(v)->vtime);
+	/* lag * ew / 2^32 rounded toward zero; 128-bit product, shifts only. */
+	uint64_t al = lag < 0 ? 0 - (uint64_t)lag : (uint64_t)lag;
+	unsigned __int128 m = (unsigned __int128)al * ew_of(v) >> VT_SHIFT;
+	int64_t c = m > ((uint64_t)1 << 62) ? (int64_t)1 << 62 : (int64_t)m;
+	return lag < 0 ? -c : c;
+}
+
+/* At most one bank of credit: raises vtime (and gvt with it) to vclock - bank. */
+static inline void cr_clamp_bank(struct sched *s, struct sched_vcpu *v)
+{
+	uint64_t floor = cpc(&s->pcpu[v->pcpu])->vclock - cr_bank_vt(s, v);
+	if ((int64_t)(cv(v)->vtime - floor) < 0)
+		cr_set_vtime(v, floor);
+}
+
+/* Adds the run since vt_since to v's vtime (and gvt) at its current effective weight:
+ * vt += dt * 2^32 / ew, remainder kept. Done at every charge, and before the weight of a
+ * running vCPU changes (the domain split), so each ns is charged at the weight it ran at. */
+static inline void cr_settle_vt(struct sched_vcpu *v, uint64_t now)
+{
+	if (now <= cv(v)->vt_since)
+		return;
+	uint64_t old = cv(v)->vtime;
+	cv(v)->vtime = cr_vt_add(cv(v)->vtime, now - cv(v)->vt_since, ew_of(v), &cv(v)->vrem);
+	cv(v)->gvt += cv(v)->vtime - old;
+	cv(v)->vt_since = now;
+}
+
+/* The boost budget of v in ns: what its pCPU's budget clock B has handed it
+ * since `bvt`, which only its boosted ns advance, i.e. its entitlement minus its boosted
+ * time. B advances as V over the earning weight that is not parked: a vCPU parked by its
+ * cap runs nothing and does not dilute the others' budgets (sched-fuzz seed 257). At most
+ * one period's entitlement: bvt is raised to B - period * 2^32 / W, W being the unparked
+ * earning weight of its pCPU with v counted, so boosted time over any window T is at most
+ * its share of T (among the unparked) + one period's entitlement + boost_debt + one
+ * latency slice. Unlike the credit (V - vtime), it does not move with the vCPU's unboosted
+ * running: a vCPU that is OVER because of its bulk demand keeps a budget for its events;
+ * and it does not depend on the absolute level of V, which falls behind every runner's
+ * vtime when a sleeper retires with its bank (the runners then all read OVER by bank /
+ * runners). */
+static inline int64_t cr_boost_budget(struct sched *s, struct sched_vcpu *v)
+{
+	struct sched_pcpu *pc = &s->pcpu[v->pcpu];
+	uint64_t w = cpc(pc)->w_active - cpc(pc)->w_park +
+		     (!cv(v)->w_acct		 ? ew_of(v)
+		      : cv(v)->heap == HEAP_PARK ? cv(v)->w_acct
+						 : 0);
+	uint64_t rem = 0;
+	uint64_t floor = cpc(pc)->bclock - cr_vt_add(0, cs(s)->p.period_ns, w ? w : ew_of(v), &rem);
+	if ((int64_t)(cv(v)->bvt - floor) < 0) {
+		cv(v)->bvt = floor;
+		cv(v)->bvrem = 0;
+	}
+	int64_t lag = (int64_t)(cpc(pc)->bclock - cv(v)->bvt);
+	uint64_t al = lag < 0 ? 0 - (uint64_t)lag : (uint64_t)lag;
+	unsigned __int128 m = (unsigned __int128)al * ew_of(v) >> VT_SHIFT;
+	int64_t c = m > ((uint64_t)1 << 62) ? (int64_t)1 << 62 : (int64_t)m;
+	return lag < 0 ? -c : c;
+}
 
 #endif

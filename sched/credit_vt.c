@@ -18,8 +18,8 @@ static uint64_t div32(uint64_t hi, uint64_t add, uint64_t d, uint64_t *rem)
 	return (q1 << 16) + b / d;
 }
 
-/* vt + ns * 2^32 / d, exactly: the remainder (< d) is carried in *rem. */
-uint64_t cr_vt_add(uint64_t vt, uint64_t ns, uint64_t d, uint64_t *rem)
+/* cr_vt_add beyond its one-division case (credit_priv.h). */
+uint64_t cr_vt_add_slow(uint64_t vt, uint64_t ns, uint64_t d, uint64_t *rem)
 {
 	if (*rem >= d) {
 		vt += *rem / d;
@@ -37,38 +37,6 @@ uint64_t cr_ns_to_vt(uint64_t ns, uint32_t ew)
 {
 	uint64_t rem = 0;
 	return cr_vt_add(0, ns, ew, &rem);
-}
-
-/* The sleeper bank in virtual time: what pCPU's virtual clock advances in one period at its
- * earning weight W (v counted), the same for every weight. In ns of CPU it is one period's
- * entitlement, period * w_v / W: a heavier vCPU banks more, so two sleepers that both
- * reach the bank stand at the same virtual time and the heavier one, whose vtime then
- * advances more slowly, keeps its lead (a flat period of CPU for every weight put the
- * lighter one always further back in virtual time). */
-uint64_t cr_bank_vt(struct sched *s, const struct sched_vcpu *v)
-{
-	struct sched_pcpu *pc = &s->pcpu[v->pcpu];
-	uint64_t w = cpc(pc)->w_active + (cv(v)->w_acct ? 0 : ew_of(v)), rem = 0;
-	if (!w)
-		w = ew_of(v);
-	/* One division per change of W or of the period, not per sleep and wake. */
-	if (w != cpc(pc)->bank_w || bank_ns(s) != cpc(pc)->bank_ns) {
-		cpc(pc)->bank_w = w;
-		cpc(pc)->bank_ns = bank_ns(s);
-		cpc(pc)->bank_vt = cr_vt_add(0, bank_ns(s), w, &rem); /* W may exceed 2^32 */
-	}
-	return cpc(pc)->bank_vt;
-}
-
-/* Credit in ns: positive is UNDER (owed CPU), negative is OVER (in debt). */
-int64_t cr_vcredit(const struct sched *s, const struct sched_vcpu *v)
-{
-	int64_t lag = (int64_t)(cpc(&s->pcpu[v->pcpu])->vclock - cv(v)->vtime);
-	/* lag * ew / 2^32 rounded toward zero; 128-bit product, shifts only. */
-	uint64_t al = lag < 0 ? 0 - (uint64_t)lag : (uint64_t)lag;
-	unsigned __int128 m = (unsigned __int128)al * ew_of(v) >> VT_SHIFT;
-	int64_t c = m > ((uint64_t)1 << 62) ? (int64_t)1 << 62 : (int64_t)m;
-	return lag < 0 ? -c : c;
 }
 
 /* Puts d on the list of domains whose split is recomputed at the end of the current call
@@ -136,18 +104,46 @@ uint64_t cr_retire_ns(const struct sched_pcpu *pc, const struct sched_vcpu *sl)
 	return need > ((uint64_t)1 << 62) ? UINT64_MAX : (uint64_t)need;
 }
 
+/* The budget clock's step for the `chunk` ns the virtual clock just took from (v0, r0). */
+static inline void bclock_step(struct sched_pcpu *pc, uint64_t v0, uint64_t r0, uint64_t chunk)
+{
+	uint64_t w = cpc(pc)->w_active;
+	if (!cpc(pc)->w_park && cpc(pc)->bclock_rem == r0) {
+		/* The same division from the same remainder: the same step, exactly (no second
+		 * division where nothing is parked). */
+		cpc(pc)->bclock += cpc(pc)->vclock - v0;
+		cpc(pc)->bclock_rem = cpc(pc)->vclock_rem;
+	} else {
+		/* Only parked vCPUs earn: as vclock (a retired vCPU's budget no worse). */
+		uint64_t wb = w > cpc(pc)->w_park ? w - cpc(pc)->w_park : w;
+		cpc(pc)->bclock = cr_vt_add(cpc(pc)->bclock, chunk, wb, &cpc(pc)->bclock_rem);
+	}
+}
+
 /* Advances pCPU p's virtual clock to `now`, retiring sleepers whose credit reaches the bank
  * at the exact virtual time it happens (they stop earning and stop diluting the others). */
 void cr_vclock_advance(struct sched *s, unsigned p, uint64_t now)
 {
 	SCHED_HELD(s, p);
 	struct sched_pcpu *pc = &s->pcpu[p];
-	if (now <= cpc(pc)->vclock_last) {
-		if (now > cpc(pc)->vclock_last)
-			cpc(pc)->vclock_last = now;
+	if (now <= cpc(pc)->vclock_last)
 		return;
-	}
 	uint64_t dt = now - cpc(pc)->vclock_last;
+	/* The usual step (a wake, the pick after it): one chunk in which no sleeper retires,
+	 * i.e. the first sleeper's key is still ahead of the clock at its end. The loop below
+	 * takes it in one pass with the same division; here without the retirement time. */
+	if (cpc(pc)->w_active && dt <= VT_CHUNK) {
+		uint64_t v0 = cpc(pc)->vclock, r0 = cpc(pc)->vclock_rem, rem = r0;
+		uint64_t v1 = cr_vt_add(v0, dt, cpc(pc)->w_active, &rem);
+		struct sched_vcpu *sl = cr_min(cpc(pc)->sleepers);
+		if (!sl || (int64_t)(cv(sl)->hn.key - v1) > 0) {
+			cpc(pc)->vclock = v1;
+			cpc(pc)->vclock_rem = rem;
+			bclock_step(pc, v0, r0, dt);
+			cpc(pc)->vclock_last = now;
+			return;
+		}
+	}
 	while (dt) {
 		uint64_t w = cpc(pc)->w_active;
 		if (!w) {
@@ -169,17 +165,7 @@ void cr_vclock_advance(struct sched *s, unsigned p, uint64_t now)
 		}
 		uint64_t v0 = cpc(pc)->vclock, r0 = cpc(pc)->vclock_rem;
 		cpc(pc)->vclock = cr_vt_add(v0, chunk, w, &cpc(pc)->vclock_rem);
-		if (!cpc(pc)->w_park && cpc(pc)->bclock_rem == r0) {
-			/* The same division from the same remainder: the same step, exactly
-			 * (no second division where nothing is parked). */
-			cpc(pc)->bclock += cpc(pc)->vclock - v0;
-			cpc(pc)->bclock_rem = cpc(pc)->vclock_rem;
-		} else {
-			/* Only parked vCPUs earn: as vclock (a retired vCPU's budget no worse). */
-			uint64_t wb = w > cpc(pc)->w_park ? w - cpc(pc)->w_park : w;
-			cpc(pc)->bclock =
-				cr_vt_add(cpc(pc)->bclock, chunk, wb, &cpc(pc)->bclock_rem);
-		}
+		bclock_step(pc, v0, r0, chunk);
 		dt -= chunk;
 		if (sl && (int64_t)(cv(sl)->hn.key - cpc(pc)->vclock) <= 0) {
 			cr_heap_del(s, sl);
@@ -215,27 +201,6 @@ void cr_restore_idle_lag(struct sched *s, struct sched_vcpu *v)
 		return;
 	cv(v)->flags &= (uint8_t)~F_IDLE_RET;
 	cr_set_vtime(v, cpc(&s->pcpu[v->pcpu])->vclock - cv(v)->idle_lag);
-}
-
-/* At most one bank of credit: raises vtime (and gvt with it) to vclock - bank. */
-void cr_clamp_bank(struct sched *s, struct sched_vcpu *v)
-{
-	uint64_t floor = cpc(&s->pcpu[v->pcpu])->vclock - cr_bank_vt(s, v);
-	if ((int64_t)(cv(v)->vtime - floor) < 0)
-		cr_set_vtime(v, floor);
-}
-
-/* Adds the run since vt_since to v's vtime (and gvt) at its current effective weight:
- * vt += dt * 2^32 / ew, remainder kept. Done at every charge, and before the weight of a
- * running vCPU changes (the domain split), so each ns is charged at the weight it ran at. */
-void cr_settle_vt(struct sched_vcpu *v, uint64_t now)
-{
-	if (now <= cv(v)->vt_since)
-		return;
-	uint64_t old = cv(v)->vtime;
-	cv(v)->vtime = cr_vt_add(cv(v)->vtime, now - cv(v)->vt_since, ew_of(v), &cv(v)->vrem);
-	cv(v)->gvt += cv(v)->vtime - old;
-	cv(v)->vt_since = now;
 }
 
 /* v's weight changes from `from` to `to`: its boost budget B - bvt, earned along its
@@ -318,11 +283,9 @@ static bool reweight(struct sched *s, struct sched_dom *d, uint64_t now)
  * recently marked first; a reweight marks others in turn (retired sleepers). A domain whose
  * pCPUs another call holds goes back on the list, and the rest with it, for the finish
  * op (sched_defer), which holds every lock. */
-void cr_rw_flush(struct sched *s, uint64_t now)
+void cr_rw_flush_list(struct sched *s, uint64_t now)
 {
 	struct sched_dom *d;
-	if (!SCHED_GET(cs(s)->rw_list))
-		return;
 	for (;;) {
 		sched_dom_lock(s, NULL);
 		d = cs(s)->rw_list;
@@ -352,36 +315,4 @@ uint64_t cr_start_offset(const struct sched *s, const struct sched_vcpu *v)
 	h *= 0x2c1b3c6du;
 	h ^= h >> 13;
 	return cr_ns_to_vt(h % (cs(s)->p.tslice_ns / 64 + 1), ew_of(v));
-}
-
-/* The boost budget of v in ns: what its pCPU's budget clock B has handed it
- * since `bvt`, which only its boosted ns advance, i.e. its entitlement minus its boosted
- * time. B advances as V over the earning weight that is not parked: a vCPU parked by its
- * cap runs nothing and does not dilute the others' budgets (sched-fuzz seed 257). At most
- * one period's entitlement: bvt is raised to B - period * 2^32 / W, W being the unparked
- * earning weight of its pCPU with v counted, so boosted time over any window T is at most
- * its share of T (among the unparked) + one period's entitlement + boost_debt + one
- * latency slice. Unlike the credit (V - vtime), it does not move with the vCPU's unboosted
- * running: a vCPU that is OVER because of its bulk demand keeps a budget for its events;
- * and it does not depend on the absolute level of V, which falls behind every runner's
- * vtime when a sleeper retires with its bank (the runners then all read OVER by bank /
- * runners). */
-int64_t cr_boost_budget(struct sched *s, struct sched_vcpu *v)
-{
-	struct sched_pcpu *pc = &s->pcpu[v->pcpu];
-	uint64_t w = cpc(pc)->w_active - cpc(pc)->w_park +
-		     (!cv(v)->w_acct		 ? ew_of(v)
-		      : cv(v)->heap == HEAP_PARK ? cv(v)->w_acct
-						 : 0);
-	uint64_t rem = 0;
-	uint64_t floor = cpc(pc)->bclock - cr_vt_add(0, cs(s)->p.period_ns, w ? w : ew_of(v), &rem);
-	if ((int64_t)(cv(v)->bvt - floor) < 0) {
-		cv(v)->bvt = floor;
-		cv(v)->bvrem = 0;
-	}
-	int64_t lag = (int64_t)(cpc(pc)->bclock - cv(v)->bvt);
-	uint64_t al = lag < 0 ? 0 - (uint64_t)lag : (uint64_t)lag;
-	unsigned __int128 m = (unsigned __int128)al * ew_of(v) >> VT_SHIFT;
-	int64_t c = m > ((uint64_t)1 << 62) ? (int64_t)1 << 62 : (int64_t)m;
-	return lag < 0 ? -c : c;
 }

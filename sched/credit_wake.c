@@ -3,7 +3,7 @@
 #include "sched/credit_priv.h"
 
 /* May an event wake of v be boosted? Counts a denial when not. */
-static bool may_boost(struct sched *s, struct sched_vcpu *v, unsigned flags, uint64_t now)
+static inline bool may_boost(struct sched *s, struct sched_vcpu *v, unsigned flags, uint64_t now)
 {
 	if (!(flags & (WAKE_EVENT | WAKE_TIMER)) ||
 	    (flags & (WAKE_MIGRATE | WAKE_YIELD | WAKE_NEW)))
@@ -18,7 +18,7 @@ static bool may_boost(struct sched *s, struct sched_vcpu *v, unsigned flags, uin
 	return ok;
 }
 
-static void boost(struct sched *s, struct sched_vcpu *v, uint64_t now)
+static inline void boost(struct sched *s, struct sched_vcpu *v, uint64_t now)
 {
 	if (v->prio != SCHED_PRI_BOOST) {
 		v->c.boosts++;
@@ -82,7 +82,9 @@ static sched_cpumask_t wake_body(struct sched *s, struct sched_vcpu *v, uint64_t
 	sched_add(&v->dom->c.wakes, 1);
 	sched_cpumask_t aff = sched_affinity(s, v);
 	unsigned target = v->pcpu;
-	if (!cpumask_test(aff, target) || s->pcpu[target].curr || s->pcpu[target].nr_queued) {
+	/* Allowed on its own pCPU alone (pinned): nowhere else to look. */
+	if (!cpumask_equal(aff, cpumask_of(target)) &&
+	    (!cpumask_test(aff, target) || s->pcpu[target].curr || s->pcpu[target].nr_queued)) {
 		/* Another pCPU is taken only with its lock: an idle one (a hint) waited for in
 		 * the lock order or tried, the others (cr_off_pinned, cr_wake_beside_ahead)
 		 * tried; without it v wakes on its own pCPU, where it may run (a vCPU whose
@@ -99,15 +101,18 @@ static sched_cpumask_t wake_body(struct sched *s, struct sched_vcpu *v, uint64_t
 			target = off != target ? off : cr_wake_beside_ahead(s, v, target, now);
 		}
 	}
-	cr_transfer(s, v, target, now);
+	if (target != v->pcpu)
+		cr_transfer(s, v, target, now);
 	struct sched_pcpu *pc = &s->pcpu[target];
 	cr_vclock_advance(s, target, now);
 	if (cv(v)->heap == HEAP_SLEEP)
 		cr_heap_del(s, v); /* still earning: keeps what it earned */
 	/* At most one bank of credit, debt kept. The bank in virtual time follows the earning
 	 * weight here now, which may have grown since v went to sleep. */
-	cr_restore_idle_lag(s, v);
-	cr_activate(s, pc, v);
+	if (cv(v)->flags & F_IDLE_RET)
+		cr_restore_idle_lag(s, v);
+	if (!cv(v)->w_acct)
+		cr_activate(s, pc, v);
 	uint64_t vt = cv(v)->vtime;
 	cr_clamp_bank(s, v);
 	if (cv(v)->vtime != vt)

@@ -208,21 +208,6 @@ uint64_t sched_slice_ns(const struct sched *s)
 	return s->ops->slice_ns ? s->ops->slice_ns(s) : 0;
 }
 
-void sched_trace_ev(struct sched *s, unsigned p, uint64_t t, unsigned ev,
-		    const struct sched_vcpu *v, int64_t arg)
-{
-	SCHED_HELD(s, p);
-	struct sched_trace *tr = &s->pcpu[p].trace;
-	struct sched_trace_rec *r = &tr->rec[tr->head & (SCHED_TRACE_LEN - 1)];
-	r->t = t;
-	r->ev = (uint16_t)ev;
-	r->dom = v ? (uint16_t)v->dom->id : 0xffff;
-	r->vcpu = v ? (uint16_t)v->id : 0xffff;
-	r->pcpu = (uint16_t)p;
-	r->arg = arg;
-	tr->head++;
-}
-
 unsigned sched_trace_read(const struct sched *s, unsigned pcpu, struct sched_trace_rec *out,
 			  unsigned max)
 {

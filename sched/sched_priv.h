@@ -166,9 +166,22 @@ static inline void sched_kick_later(struct sched *s, unsigned p)
 	cpumask_set_atomic(&s->kick_pending, p);
 }
 
-/* Appends one record to pCPU p's trace ring. */
-void sched_trace_ev(struct sched *s, unsigned p, uint64_t t, unsigned ev,
-		    const struct sched_vcpu *v, int64_t arg);
+/* Appends one record to pCPU p's trace ring (inline: a wake and the pick after it write
+ * three, each a call otherwise). */
+static inline void sched_trace_ev(struct sched *s, unsigned p, uint64_t t, unsigned ev,
+				  const struct sched_vcpu *v, int64_t arg)
+{
+	SCHED_HELD(s, p);
+	struct sched_trace *tr = &s->pcpu[p].trace;
+	struct sched_trace_rec *r = &tr->rec[tr->head & (SCHED_TRACE_LEN - 1)];
+	r->t = t;
+	r->ev = (uint16_t)ev;
+	r->dom = v ? (uint16_t)v->dom->id : 0xffff;
+	r->vcpu = v ? (uint16_t)v->id : 0xffff;
+	r->pcpu = (uint16_t)p;
+	r->arg = arg;
+	tr->head++;
+}
 
 /* The pCPU of `mask` with the fewest vCPUs assigned (ties: lowest number). */
 unsigned sched_least_loaded(const struct sched *s, sched_cpumask_t mask);

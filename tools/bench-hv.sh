@@ -21,6 +21,9 @@
 # BENCH_WARMUP_MS (start-up window whose lost pings are counted apart, 200),
 # BENCH_JOBS (runs in parallel, default 2), BENCH_ROWS (row names, default all),
 # BENCH_TIMEOUT (wall seconds per run, default 900), SIM (build/sliver-sim),
+# BENCH_BUILD (the build the ISOs boot, sliver.elf and guests/, default build/release: the
+# release build, no lock-order checks nor lock assertions, as the other instruction
+# benchmarks; make bench builds it),
 # BENCH_EMU (bochs, default: Bochs/VMX; qemu: QEMU TCG+SVM with -icount shift=log2(1e9/ips),
 # so that one instruction is the same emulated time as in Bochs; the logs go to
 # build/bench-qemu/, the table to the hv-bench-qemu section with the Bochs rows beside it),
@@ -36,6 +39,7 @@ CPUS=2 # pCPU 0: the row's guests (all pinned there); pCPU 1: the ping source
 JOBS=${BENCH_JOBS:-2}
 TIMEOUT=${BENCH_TIMEOUT:-900}
 SIM=${SIM:-build/sliver-sim}
+HV=${BENCH_BUILD:-build/release}
 ALL_PROFILES="sliver credit1 eevdf"
 RUN_PROFILES=${BENCH_PROFILES:-$ALL_PROFILES}
 PROFILES=$ALL_PROFILES
@@ -94,7 +98,7 @@ kv() { # LINE KEY -> value of KEY=value in LINE (empty when absent)
 boot() {
 	local name=$1 ms=$2 row=$3 profile=$4 t0=$SECONDS rc=0 try
 	gen_cfg "$row" "$profile" "$ms" >"$WORK/$name.cfg"
-	tools/mkiso.sh "$name" "$WORK/$name.cfg" "$WORK" build/guests/*.elf
+	tools/mkiso.sh "$name" "$WORK/$name.cfg" "$WORK" "$HV"/guests/*.elf
 	for try in 1 2 3; do
 		rc=0
 		# shellcheck disable=SC2046 # emu_args is a list of options
@@ -183,13 +187,14 @@ write_meta() { # WALL_S
 		echo "date=$(date -u '+%Y-%m-%d %H:%M UTC')"
 		echo "commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 		echo "dirty=${dirty% }"
+		echo "build=$HV"
 		echo "cmd=BENCH_PROFILES=\"$RUN_PROFILES\" BENCH_JOBS=$JOBS${BENCH_KEEP:+ BENCH_KEEP=$BENCH_KEEP} tools/bench-hv.sh"
 	} >"$WORK/meta"
 }
 
 run_all() {
 	[ -x "$SIM" ] || { echo "bench-hv: $SIM not built (make $SIM)" >&2; exit 1; }
-	[ -f build/sliver.elf ] || { echo "bench-hv: build/sliver.elf not built (make all)" >&2; exit 1; }
+	[ -f "$HV/sliver.elf" ] || { echo "bench-hv: $HV/sliver.elf not built (make bench builds it)" >&2; exit 1; }
 	local r p start=$SECONDS running=0
 	mkdir -p "$WORK" docs/bench
 	if [ "${BENCH_KEEP:-0}" = 1 ]; then
@@ -199,7 +204,7 @@ run_all() {
 	else
 		rm -f "$WORK"/bench-row-*.log "$WORK"/warmup-row-*.log "$WORK"/*.rc "$WORK/meta"
 	fi
-	cp build/sliver.elf "$WORK/sliver.elf"
+	cp "$HV/sliver.elf" "$WORK/sliver.elf"
 	echo "bench-hv: $EMU_LABEL, run_ms=$RUN_MS ips=$IPS, $JOBS at a time" >&2
 	for r in $(select_rows); do
 		for p in $RUN_PROFILES; do
@@ -330,7 +335,9 @@ write_section() { # TABLE_FILE
 		echo "\`BENCH_ROWS=\` change the run length or the rows; \`tools/bench-hv.sh report\` rewrites"
 		echo "this section from the logs in \`build/bench/\`). Every row of the simulator's table above,"
 		echo "under the profiles $(ran_profiles) (\`BENCH_PROFILES=\`; the command of these runs:"
-		echo "\`$(meta cmd)\`), booted as a real sliver ISO: the row's scenario (\`test/scenarios/row-*.cfg\`:"
+		echo "\`$(meta cmd)\`), booted as a real sliver ISO of the release build (\`$(meta build)/\`: no"
+		echo "lock-order checks nor lock assertions, as every instruction benchmark here; \`make bench\`"
+		echo "builds it, \`BENCH_BUILD=\` picks another): the row's scenario (\`test/scenarios/row-*.cfg\`:"
 		echo "two spinners, an idle domain and the echo domain d4, all pinned to pCPU 0) with"
 		echo "\`run_ms=$RUN_MS\` and on the hypervisor line: sliver, \`sched=credit\` (the defaults);"
 		echo "credit1, \`sched=credit1\` (Xen 3.0.4); eevdf, \`sched=eevdf\` (Linux 6.6)."

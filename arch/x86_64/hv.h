@@ -80,6 +80,11 @@ struct hv_exit {
 	 * TLB flushes and the FPU restore (0: no entry was tried): core's wake-to-run sample
 	 * ends here. */
 	uint64_t entry_tsc;
+#ifdef SLIVER_PINGTRACE
+	/* PINGTRACE builds (core/pingtrace.h): the TSC once the vCPU is loaded on this pCPU,
+	 * and right after the VM exit. */
+	uint64_t loaded_tsc, exit_tsc;
+#endif
 	union {
 		struct {
 			uint8_t dr, gpr;

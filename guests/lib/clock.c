@@ -49,19 +49,18 @@ void rt_spin_us(uint64_t us)
 	rt_spin_until(rt_clock_ns() + us * 1000);
 }
 
-/* Blocks with IF=0 so a timer interrupt cannot slip in between the check and HC_BLOCK
- * (HC_BLOCK returns as soon as an interrupt is pending, whatever IF is), then opens a
- * window to take it. If the clocks disagree by a hair the timer is simply re-armed. */
+/* Checks with IF=0 so a timer interrupt cannot slip in between the check and the wait, then
+ * waits with `sti; hlt` (STI's shadow covers the HLT; rt_wait_irq), so the interrupt that
+ * wakes it is taken at the first entry. If the clocks disagree by a hair the timer is simply
+ * re-armed. */
 void rt_sleep_until(uint64_t ns)
 {
 	rt_cli();
 	while (rt_clock_ns() < ns) {
 		timer_fired = 0;
 		hc_set_timer(ns);
-		while (!timer_fired) {
-			hc_block();
-			__asm__ volatile("sti; nop; cli" ::: "memory");
-		}
+		while (!timer_fired)
+			__asm__ volatile("sti; hlt; cli" ::: "memory");
 	}
 	rt_sti();
 }

@@ -47,14 +47,14 @@ static inline uint32_t rt_save_flags(void)
 	return f;
 }
 
-/* Waits for the next interrupt: blocks with IF=0 (no lost wake-up: HC_BLOCK returns once
- * one is pending), then opens a one-instruction window (`sti; nop`) so it is taken before
- * returning. Returns with interrupts enabled. */
+/* Waits for the next interrupt: `sti; hlt`, the x86 idiom (no lost wake-up: STI's shadow
+ * covers the HLT, and the HLT exit wakes on a pending vector whatever IF is). The vCPU comes
+ * back after the HLT with IF=1, so the vector that woke it goes in at that entry: blocking
+ * with HC_BLOCK at IF=0 and then `sti; nop` took one more exit per wake (an interrupt window:
+ * the guest ran `sti; nop` first; docs/guests.md). Returns with interrupts enabled. */
 static inline void rt_wait_irq(void)
 {
-	rt_cli();
-	hc_block();
-	__asm__ volatile("sti; nop" ::: "memory");
+	__asm__ volatile("sti; hlt" ::: "memory");
 }
 
 /* Console (through HC_CONSOLE_WRITE; the hypervisor adds the "(d<id>) " prefix). */

@@ -5,7 +5,11 @@
  * Usage: sliver-bench-decision [N...] (default 8 64 256 1024) [boost=0|1] [iters=K] [runs=R]
  *        sliver-bench-decision table [iters=K]   cost vs pCPUs (1, 8, 64) x vCPUs per pCPU
  *        (8..1024): per-operation p50/p99 of sleep, wake and pick_next, and of stealing and
- *        of the balancing scan at 64 pCPUs, as a markdown table (see cost_table below). */
+ *        of the balancing scan at 64 pCPUs, as a markdown table (see cost_table below).
+ *        sliver-bench-decision policies [iters=K]   the decision per policy (credit, credit1,
+ *        eevdf) against 1..64 runnable vCPUs on one pCPU, in host TSC ticks: `policy ...`
+ *        lines (see policy_row below; tools/decision-table.sh puts them beside the
+ *        hypervisor's). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -244,6 +248,120 @@ static void balance_cost(unsigned n, unsigned iters, double ovh, double *p50, do
 	pct(ts, iters, ovh, p50, p99);
 }
 
+/* ---- the decision per policy ------------------------------------------------------------ */
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* `policy` on one pCPU with n runnable vCPUs (one domain each), two ways, each timed per call
+ * in host TSC ticks (the timer's own cost subtracted), p50 and p99 of `iters`:
+ *   slice  n spinners: the running one's slice has ended, pick_next (requeue it, run the next;
+ *          what the hypervisor's perf line measures with n spinners on a pCPU);
+ *   wake   n + 1 vCPUs: the running one blocks, the one that blocked a step earlier is woken
+ *          by an event, then pick_next (run_once's step; the pick is timed).
+ * Time steps by the slice (1 ms) in `slice` and 20 us in `wake`. The TSC steps by tens of
+ * ticks here, so a sample is the sum of BATCH consecutive picks, divided: the percentiles
+ * are of those means. */
+#define BATCH 16
+static void policy_row(const char *policy, unsigned n, unsigned iters, uint64_t ovh,
+		       uint64_t out[4])
+{
+	static struct sched_dom d[128];
+	static struct sched_vcpu v[128];
+	static uint64_t ts[200000];
+	if (iters > 200000)
+		iters = 200000;
+	for (int mode = 0; mode < 2; mode++) {
+		unsigned nv = mode ? n + 1 : n;
+		sched_init(&S, 1);
+		sched_config(&S, "sched", policy, 0);
+		if (!strcmp(policy, "credit1")) { /* its slice as sliver's: a decision per ms */
+			sched_config(&S, "credit1.tick_us", "1000", 0);
+			sched_config(&S, "credit1.tslice_us", "1000", 0);
+		}
+		memset(d, 0, sizeof(d));
+		memset(v, 0, sizeof(v));
+		for (unsigned i = 0; i < nv; i++) {
+			d[i].id = i + 1;
+			v[i].dom = &d[i];
+			v[i].affinity = 1;
+			sched_vcpu_insert(&S, &v[i], 0);
+		}
+		uint64_t t = 0;
+		for (unsigned i = 0; i < nv; i++)
+			sched_wake(&S, &v[i], t, WAKE_NEW);
+		struct sched_vcpu *cur = sched_pick_next(&S, 0, t).vcpu, *blocked = NULL;
+		uint64_t step = mode ? 20000 : 1000000, sum = 0;
+		for (unsigned i = 0; i < 2 * n + 100 + iters * BATCH; i++) {
+			t += step;
+			if (mode) {
+				sched_sleep(&S, cur, t);
+				if (blocked)
+					sched_wake(&S, blocked, t, WAKE_EVENT);
+				blocked = cur;
+			}
+			sched_take_kicks(&S);
+			uint64_t a = tick();
+			cur = sched_pick_next(&S, 0, t).vcpu;
+			uint64_t b = tick();
+			if (!cur)
+				abort();
+			if (i < 2 * n + 100)
+				continue;
+			sum += b - a > ovh ? b - a - ovh : 0;
+			unsigned k = i - (2 * n + 100);
+			if (k % BATCH == BATCH - 1) {
+				ts[k / BATCH] = (sum + BATCH / 2) / BATCH;
+				sum = 0;
+			}
+		}
+		qsort(ts, iters, sizeof(ts[0]), cmp_u64);
+		out[2 * mode] = ts[iters / 2];
+		out[2 * mode + 1] = ts[iters * 99 / 100];
+	}
+}
+
+static int policy_table(unsigned iters)
+{
+	static const char *const pol[] = {"credit", "credit1", "eevdf"};
+	static const unsigned ns[] = {1, 2, 4, 8, 16, 32, 64};
+	uint64_t o[10001];
+	for (int i = 0; i < 10001; i++) {
+		uint64_t a = tick();
+		o[i] = tick() - a;
+	}
+	qsort(o, 10001, sizeof(o[0]), cmp_u64);
+	uint64_t ovh = o[5000];
+	/* Rounds interleave the policies and sizes so that other load hits them alike; the
+	 * median of 5 rounds per cell. */
+	enum { ROUNDS = 5 };
+	static uint64_t r[3][7][4][ROUNDS];
+	for (int k = 0; k < ROUNDS; k++)
+		for (unsigned p = 0; p < 3; p++)
+			for (unsigned j = 0; j < 7; j++) {
+				uint64_t out[4];
+				policy_row(pol[p], ns[j], iters, ovh, out);
+				for (int c = 0; c < 4; c++)
+					r[p][j][c][k] = out[c];
+			}
+	for (unsigned p = 0; p < 3; p++)
+		for (unsigned j = 0; j < 7; j++) {
+			uint64_t m[4];
+			for (int c = 0; c < 4; c++) {
+				qsort(r[p][j][c], ROUNDS, sizeof(uint64_t), cmp_u64);
+				m[c] = r[p][j][c][ROUNDS / 2];
+			}
+			printf("policy %s n=%u slice_pick_p50=%lu slice_pick_p99=%lu "
+			       "wake_pick_p50=%lu wake_pick_p99=%lu iters=%u timer_ticks=%lu\n",
+			       pol[p], ns[j], (unsigned long)m[0], (unsigned long)m[1],
+			       (unsigned long)m[2], (unsigned long)m[3], iters, (unsigned long)ovh);
+		}
+	return 0;
+}
+
 static int cost_table(unsigned iters)
 {
 	const unsigned Ps[3] = {1, 8, 64}, Ns[4] = {8, 64, 256, 1024};
@@ -297,6 +415,12 @@ static int cost_table(unsigned iters)
 
 int main(int argc, char **argv)
 {
+	if (argc > 1 && !strcmp(argv[1], "policies")) {
+		unsigned it = 20000;
+		if (argc > 2 && !strncmp(argv[2], "iters=", 6))
+			it = (unsigned)atoi(argv[2] + 6);
+		return policy_table(it);
+	}
 	if (argc > 1 && !strcmp(argv[1], "table")) {
 		unsigned it = 20000;
 		if (argc > 2 && !strncmp(argv[2], "iters=", 6))

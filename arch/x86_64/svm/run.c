@@ -280,6 +280,9 @@ void svm_vcpu_run(struct hv_vcpu *v, uint64_t deadline_tsc, int inject_vector, s
 	if (!load_here(s, cpu, e))
 		return;
 	assign_asid(s, cpu);
+#ifdef SLIVER_PINGTRACE
+	e->loaded_tsc = rdtsc();
+#endif
 	inject(s, inject_vector, e);
 	vb->rax = s->g.r[HV_RAX];
 	s->last_eventinj = vb->eventinj;
@@ -290,6 +293,9 @@ void svm_vcpu_run(struct hv_vcpu *v, uint64_t deadline_tsc, int inject_vector, s
 	s->dirty = 0;
 	e->entry_tsc = rdtsc(); /* the last instant before VMRUN (core's wake-to-run) */
 	svm_enter(&s->g, s->vmcb_pa, svm_cpu[cpu].host_vmcb_pa);
+#ifdef SLIVER_PINGTRACE
+	e->exit_tsc = rdtsc();
+#endif
 #ifdef SLIVER_EXITSTATS
 	stats_after_vmexit(s);
 #endif

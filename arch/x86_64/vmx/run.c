@@ -37,7 +37,12 @@ static bool load_here(struct vmx_vcpu *v, struct hv_exit *e)
 	__atomic_store_n(&v->cpu, (int)cpu, __ATOMIC_RELEASE);
 	v->launched = false;
 	vmx_uncache(v);
-	vmcs_write_host_percpu(v);
+	/* The host's per-pCPU fields stay in the VMCS across VMCLEAR: written again only when
+	 * it comes to another pCPU than the one that wrote them. */
+	if (v->host_cpu != (int)cpu) {
+		vmcs_write_host_percpu(v);
+		v->host_cpu = (int)cpu;
+	}
 	__asm__ volatile("fxrstor64 %0" : : "m"(*(const uint8_t(*)[512])v->fpu));
 	write_cr2(v->cr2);	/* VMX does not switch CR2 (SDM 27.3): it follows the vCPU */
 	vmx_load_debug_regs(v); /* nor DR0-DR3, DR6: they follow it too */
@@ -253,6 +258,9 @@ void vmx_vcpu_run(struct hv_vcpu *hv, uint64_t deadline_tsc, int inject_vector, 
 	e->entry_tsc = 0;
 	if (!load_here(v, e))
 		return;
+#ifdef SLIVER_PINGTRACE
+	e->loaded_tsc = rdtsc();
+#endif
 	if (unlikely(v->reset_pending)) { /* INIT/SIPI: the VMCS is current here now */
 		v->reset_pending = false;
 		vmcs_reset_real(v);
@@ -270,7 +278,11 @@ void vmx_vcpu_run(struct hv_vcpu *hv, uint64_t deadline_tsc, int inject_vector, 
 	uint64_t rsp_before = v->host_rsp;
 #endif
 	e->entry_tsc = now; /* right before the entry (core's wake-to-run) */
-	if (unlikely(vmx_enter(&v->g, v->launched, &v->host_rsp))) {
+	int failed = vmx_enter(&v->g, v->launched, &v->host_rsp);
+#ifdef SLIVER_PINGTRACE
+	e->exit_tsc = rdtsc();
+#endif
+	if (unlikely(failed)) {
 		uint64_t err = 0;
 		vmread_checked(VMCS_VM_INSTRUCTION_ERROR, &err);
 		e->kind = HV_EXIT_ENTRY_FAIL;

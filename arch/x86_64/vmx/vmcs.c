@@ -221,6 +221,7 @@ struct hv_vcpu *vmx_vcpu_create(struct hv_space *s, uint16_t vpid, uint64_t rip,
 	*(uint32_t *)&v->fpu[24] = 0x1f80;
 	v->vpid = vpid;
 	v->cpu = -1;
+	v->host_cpu = (int)this_cpu()->id; /* vmcs_setup writes this pCPU's host fields */
 	*(uint32_t *)phys_to_virt(vmcs) = vmx_caps.revision;
 	struct vmx_cpu *vc = &vmx_cpu[this_cpu()->id];
 	if (vc->current)

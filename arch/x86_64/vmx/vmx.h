@@ -65,6 +65,7 @@ struct vmx_vcpu {
 	uint16_t vpid;
 	bool launched;
 	int cpu;	     /* pCPU whose current VMCS this is, -1 = none */
+	int host_cpu;	     /* pCPU whose host fields the VMCS holds, -1 = none yet */
 	uint32_t entry_ctls; /* with IA-32e mode guest as the guest runs */
 	uint32_t cpu_ctls;   /* with interrupt-window exiting as needed */
 	uint64_t cr0, cr4;   /* what the guest believes (read shadows) */
