@@ -6,6 +6,9 @@
  * rank is above the rank of every lock it holds; lib/lockorder.h, checked on every acquire
  * with LOCK_CHECK; the numbers are in lib/lockranks.c) and what it protects, lowest first:
  *
+ *   create      5  core/domain.c: re-creating a domain (restart=) at run time: domain ids,
+ *                  names, the evt.allow parse buffer. Held across a whole creation, which
+ *                  takes most of the locks below (so nothing is held when it is taken).
  *   conin      10  core/conin.c: the service domain's input ring.
  *   dcon       20  struct dcon.lock: a domain's console (line being assembled, rate limit,
  *                  emulated COM1 registers).
@@ -547,6 +550,8 @@ int sd_set_affinity(struct sd_vcpu *v, sched_cpumask_t mask)
 
 enum sd_wake sd_notify(struct sd_vcpu *v, unsigned flags)
 {
+	bool quiet = flags & SD_NOTIFY_QUIET;
+	flags &= ~SD_NOTIFY_QUIET;
 	struct ctx *c = enter_vcpu(v);
 	unsigned self = P->self();
 	sched_cpumask_t k = 0;
@@ -566,11 +571,14 @@ enum sd_wake sd_notify(struct sd_vcpu *v, unsigned flags)
 	} else if (!v->paused) {
 		/* Runnable or running: the scheduler hears of every event (sched.h), so a vCPU
 		 * waiting in a run queue gets its latency slice like a blocked one; its
-		 * event-to-run time is measured like a wake. */
-		uint64_t now = P->now();
-		if (v->sv.state != SCHED_VS_RUNNING && !v->wake_ns)
-			v->wake_ns = now;
-		k = sched_wake(&S, &v->sv, now, flags);
+		 * event-to-run time is measured like a wake. A quiet one (a vLAPIC interrupt)
+		 * only makes it exit where it runs. */
+		if (!quiet) {
+			uint64_t now = P->now();
+			if (v->sv.state != SCHED_VS_RUNNING && !v->wake_ns)
+				v->wake_ns = now;
+			k = sched_wake(&S, &v->sv, now, flags);
+		}
 		int on = SCHED_GET(v->running_on);
 		if (on >= 0 && (unsigned)on != self)
 			exit_cpu = on; /* an exit, so the vector goes in at its next entry */
@@ -707,6 +715,25 @@ struct sd_vcpu *sd_pick(unsigned cpu, struct sd_vcpu *prev, enum sd_then then, u
 	*run_until = pk.run_until;
 	end(c, pk.kick & ~SCHED_CPU(cpu));
 	return v;
+}
+
+void sd_charge_for(struct sd_vcpu *runner, struct sd_vcpu *cause, uint64_t ns)
+{
+	struct ctx *c = me();
+	begin(c);
+	for (;;) { /* both rqs, in index order; either vCPU may move until its rq is held */
+		unsigned a = SCHED_GET(runner->sv.pcpu), b = SCHED_GET(cause->sv.pcpu);
+		home_lock(c, a < b ? a : b);
+		if (a != b)
+			home_lock(c, a < b ? b : a);
+		if (runner->sv.pcpu == a && cause->sv.pcpu == b)
+			break;
+		release(c);
+		c->busy = true;
+	}
+	if (!runner->gone && !cause->gone)
+		sched_charge_for(&S, &runner->sv, &cause->sv, ns, P->now());
+	end(c, 0);
 }
 
 void sd_info(struct sd_vcpu *v, struct sd_info *out)
