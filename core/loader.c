@@ -1,6 +1,7 @@
 /* ELF32/ELF64 guest loader. Every field of the image is untrusted: offsets and sizes are
  * checked against the file and the guest memory with overflow-safe arithmetic. */
 #include "core/loader.h"
+#include <stdbool.h>
 #include "core/elf.h"
 #include "lib/fmt.h"
 #include "lib/string.h"
@@ -115,8 +116,8 @@ const char *elf_check(const void *img, size_t len, uint64_t min_gpa, uint64_t me
 	return NULL;
 }
 
-const char *elf_load(const void *img, size_t len, void *mem, uint64_t min_gpa, uint64_t mem_size,
-		     struct elf_image_info *info, char *why, size_t whylen)
+static const char *load(const void *img, size_t len, void *mem, uint64_t min_gpa, uint64_t mem_size,
+			struct elf_image_info *info, char *why, size_t whylen, bool zero_bss)
 {
 	struct elf_image_info in;
 	const char *err = elf_check(img, len, min_gpa, mem_size, &in, why, whylen);
@@ -141,9 +142,22 @@ const char *elf_load(const void *img, size_t len, void *mem, uint64_t min_gpa, u
 		if (s.type != PT_LOAD)
 			continue;
 		memcpy(m + s.paddr, p + s.offset, s.filesz);
-		memset(m + s.paddr + s.filesz, 0, s.memsz - s.filesz);
+		if (zero_bss)
+			memset(m + s.paddr + s.filesz, 0, s.memsz - s.filesz);
 	}
 	if (info)
 		*info = in;
 	return NULL;
+}
+
+const char *elf_load(const void *img, size_t len, void *mem, uint64_t min_gpa, uint64_t mem_size,
+		     struct elf_image_info *info, char *why, size_t whylen)
+{
+	return load(img, len, mem, min_gpa, mem_size, info, why, whylen, true);
+}
+
+const char *elf_load_clean(const void *img, size_t len, void *mem, uint64_t min_gpa,
+			   uint64_t mem_size, struct elf_image_info *info, char *why, size_t whylen)
+{
+	return load(img, len, mem, min_gpa, mem_size, info, why, whylen, false);
 }

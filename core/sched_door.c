@@ -42,7 +42,7 @@
  * - a vCPU's call (notify, block, yield, pause-loop, run time): load sv.pcpu, take that rq,
  *   check sv.pcpu did not change meanwhile (else let go and retry): the vCPU cannot move
  *   while its rq is held, because moving it takes both rqs;
- * - a pCPU's call (pick): its own rq;
+ * - a pCPU's call (pick): its own rq; sd_charge_for: both vCPUs' rqs, in index order;
  * - calls that change the instance or many pCPUs (insert, remove, parameters, domain
  *   start/end/pause, a policy's finish work, dump): every rq, in order ("wide");
  * - inside a call, the policy's sched_peer(q): q's rq if held; else waited for when q is
@@ -647,7 +647,7 @@ static void pick_lock(struct ctx *c, unsigned cpu, struct sd_vcpu *prev)
 		home_lock(c, pp < cpu ? pp : cpu);
 		if (pp != cpu)
 			home_lock(c, pp < cpu ? cpu : pp);
-		if (prev->sv.pcpu == pp)
+		if (SCHED_GET(prev->sv.pcpu) == pp) /* a move elsewhere may be under way */
 			return;
 		release(c); /* moved again meanwhile */
 		c->busy = true;
@@ -685,7 +685,7 @@ struct sd_vcpu *sd_pick(unsigned cpu, struct sd_vcpu *prev, enum sd_then then, u
 	}
 	/* Paused while it ran, and taken off by a kick before its pCPU saw it (sd_pause):
 	 * it leaves the run queue now, not when it would next be picked. */
-	if (prev && SCHED_GET(prev->paused) && !prev->gone && prev->sv.pcpu == cpu &&
+	if (prev && SCHED_GET(prev->paused) && !prev->gone && SCHED_GET(prev->sv.pcpu) == cpu &&
 	    prev->sv.state == SCHED_VS_RUNNING)
 		k |= sched_sleep(&S, &prev->sv, now);
 	uint64_t t0 = P->cycles();
@@ -717,8 +717,9 @@ struct sd_vcpu *sd_pick(unsigned cpu, struct sd_vcpu *prev, enum sd_then then, u
 	return v;
 }
 
-void sd_charge_for(struct sd_vcpu *runner, struct sd_vcpu *cause, uint64_t ns)
+uint64_t sd_charge_for(struct sd_vcpu *runner, struct sd_vcpu *cause, uint64_t ns)
 {
+	uint64_t moved = 0;
 	struct ctx *c = me();
 	begin(c);
 	for (;;) { /* both rqs, in index order; either vCPU may move until its rq is held */
@@ -726,14 +727,15 @@ void sd_charge_for(struct sd_vcpu *runner, struct sd_vcpu *cause, uint64_t ns)
 		home_lock(c, a < b ? a : b);
 		if (a != b)
 			home_lock(c, a < b ? b : a);
-		if (runner->sv.pcpu == a && cause->sv.pcpu == b)
+		if (SCHED_GET(runner->sv.pcpu) == a && SCHED_GET(cause->sv.pcpu) == b)
 			break;
 		release(c);
 		c->busy = true;
 	}
 	if (!runner->gone && !cause->gone)
-		sched_charge_for(&S, &runner->sv, &cause->sv, ns, P->now());
+		moved = sched_charge_for(&S, &runner->sv, &cause->sv, ns, P->now());
 	end(c, 0);
+	return moved;
 }
 
 void sd_info(struct sd_vcpu *v, struct sd_info *out)

@@ -120,10 +120,10 @@ struct sd_vcpu *sd_pick(unsigned cpu, struct sd_vcpu *prev, enum sd_then then, u
 			uint64_t *held);
 
 /* Work for `cause` was done in the time of `runner`, the vCPU running on the caller's pCPU
- * (a timer of cause's handled while runner ran): up to ns of it are charged to cause, not
- * to runner (sched_charge_for; a policy that does not charge owed time leaves it on
- * runner). Takes both vCPUs' run-queue locks. */
-void sd_charge_for(struct sd_vcpu *runner, struct sd_vcpu *cause, uint64_t ns);
+ * (a timer of cause's handled while runner ran): ns of it are charged to cause, not to
+ * runner (sched_charge_for; a policy that does not charge owed time leaves it on runner).
+ * Takes both vCPUs' run-queue locks. Returns the ns moved. */
+uint64_t sd_charge_for(struct sd_vcpu *runner, struct sd_vcpu *cause, uint64_t ns);
 
 /* A consistent snapshot of v (counters with run_ns exact at this instant). */
 struct sd_info {

@@ -102,8 +102,8 @@ enum cmdcheck_result cmdcheck_word(const struct cmdkey *keys, size_t n, const ch
 		[CMDCHECK_OVERFLOW] = "does not fit in 64 bits",
 		[CMDCHECK_RANGE] = "out of range",
 	};
-	fmt_snprintf(msg, len, "bad setting '%s': %s (%llu..%llu): using the default %llu",
-		     shown, why[r], (unsigned long long)e->min, (unsigned long long)e->max,
+	fmt_snprintf(msg, len, "bad setting '%s': %s (%llu..%llu): using the default %llu", shown,
+		     why[r], (unsigned long long)e->min, (unsigned long long)e->max,
 		     (unsigned long long)e->def);
 	return r;
 }

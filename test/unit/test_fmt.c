@@ -85,10 +85,8 @@ static void test_escape(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_integers),
-		cmocka_unit_test(test_width_and_flags),
-		cmocka_unit_test(test_misc),
-		cmocka_unit_test(test_truncation),
+		cmocka_unit_test(test_integers), cmocka_unit_test(test_width_and_flags),
+		cmocka_unit_test(test_misc),	 cmocka_unit_test(test_truncation),
 		cmocka_unit_test(test_escape),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
