@@ -116,7 +116,6 @@ static void reset_regs(struct vcpu *v)
 	l->tsc_deadline = 0;
 	l->t_running = false;
 	l->t_next = 0;
-	__atomic_store_n(&l->t_rearm, false, __ATOMIC_RELEASE);
 	__atomic_store_n(&l->t_parked, false, __ATOMIC_RELEASE);
 	vcpu_set_lapic_timer(v, 0);
 	__atomic_store_n(&v->tpr, 0, __ATOMIC_RELAXED);
@@ -163,7 +162,6 @@ void vlapic_injected(struct vcpu *v, int vector)
 }
 
 static void reset_regs(struct vcpu *v);
-static void periodic_rearm(struct vcpu *v);
 static void timer_unpark(struct vcpu *v);
 
 bool vlapic_before_entry(struct vcpu *v)
@@ -190,8 +188,6 @@ bool vlapic_before_entry(struct vcpu *v)
 	}
 	if (__atomic_load_n(&l->t_parked, __ATOMIC_ACQUIRE))
 		timer_unpark(v);
-	if (__atomic_load_n(&l->t_rearm, __ATOMIC_ACQUIRE))
-		periodic_rearm(v);
 	/* NMI delivery (docs/lapic.md): new NMIs join the latch (at most two, one while the
 	 * guest handles an NMI); the latch is asked for at every entry, and the backend
 	 * delivers one (with NMI blocking until the guest's IRET) when the guest can take it. */
@@ -277,7 +273,6 @@ static void timer_restart(struct vcpu *v)
 {
 	struct vlapic *l = L(v);
 	l->t_running = false;
-	__atomic_store_n(&l->t_rearm, false, __ATOMIC_RELEASE);
 	if (timer_mode(l) == TM_DEADLINE) {
 		/* The deadline is in the guest's TSC (host TSC + v->tsc_offset, moved by
 		 * IA32_TSC/TSC_ADJUST writes: SDM 10.5.4.1 compares it with the TSC the guest
@@ -299,30 +294,6 @@ static void timer_restart(struct vcpu *v)
 	if (timer_mode(l) == TM_PERIODIC && p < PERIODIC_MIN_NS)
 		p = PERIODIC_MIN_NS;
 	timer_arm(v, l->t_start + p);
-}
-
-/* Periodic mode after an expiry (vlapic_timer_expired): once the vCPU has taken the timer's
- * interrupt (its vector no longer in the IRR: injected, or never set, the LVT masked), the
- * next period is armed on the same phase; periods missed meanwhile are coalesced into it,
- * as they would have been into the one IRR bit. At an entry of v (its own pCPU). */
-static void periodic_rearm(struct vcpu *v)
-{
-	struct vlapic *l = L(v);
-	spin_lock(&l->lock);
-	if (l->t_rearm && !vlapic_has_irr(v, (int)(l->lvt[LVT_TIMER] & 0xff))) {
-		__atomic_store_n(&l->t_rearm, false, __ATOMIC_RELEASE);
-		/* Switched to one-shot meanwhile, the count still runs to its end (the mode is
-		 * read at expiry, set_lvt). */
-		if (l->t_running && l->t_period && timer_mode(l) != TM_DEADLINE) {
-			uint64_t p = l->t_period < PERIODIC_MIN_NS ? PERIODIC_MIN_NS : l->t_period;
-			uint64_t next = l->t_start + p, now = now_ns();
-			if (next <= now)
-				next = now + p - (now - l->t_start) % p;
-			l->t_start = next - p;
-			timer_arm(v, next);
-		}
-	}
-	spin_unlock(&l->lock);
 }
 
 static uint32_t tmcct(const struct vlapic *l)
@@ -362,23 +333,26 @@ static bool timer_fire(struct vcpu *v)
 {
 	struct vlapic *l = L(v);
 	if (timer_mode(l) == TM_PERIODIC && l->t_running) {
-		/* The next period is armed once this interrupt has been taken (at an entry of
-		 * v, periodic_rearm): until then another expiry could only merge into the IRR
-		 * bit, and a waiting vCPU's timer would keep firing on the time of whoever runs
-		 * here (issue 30). */
-		l->t_start = l->t_next; /* TMCCT counts the next period down */
-		__atomic_store_n(&l->t_next, 0, __ATOMIC_RELEASE);
-		__atomic_store_n(&l->t_rearm, true, __ATOMIC_RELEASE);
+		uint64_t p = l->t_period < PERIODIC_MIN_NS ? PERIODIC_MIN_NS : l->t_period;
+		uint64_t next = l->t_next + p, now = now_ns();
+		if (next <= now) /* missed periods are coalesced into this one */
+			next = now + p - (now - l->t_next) % p;
+		l->t_start = next - p; /* TMCCT counts this period down */
+		timer_arm(v, next);
 	} else {
 		l->t_running = false;
 		__atomic_store_n(&l->t_next, 0, __ATOMIC_RELEASE);
 		if (timer_mode(l) == TM_DEADLINE)
 			l->tsc_deadline = 0;
 	}
+	/* The last interrupt not taken yet (its vector held back, IF=0): this one merges into
+	 * its IRR bit, and nothing new wakes v (a vCPU halted with the vector masked is not
+	 * woken every period, issue 30). */
+	bool merged = vlapic_has_irr(v, (int)(l->lvt[LVT_TIMER] & 0xff));
 	bool wake = lvt_fire(v, LVT_TIMER);
 	if (wake)
 		l->timer_irqs++;
-	return wake;
+	return wake && !merged;
 }
 
 void vlapic_timer_expired(struct vcpu *v, uint64_t gen)

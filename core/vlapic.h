@@ -24,9 +24,6 @@ struct vlapic {
 	uint64_t t_start, t_period; /* one-shot/periodic: count start (ns), tmict*div ns */
 	uint64_t t_next;	    /* next expiry armed (ns), 0: none */
 	bool t_running;		    /* one-shot not yet expired, or periodic */
-	/* Periodic: expired, the next period not armed yet (atomic: read at every entry of the
-	 * vCPU); it is armed at the first entry that finds the timer's vector taken. */
-	bool t_rearm;
 	/* t_next is not armed on any pCPU: the vCPU was preempted (vlapic_park) and the timer
 	 * fires or is armed again at its next entry (atomic: read at every entry). */
 	bool t_parked;
