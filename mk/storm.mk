@@ -14,10 +14,10 @@ STORM_TABLE_VMX :=
 # the echo's p99 may be 200 us above the baseline's (30 us) and 2 pings lost. The share
 # bound is the issue's. The dying domain is the exception: pCPU 1 scrubs its memory and
 # re-creates it in host code that exits to no one, holding the emulator while pCPU 0 (the
-# spinner, the echo) stands still in emulated time: measured 10 lost, echo p99 602 us,
-# spinner 39.7% of guest time against 46.6% (Bochs, both pCPUs really in parallel: 0 lost,
-# 89.6 us, 57.3%).
-STORM_TABLE_SVM := --p99-floor-us 200 --max-lost 2 --bounds die:lost=20,p99_us=2000,share_pts=10
+# spinner, the echo) stands still in emulated time: measured 10 and 16 lost (QEMU runs are
+# not repeatable to the bit), echo p99 602-610 us, spinner 39.7-40.0% of guest time against
+# 46.6% (Bochs, both pCPUs really in parallel: 0 lost, 92.7 us, 57.3%).
+STORM_TABLE_SVM := --p99-floor-us 200 --max-lost 2 --bounds die:lost=30,p99_us=2000,share_pts=10
 
 define storm_run
 .PHONY: $(1)
