@@ -29,6 +29,7 @@ _Static_assert(SLIVER_BOOTINFO_GPA(SLIVER_MAX_VCPUS - 1) + 0x1000u <= SLIVER_GUE
 	       "boot-info pages overlap the image");
 #define DEFAULT_MEM_MIB 4
 #define MAX_MEM_MIB	2048
+#define MAX_RESTARTS	1000
 
 struct domain *domains[SLIVER_MAX_DOMS];
 
@@ -153,10 +154,11 @@ static void domain_discard(struct domain *d, unsigned inserted)
 	frames_free(virt_to_phys(d), DOM_FRAMES);
 }
 
+/* The living domain of that name (a dead one's name is free: restart= re-creates it). */
 static const struct domain *named(const char *name)
 {
 	for (unsigned id = 1; id < SLIVER_MAX_DOMS; id++)
-		if (domains[id] && !strcmp(domains[id]->name, name))
+		if (domains[id] && !domains[id]->dying && !strcmp(domains[id]->name, name))
 			return domains[id];
 	return NULL;
 }
@@ -248,6 +250,11 @@ static const char *module_words(struct domain *d, const char *cl, uint64_t *mem,
 	/* A PC has a local APIC: boot=mb1/real turn it on unless lapic=0 says otherwise. */
 	if (boot != PC_BOOT_SLIVER && !cmdline_has(cl, "lapic"))
 		d->lapic = true;
+	uint64_t restarts = 0;
+	if (cmdline_has(cl, "restart") &&
+	    (!cmdline_get_u64(cl, "restart", &restarts) || restarts > MAX_RESTARTS))
+		return "restart= must be 0..1000";
+	d->restarts = (uint32_t)restarts;
 	/* The pCPUs that run guests: all, or the first vmm.sched_pcpus. */
 	unsigned ncpu = sd_sched()->nr_pcpus;
 	sched_cpumask_t online = cpumask_below(ncpu);
@@ -263,7 +270,7 @@ static const char *module_words(struct domain *d, const char *cl, uint64_t *mem,
 /* Checks (mem == NULL) or loads the module's image as its boot= says; the entry point
  * (boot=real: its linear address) in info->entry. NULL or the reason. */
 const char *domain_image_load(struct domain *d, const void *img, size_t len, void *mem,
-			      struct elf_image_info *info, char *why, size_t wl)
+			      struct elf_image_info *info, char *why, size_t wl, bool clean)
 {
 	uint32_t entry;
 	const char *err;
@@ -278,6 +285,9 @@ const char *domain_image_load(struct domain *d, const void *img, size_t len, voi
 		info->entry = (uint64_t)d->real_cs * 16 + d->real_ip;
 		return err;
 	default:
+		if (mem && clean)
+			return elf_load_clean(img, len, mem, SLIVER_GUEST_LOAD_MIN, d->mem_bytes,
+					      info, why, wl);
 		return mem ? elf_load(img, len, mem, SLIVER_GUEST_LOAD_MIN, d->mem_bytes, info, why,
 				      wl)
 			   : elf_check(img, len, SLIVER_GUEST_LOAD_MIN, d->mem_bytes, info, why,
@@ -336,7 +346,19 @@ static void mb1_module_check(unsigned id, const struct boot_module *m, char *why
 	}
 }
 
-struct domain *domain_create(unsigned id, const struct boot_module *m)
+/* A restart's creation runs on a pCPU that has timers of its own (a ping source, the
+ * console): their interrupts are taken between its steps, so that no step holds them for
+ * the whole creation. (At boot nothing waits.) */
+static void breathe(uint64_t restart)
+{
+	if (restart)
+		irq_drain();
+}
+
+/* mem_hpa: zeroed memory of mem_bytes to use (a restart: the module's mem= size), 0:
+ * allocate it. A failure gives that memory back. */
+static struct domain *create(unsigned id, const struct boot_module *m, uint64_t mem_hpa,
+			     uint64_t mem_bytes)
 {
 	char why[160];
 	if (cmdline_has(m->cmdline, MB1_MOD_KEY)) { /* a boot=mb1 domain's module: no id */
@@ -352,14 +374,19 @@ struct domain *domain_create(unsigned id, const struct boot_module *m)
 		printk("sliver: module %u: command line longer than %u characters: the rest was "
 		       "cut\n",
 		       id, BOOT_CMDLINE_MAX - 1);
-	exit_pc_init(); /* the same values every time: a reader never sees a mix */
+	exit_pc_init(); /* once (its values never change: a reader never sees a mix) */
 	uint64_t dpa = frames_alloc(DOM_FRAMES, 1);
 	if (!dpa) {
 		refuse_q(id, m, "out of hypervisor memory");
+		if (mem_hpa)
+			frames_free(mem_hpa, mem_bytes / PAGE_SIZE);
 		return NULL;
 	}
 	struct domain *d = phys_to_virt(dpa);
 	d->id = id;
+	d->module = m; /* a PC's reboot and restart= load it again */
+	d->mem_hpa = mem_hpa; /* a failure from here on gives it back (domain_discard) */
+	d->mem_bytes = mem_bytes;
 	spin_init(&d->con.lock, &lock_dcon, -1);
 	spin_init(&d->evlock, &lock_event, -1);
 	fmt_snprintf(d->cmdline, sizeof d->cmdline, "%s", m->cmdline);
@@ -371,18 +398,23 @@ struct domain *domain_create(unsigned id, const struct boot_module *m)
 		refuse_q(id, m, bad);
 		goto fail;
 	}
+	if (mem_hpa && mem << 20 != mem_bytes) {
+		refuse_q(id, m, "mem= is not its last incarnation's");
+		goto fail;
+	}
 	d->mem_bytes = mem << 20;
 	d->sd.id = id;
+	breathe(mem_hpa);
 
 	const void *img = phys_to_virt(m->start);
 	size_t len = (size_t)(m->end - m->start);
 	struct elf_image_info info = {0};
-	if (domain_image_load(d, img, len, NULL, &info, why, sizeof why)) {
+	if (domain_image_load(d, img, len, NULL, &info, why, sizeof why, false)) {
 		refuse_q(id, m, why);
 		goto fail;
 	}
 	size_t frames = d->mem_bytes / PAGE_SIZE;
-	d->mem_hpa = frames_alloc(frames, d->mem_bytes >= (2u << 20) ? 512 : 1);
+	d->mem_hpa = mem_hpa ? mem_hpa : frames_alloc(frames, d->mem_bytes >= (2u << 20) ? 512 : 1);
 	if (!d->mem_hpa && scrub_pending()) { /* a dead domain's memory, not free yet */
 		scrub_all();
 		d->mem_hpa = frames_alloc(frames, d->mem_bytes >= (2u << 20) ? 512 : 1);
@@ -393,7 +425,9 @@ struct domain *domain_create(unsigned id, const struct boot_module *m)
 		refuse_q(id, m, why);
 		goto fail;
 	}
-	if (domain_image_load(d, img, len, phys_to_virt(d->mem_hpa), &info, why, sizeof why)) {
+	breathe(mem_hpa);
+	if (domain_image_load(d, img, len, phys_to_virt(d->mem_hpa), &info, why, sizeof why,
+			      mem_hpa != 0)) {
 		refuse_q(id, m, why);
 		goto fail;
 	}
@@ -405,6 +439,7 @@ struct domain *domain_create(unsigned id, const struct boot_module *m)
 		refuse_q(id, m, why);
 		goto fail;
 	}
+	breathe(mem_hpa);
 	d->space = hv_space_create(d->mem_hpa, d->mem_bytes);
 	if (!d->space) {
 		refuse_q(id, m, "out of memory for its guest-physical map");
@@ -430,13 +465,13 @@ struct domain *domain_create(unsigned id, const struct boot_module *m)
 		}
 	}
 	if (d->boot != PC_BOOT_SLIVER) {
-		d->module = m;
 		if (!pc_create(d)) {
 			refuse_q(id, m, "out of hypervisor memory for its PC devices");
 			goto fail;
 		}
 		pc_write_memory(d, mods, mod_at, nmods, (uint32_t)info.entry);
 	}
+	breathe(mem_hpa);
 	for (; inserted < d->nr_vcpus; inserted++) {
 		int rc = sd_insert(&d->vcpu[inserted]->s);
 		if (rc) {
@@ -448,7 +483,7 @@ struct domain *domain_create(unsigned id, const struct boot_module *m)
 	}
 	d->vcpus_left = d->nr_vcpus;
 	d->state = SLIVER_DOM_RUNNING;
-	domains[id] = d;
+	__atomic_store_n(&domains[id], d, __ATOMIC_RELEASE);
 	if (!quiet)
 		printk("sliver: d%u %s: %s entry=0x%lx mem=%lu MiB vcpus=%u weight=%u "
 		       "cap=%u%s%s\n",
@@ -464,6 +499,11 @@ struct domain *domain_create(unsigned id, const struct boot_module *m)
 fail:
 	domain_discard(d, inserted);
 	return NULL;
+}
+
+struct domain *domain_create(unsigned id, const struct boot_module *m)
+{
+	return create(id, m, 0, 0);
 }
 
 void domain_create_loop(unsigned n, const struct boot_module *m)
@@ -557,23 +597,74 @@ static bool vcpus_left(struct domain *d, unsigned left)
 	return left && __atomic_sub_fetch(&d->vcpus_left, left, __ATOMIC_ACQ_REL) == 0;
 }
 
+/* restart=: ended domains not re-created yet; the lowest id never used (run time). */
+static uint32_t restarting;
+static unsigned next_id;
+static spinlock_t create_lock = SPINLOCK_INIT(lock_create);
+
+unsigned domain_restarts_pending(void)
+{
+	return __atomic_load_n(&restarting, __ATOMIC_ACQUIRE);
+}
+
+/* d ended with restarts left and its memory is free again: the same module becomes a new
+ * domain (the next unused id, one restart fewer), as Xen's on_poweroff/on_crash=restart
+ * would. Where its last chunk was scrubbed (core/scrub.c: an idle pCPU first), no lock
+ * held. Not once the run is over. */
+static void domain_restart(struct domain *d)
+{
+	bool kept = true;
+	spin_lock(&create_lock);
+	if (!next_id)
+		next_id = boot_info.nr_modules + 1;
+	struct domain *n = NULL;
+	if (!vmm_run_end_ns && next_id < SLIVER_MAX_DOMS) {
+		unsigned id = next_id++;
+		n = create(id, d->module, d->scrub.hpa, d->scrub.bytes);
+		kept = false; /* the new domain's now, or given back by its failed creation */
+		if (n) {
+			n->restarts = d->restarts - 1;
+			printk("sliver: d%u restarted as d%u (%u restarts left)\n", d->id, id,
+			       n->restarts);
+			domain_start(n);
+		}
+	} else if (!vmm_run_end_ns) {
+		printk("sliver: d%u not restarted: no domain id left\n", d->id);
+	}
+	spin_unlock(&create_lock);
+	if (kept)
+		frames_free(d->scrub.hpa, d->scrub.bytes / PAGE_SIZE);
+	__atomic_sub_fetch(&restarting, 1, __ATOMIC_ACQ_REL);
+}
+
 static void scrubbed(void *arg)
 {
 	struct domain *d = arg;
-	printk("sliver: d%u memory scrubbed and freed (%lu MiB)\n", d->id,
-	       (unsigned long)(d->mem_bytes >> 20));
+	domain_free_hv(d);
+	irq_drain(); /* this pCPU's timers: not after the chunk, the frees and a creation */
+	printk("sliver: d%u memory scrubbed and %s (%lu MiB)\n", d->id,
+	       d->restarts ? "kept for its restart" : "freed", (unsigned long)(d->mem_bytes >> 20));
+	if (d->restarts)
+		domain_restart(d);
 }
 
 /* Its memory is zeroed and freed in bounded steps (core/scrub.h), not here: the pCPU that
- * let go of the last vCPU has others queued. */
+ * let go of the last vCPU has others queued. Its VMCS/VMCB and EPT/NPT go with the memory's
+ * last chunk (scrubbed: ~0.3 ms of Bochs time for a 4 MiB domain, not on this pCPU). */
 static void domain_finish(struct domain *d)
 {
 	dcon_flush(d);
-	domain_free_hv(d);
 	pc_release(d);
+	if (!d->mem_hpa)
+		domain_free_hv(d);
 	if (d->mem_hpa) {
-		d->scrub = (struct scrub_job){
-			.hpa = d->mem_hpa, .bytes = d->mem_bytes, .done = scrubbed, .arg = d};
+		/* With restarts left the zeroed memory is the next incarnation's (restart=:
+		 * no second zeroing, no allocation). */
+		d->scrub = (struct scrub_job){.hpa = d->mem_hpa,
+					      .bytes = d->mem_bytes,
+					      .keep = d->restarts != 0,
+					      .done = scrubbed,
+					      .arg = d};
 		d->mem_hpa = 0;
 		scrub_queue(&d->scrub);
 	}
@@ -596,6 +687,8 @@ static void domain_end(struct domain *d, uint32_t state)
 {
 	if (__atomic_exchange_n(&d->dying, true, __ATOMIC_ACQ_REL))
 		return;
+	if (d->restarts)
+		__atomic_add_fetch(&restarting, 1, __ATOMIC_ACQ_REL);
 	d->state = state;
 	struct sd_vcpu *v[SLIVER_MAX_VCPUS];
 	unsigned n = door_vcpus(d, v);
@@ -668,6 +761,7 @@ void domain_destroy(struct domain *d, unsigned by)
 	if (d->dying)
 		return;
 	dcon_flush(d);
+	d->restarts = 0; /* destroyed for good */
 	printk("sliver: d%u destroyed by d%u\n", d->id, by);
 	domain_end(d, SLIVER_DOM_SHUTDOWN);
 }

@@ -1,6 +1,7 @@
 /* ELF32/ELF64 guest loader. Every field of the image is untrusted: offsets and sizes are
  * checked against the file and the guest memory with overflow-safe arithmetic. */
 #include "core/loader.h"
+#include <stdbool.h>
 #include "core/elf.h"
 #include "lib/fmt.h"
 #include "lib/string.h"
@@ -137,15 +138,10 @@ const char *elf_check_ranges(const void *img, size_t len, const struct elf_range
 	return NULL;
 }
 
-const char *elf_load(const void *img, size_t len, void *mem, uint64_t min_gpa, uint64_t mem_size,
-		     struct elf_image_info *info, char *why, size_t whylen)
-{
-	const struct elf_range r = {min_gpa, mem_size};
-	return elf_load_ranges(img, len, mem, &r, 1, info, why, whylen);
-}
-
-const char *elf_load_ranges(const void *img, size_t len, void *mem, const struct elf_range *r,
-			    unsigned n, struct elf_image_info *info, char *why, size_t whylen)
+/* zero_bss false: mem is zeroed already (a restart's scrubbed memory, core/domain.c). */
+static const char *load(const void *img, size_t len, void *mem, const struct elf_range *r,
+			unsigned n, struct elf_image_info *info, char *why, size_t whylen,
+			bool zero_bss)
 {
 	struct elf_image_info in;
 	const char *err = elf_check_ranges(img, len, r, n, &in, why, whylen);
@@ -170,9 +166,30 @@ const char *elf_load_ranges(const void *img, size_t len, void *mem, const struct
 		if (s.type != PT_LOAD)
 			continue;
 		memcpy(m + s.paddr, p + s.offset, s.filesz);
-		memset(m + s.paddr + s.filesz, 0, s.memsz - s.filesz);
+		if (zero_bss)
+			memset(m + s.paddr + s.filesz, 0, s.memsz - s.filesz);
 	}
 	if (info)
 		*info = in;
 	return NULL;
+}
+
+const char *elf_load_ranges(const void *img, size_t len, void *mem, const struct elf_range *r,
+			    unsigned n, struct elf_image_info *info, char *why, size_t whylen)
+{
+	return load(img, len, mem, r, n, info, why, whylen, true);
+}
+
+const char *elf_load(const void *img, size_t len, void *mem, uint64_t min_gpa, uint64_t mem_size,
+		     struct elf_image_info *info, char *why, size_t whylen)
+{
+	const struct elf_range r = {min_gpa, mem_size};
+	return load(img, len, mem, &r, 1, info, why, whylen, true);
+}
+
+const char *elf_load_clean(const void *img, size_t len, void *mem, uint64_t min_gpa,
+			   uint64_t mem_size, struct elf_image_info *info, char *why, size_t whylen)
+{
+	const struct elf_range r = {min_gpa, mem_size};
+	return load(img, len, mem, &r, 1, info, why, whylen, false);
 }

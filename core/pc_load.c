@@ -64,7 +64,7 @@ void domain_pc_reload(struct domain *d)
 	unsigned n = 0;
 	char why[160];
 	/* It loaded the same way at creation: a failure now is a hypervisor bug. */
-	if (domain_image_load(d, img, len, mem, &info, why, sizeof why) ||
+	if (domain_image_load(d, img, len, mem, &info, why, sizeof why, false) ||
 	    (d->boot == PC_BOOT_MB1 &&
 	     pc_load_mods(d, img, len, mem, mods, at, &n, why, sizeof why)))
 		panic("d%u: reloading its image failed: %s", d->id, why);

@@ -15,9 +15,9 @@
 	} while (0)
 
 /* The module keys core/domain.c reads (docs/config.md, "Module lines"). */
-static const char *const sliver_keys[] = {"name",  "mem",  "vcpus", "weight",
-					  "cap",   "pin",  "role",  "evt.allow",
-					  "lapic", "boot", "load",  MB1_MOD_KEY};
+static const char *const sliver_keys[] = {"name", "mem",     "vcpus",	  "weight", "cap",
+					  "pin",  "role",    "evt.allow", "lapic",  "boot",
+					  "load", "restart", MB1_MOD_KEY};
 
 bool pc_sliver_key(const char *w, size_t n)
 {

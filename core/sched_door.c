@@ -6,6 +6,9 @@
  * rank is above the rank of every lock it holds; lib/lockorder.h, checked on every acquire
  * with LOCK_CHECK; the numbers are in lib/lockranks.c) and what it protects, lowest first:
  *
+ *   create      5  core/domain.c: re-creating a domain (restart=) at run time: domain ids,
+ *                  names, the evt.allow parse buffer. Held across a whole creation, which
+ *                  takes most of the locks below (so nothing is held when it is taken).
  *   conin      10  core/conin.c: the service domain's input ring.
  *   dcon       20  struct dcon.lock: a domain's console (line being assembled, rate limit,
  *                  emulated COM1 registers).
@@ -43,7 +46,7 @@
  * - a vCPU's call (notify, block, yield, pause-loop, run time): load sv.pcpu, take that rq,
  *   check sv.pcpu did not change meanwhile (else let go and retry): the vCPU cannot move
  *   while its rq is held, because moving it takes both rqs;
- * - a pCPU's call (pick): its own rq;
+ * - a pCPU's call (pick): its own rq; sd_charge_for: both vCPUs' rqs, in index order;
  * - calls that change the instance or many pCPUs (insert, remove, parameters, domain
  *   start/end/pause, a policy's finish work, dump): every rq, in order ("wide");
  * - inside a call, the policy's sched_peer(q): q's rq if held; else waited for when q is
@@ -564,6 +567,8 @@ int sd_set_affinity(struct sd_vcpu *v, sched_cpumask_t mask)
 
 enum sd_wake sd_notify(struct sd_vcpu *v, unsigned flags)
 {
+	bool quiet = flags & SD_NOTIFY_QUIET;
+	flags &= ~SD_NOTIFY_QUIET;
 	struct ctx *c = enter_vcpu(v);
 	PT_STAMP(PT_LOCKED);
 	unsigned self = (unsigned)(c - ctxs); /* me() asked the port already */
@@ -585,12 +590,15 @@ enum sd_wake sd_notify(struct sd_vcpu *v, unsigned flags)
 	} else if (!v->paused) {
 		/* Runnable or running: the scheduler hears of every event (sched.h), so a vCPU
 		 * waiting in a run queue gets its latency slice like a blocked one; its
-		 * event-to-run time is measured like a wake. */
-		uint64_t now = P->now();
-		if (v->sv.state != SCHED_VS_RUNNING && !v->wake_ns)
-			v->wake_ns = now;
-		k = sched_wake(&S, &v->sv, now, flags);
-		PT_STAMP(PT_WOKEN);
+		 * event-to-run time is measured like a wake. A quiet one (a vLAPIC interrupt)
+		 * only makes it exit where it runs. */
+		if (!quiet) {
+			uint64_t now = P->now();
+			if (v->sv.state != SCHED_VS_RUNNING && !v->wake_ns)
+				v->wake_ns = now;
+			k = sched_wake(&S, &v->sv, now, flags);
+			PT_STAMP(PT_WOKEN);
+		}
 		int on = SCHED_GET(v->running_on);
 		if (on >= 0 && (unsigned)on != self)
 			exit_cpu = on; /* an exit, so the vector goes in at its next entry */
@@ -663,7 +671,7 @@ static void pick_lock(struct ctx *c, unsigned cpu, struct sd_vcpu *prev)
 		home_lock(c, pp < cpu ? pp : cpu);
 		if (pp != cpu)
 			home_lock(c, pp < cpu ? cpu : pp);
-		if (prev->sv.pcpu == pp)
+		if (SCHED_GET(prev->sv.pcpu) == pp) /* a move elsewhere may be under way */
 			return;
 		release(c); /* moved again meanwhile */
 		c->busy = true;
@@ -704,7 +712,7 @@ struct sd_vcpu *sd_pick(unsigned cpu, struct sd_vcpu *prev, enum sd_then then, u
 	}
 	/* Paused while it ran, and taken off by a kick before its pCPU saw it (sd_pause):
 	 * it leaves the run queue now, not when it would next be picked. */
-	if (prev && SCHED_GET(prev->paused) && !prev->gone && prev->sv.pcpu == cpu &&
+	if (prev && SCHED_GET(prev->paused) && !prev->gone && SCHED_GET(prev->sv.pcpu) == cpu &&
 	    prev->sv.state == SCHED_VS_RUNNING)
 		k = cpumask_or(k, sched_sleep(&S, &prev->sv, now));
 	uint64_t t0 = P->cycles();
@@ -736,6 +744,27 @@ struct sd_vcpu *sd_pick(unsigned cpu, struct sd_vcpu *prev, enum sd_then then, u
 	cpumask_clear(&pk.kick, cpu);
 	end(c, &pk.kick);
 	return v;
+}
+
+uint64_t sd_charge_for(struct sd_vcpu *runner, struct sd_vcpu *cause, uint64_t ns)
+{
+	uint64_t moved = 0;
+	struct ctx *c = me();
+	begin(c);
+	for (;;) { /* both rqs, in index order; either vCPU may move until its rq is held */
+		unsigned a = SCHED_GET(runner->sv.pcpu), b = SCHED_GET(cause->sv.pcpu);
+		home_lock(c, a < b ? a : b);
+		if (a != b)
+			home_lock(c, a < b ? b : a);
+		if (SCHED_GET(runner->sv.pcpu) == a && SCHED_GET(cause->sv.pcpu) == b)
+			break;
+		release(c);
+		c->busy = true;
+	}
+	if (!runner->gone && !cause->gone)
+		moved = sched_charge_for(&S, &runner->sv, &cause->sv, ns, P->now());
+	end(c, 0);
+	return moved;
 }
 
 void sd_info(struct sd_vcpu *v, struct sd_info *out)

@@ -87,9 +87,12 @@ int sd_set_affinity(struct sd_vcpu *v, sched_cpumask_t mask);
 
 /* What sd_notify did. */
 enum sd_wake { SD_WAKE_NONE = 0, SD_WAKE_WOKE, SD_WAKE_EVENT };
+/* sd_notify flag: the scheduler hears of it only when it wakes v from blocked. */
+#define SD_NOTIFY_QUIET (1u << 15)
 /* An event or timer for v (WAKE_EVENT or WAKE_TIMER): wakes it when blocked, tells the
- * scheduler when it waits or runs (latency slice), and forces an exit when it runs on
- * another pCPU so that a vector goes in at its next entry. Any pCPU, no lock held. */
+ * scheduler when it waits or runs (latency slice; not with SD_NOTIFY_QUIET), and forces an
+ * exit when it runs on another pCPU so that a vector goes in at its next entry. Any pCPU, no
+ * lock held. */
 enum sd_wake sd_notify(struct sd_vcpu *v, unsigned flags);
 
 /* Calls of the pCPU running v (after an exit): */
@@ -115,6 +118,12 @@ enum sd_then {
  * policy's pick (`then` not included). */
 struct sd_vcpu *sd_pick(unsigned cpu, struct sd_vcpu *prev, enum sd_then then, uint64_t *run_until,
 			uint64_t *held);
+
+/* Work for `cause` was done in the time of `runner`, the vCPU running on the caller's pCPU
+ * (a timer of cause's handled while runner ran): ns of it are charged to cause, not to
+ * runner (sched_charge_for; a policy that does not charge owed time leaves it on runner).
+ * Takes both vCPUs' run-queue locks. Returns the ns moved. */
+uint64_t sd_charge_for(struct sd_vcpu *runner, struct sd_vcpu *cause, uint64_t ns);
 
 /* A consistent snapshot of v (counters with run_ns exact at this instant). */
 struct sd_info {

@@ -55,7 +55,8 @@ bool scrub_step(void)
 	}
 	spin_unlock(&lock);
 	zero(j->hpa + at, n);
-	frames_free(j->hpa + at, n / PAGE_SIZE);
+	if (!j->keep)
+		frames_free(j->hpa + at, n / PAGE_SIZE);
 	spin_lock(&lock);
 	bool last = --j->busy == 0 && j->next == j->bytes;
 	spin_unlock(&lock);

@@ -15,6 +15,7 @@ struct scrub_job {
 	uint64_t hpa, bytes;	 /* the memory, a multiple of SCRUB_CHUNK or not */
 	uint64_t next;		 /* offset of the first byte not handed out yet */
 	unsigned busy;		 /* chunks handed out and not finished */
+	bool keep;		 /* zeroed but not freed: done() owns the memory */
 	void (*done)(void *arg); /* after the last chunk is freed, with no lock held */
 	void *arg;
 	struct scrub_job *link;

@@ -23,6 +23,7 @@ static void vtimer_fire(struct timer *t, void *arg)
 	if (vt->gen != __atomic_load_n(&v->timer_gen, __ATOMIC_ACQUIRE) ||
 	    __atomic_load_n(&v->s.gone, __ATOMIC_ACQUIRE))
 		return;
+	vmm_behalf(v);
 	event_raise(v->dom, SLIVER_PORT_TIMER, SLIVER_DOMID_HV);
 }
 
@@ -48,8 +49,10 @@ static void lapic_timer_fire(struct timer *t, void *arg)
 {
 	(void)t;
 	struct vtimer *vt = arg;
-	if (!__atomic_load_n(&vt->v->s.gone, __ATOMIC_ACQUIRE))
+	if (!__atomic_load_n(&vt->v->s.gone, __ATOMIC_ACQUIRE)) {
+		vmm_behalf(vt->v);
 		vlapic_timer_expired(vt->v, vt->gen);
+	}
 }
 
 struct vcpu *vcpu_create(struct domain *d, unsigned id, uint64_t entry)
@@ -142,12 +145,18 @@ int vcpu_deliverable_irq(const struct vcpu *v)
 		       : -1;
 }
 
+/* Something v can take: a vector its TPR/PPR lets through, an NMI it does not block, an
+ * INIT or SIPI. A vector held back by the TPR, or an NMI waiting for the IRET of the one
+ * being handled, does not count: a HLT with only those pending blocks, as on a CPU, instead
+ * of returning at once for ever (issue 30: after an NMI storm a HLT inside the NMI handler
+ * with one more NMI latched spun through the hypervisor; so did one with TPR above a
+ * pending event-port vector). IF does not matter (HLT and HC_BLOCK wake on a pending vector
+ * whatever IF is, docs/hypercalls.md). */
 bool vcpu_irq_pending(const struct vcpu *v)
 {
 	if (v->dom->lapic && vlapic_waiting(v)) /* after INIT only a SIPI counts */
 		return vlapic_wake_pending(v);
-	return vcpu_highest_irq(v) >= 0 || (v->dom->lapic && vlapic_wake_pending(v)) ||
-	       (v->dom->pc && pc_extint_pending(v) >= 0);
+	return vcpu_deliverable_irq(v) >= 0 || (v->dom->lapic && vlapic_wake_pending(v));
 }
 
 void vcpu_irq_injected(struct vcpu *v, int vector)
@@ -198,7 +207,7 @@ void vcpu_irq_raise_timer(struct vcpu *v, uint8_t vector)
 
 void vcpu_notify(struct vcpu *v, bool timer)
 {
-	notify(v, timer ? WAKE_TIMER : WAKE_EVENT);
+	notify(v, (timer ? WAKE_TIMER : WAKE_EVENT) | SD_NOTIFY_QUIET);
 }
 
 void vcpu_wake_console(struct vcpu *v)

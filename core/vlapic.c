@@ -22,9 +22,13 @@
 #define APIC_VER	 0x00060014u /* version 0x14, max LVT entry 6 (7 LVTs with CMCI) */
 #define ESR_SEND_ILLEGAL (1u << 5)
 #define ESR_RECV_ILLEGAL (1u << 6)
-/* Periodic mode is not re-armed faster than this (KVM has a similar floor): a guest
- * asking for a 1 ns period would otherwise flood its pCPU with timer interrupts. */
-#define PERIODIC_MIN_NS 100000ull
+/* The shortest period of the periodic mode, KVM's min_timer_period_us default (200 us, 5 kHz:
+ * five times the fastest tick a PC OS asks for, HZ=1000). A guest asking for a 1 ns period
+ * would otherwise take an exit per interrupt at the emulator's pace and, descheduled, fire
+ * on its neighbours' time (issue 30). One-shot and TSC-deadline need no floor: each
+ * interrupt follows a guest write (an exit of its own), and one armed while the vCPU is
+ * descheduled fires once. */
+#define PERIODIC_MIN_NS 200000ull
 
 /* Register offsets (xAPIC page; x2APIC MSR = 0x800 + off / 16). */
 enum {
@@ -115,6 +119,7 @@ static void reset_regs(struct vcpu *v)
 	l->tsc_deadline = 0;
 	l->t_running = false;
 	l->t_next = 0;
+	__atomic_store_n(&l->t_parked, false, __ATOMIC_RELEASE);
 	vcpu_set_lapic_timer(v, 0);
 	__atomic_store_n(&v->tpr, 0, __ATOMIC_RELAXED);
 }
@@ -160,6 +165,7 @@ void vlapic_injected(struct vcpu *v, int vector)
 }
 
 static void reset_regs(struct vcpu *v);
+static void timer_unpark(struct vcpu *v);
 
 bool vlapic_before_entry(struct vcpu *v)
 {
@@ -188,6 +194,8 @@ bool vlapic_before_entry(struct vcpu *v)
 			printk("sliver: d%u v%u: SIPI: the backend cannot restart a vCPU\n",
 			       v->dom->id, v->id);
 	}
+	if (__atomic_load_n(&l->t_parked, __ATOMIC_ACQUIRE))
+		timer_unpark(v);
 	/* NMI delivery (docs/lapic.md): new NMIs join the latch (at most two, one while the
 	 * guest handles an NMI); the latch is asked for at every entry, and the backend
 	 * delivers one (with NMI blocking until the guest's IRET) when the guest can take it. */
@@ -221,8 +229,13 @@ bool vlapic_wake_pending(const struct vcpu *v)
 		return true;
 	if (__atomic_load_n(&l->wait_sipi, __ATOMIC_ACQUIRE))
 		return __atomic_load_n(&l->sipi_pending, __ATOMIC_ACQUIRE);
-	return vlapic_deliverable(v) >= 0 || __atomic_load_n(&l->nmi_pending, __ATOMIC_ACQUIRE) ||
-	       __atomic_load_n(&l->nmi_latched, __ATOMIC_ACQUIRE);
+	if (vlapic_deliverable(v) >= 0)
+		return true;
+	/* An NMI only when the guest can take it now: not while it handles one (until its
+	 * IRET, which a halted guest cannot reach without an interrupt first). */
+	return (__atomic_load_n(&l->nmi_pending, __ATOMIC_ACQUIRE) ||
+		__atomic_load_n(&l->nmi_latched, __ATOMIC_ACQUIRE)) &&
+	       !hv_nmi_masked(v->hv);
 }
 
 /* A fixed interrupt arrives at v (an IPI, its own LVT): dropped while the APIC is
@@ -269,7 +282,8 @@ static uint64_t divisor(uint32_t tdcr)
 
 static void timer_arm(struct vcpu *v, uint64_t at)
 {
-	L(v)->t_next = at;
+	__atomic_store_n(&L(v)->t_next, at, __ATOMIC_RELEASE);
+	L(v)->t_parked = false;
 	vcpu_set_lapic_timer(v, at);
 }
 
@@ -334,32 +348,73 @@ void vlapic_tsc_moved(struct vcpu *v)
 	spin_unlock(&l->lock);
 }
 
+/* The timer reached t_next: its LVT fires. Under the lock; true when v must be woken. */
+static bool timer_fire(struct vcpu *v)
+{
+	struct vlapic *l = L(v);
+	if (timer_mode(l) == TM_PERIODIC && l->t_running) {
+		uint64_t p = l->t_period < PERIODIC_MIN_NS ? PERIODIC_MIN_NS : l->t_period;
+		uint64_t next = l->t_next + p, now = now_ns();
+		if (next <= now) /* missed periods are coalesced into this one */
+			next = now + p - (now - l->t_next) % p;
+		l->t_start = next - p; /* TMCCT counts this period down */
+		timer_arm(v, next);
+	} else {
+		l->t_running = false;
+		__atomic_store_n(&l->t_next, 0, __ATOMIC_RELEASE);
+		if (timer_mode(l) == TM_DEADLINE)
+			l->tsc_deadline = 0;
+	}
+	/* The last interrupt not taken yet (its vector held back, IF=0): this one merges into
+	 * its IRR bit, and nothing new wakes v (a vCPU halted with the vector masked is not
+	 * woken every period, issue 30). */
+	bool merged = vlapic_has_irr(v, (int)(l->lvt[LVT_TIMER] & 0xff));
+	bool wake = lvt_fire(v, LVT_TIMER);
+	if (wake)
+		l->timer_irqs++;
+	return wake && !merged;
+}
+
 void vlapic_timer_expired(struct vcpu *v, uint64_t gen)
 {
 	struct vlapic *l = L(v);
 	bool wake = false;
 	spin_lock(&l->lock);
-	if (gen == __atomic_load_n(&v->lapic_timer_gen, __ATOMIC_ACQUIRE) && l->t_next) {
-		if (timer_mode(l) == TM_PERIODIC && l->t_running) {
-			uint64_t p = l->t_period < PERIODIC_MIN_NS ? PERIODIC_MIN_NS : l->t_period;
-			uint64_t next = l->t_next + p, now = now_ns();
-			if (next <= now) /* missed periods are coalesced into this one */
-				next = now + p - (now - l->t_next) % p;
-			l->t_start = next - p; /* TMCCT counts this period down */
-			timer_arm(v, next);
-		} else {
-			l->t_running = false;
-			l->t_next = 0;
-			if (timer_mode(l) == TM_DEADLINE)
-				l->tsc_deadline = 0;
-		}
-		wake = lvt_fire(v, LVT_TIMER);
-		if (wake)
-			l->timer_irqs++;
-	}
+	if (gen == __atomic_load_n(&v->lapic_timer_gen, __ATOMIC_ACQUIRE) && l->t_next &&
+	    !l->t_parked)
+		wake = timer_fire(v);
 	spin_unlock(&l->lock);
 	if (wake)
 		vcpu_notify(v, true);
+}
+
+void vlapic_park(struct vcpu *v)
+{
+	struct vlapic *l = L(v);
+	if (!v->dom->lapic || !__atomic_load_n(&l->t_next, __ATOMIC_ACQUIRE))
+		return;
+	spin_lock(&l->lock);
+	if (l->t_next && !l->t_parked) {
+		l->t_parked = true;
+		vcpu_set_lapic_timer(v, 0);
+	}
+	spin_unlock(&l->lock);
+}
+
+/* Before an entry: a timer parked while v waited fires now if it is due (its interrupt is
+ * pending before v's first instruction, as it would have been), else is armed again here. */
+static void timer_unpark(struct vcpu *v)
+{
+	struct vlapic *l = L(v);
+	spin_lock(&l->lock);
+	if (l->t_parked) {
+		l->t_parked = false;
+		if (l->t_next && l->t_next <= now_ns())
+			timer_fire(v); /* v is about to enter: nothing to wake */
+		else if (l->t_next)
+			vcpu_set_lapic_timer(v, l->t_next);
+	}
+	spin_unlock(&l->lock);
 }
 
 /* ---- IPIs (10.6) ---- */
@@ -392,6 +447,15 @@ static bool dest_match(const struct vcpu *src, const struct vcpu *t, uint32_t lo
 	return (d >> 4) == (tl->ldr >> 28) && (d & (tl->ldr >> 24) & 0xf); /* cluster */
 }
 
+/* An IPI reached t: wake it, or make it exit if it runs elsewhere. Not the sender: it is
+ * handling its own exit on this pCPU and sees what is pending at its next entry, so a
+ * self-IPI costs its exit and a bit, never a scheduler call (issue 30). */
+static void ipi_notify(struct vcpu *src, struct vcpu *t)
+{
+	if (t != src)
+		vcpu_notify(t, false);
+}
+
 static void send_ipi(struct vcpu *src, uint32_t lo, uint32_t hi)
 {
 	struct domain *d = src->dom;
@@ -410,17 +474,17 @@ static void send_ipi(struct vcpu *src, uint32_t lo, uint32_t hi)
 		case 0: /* fixed */
 		case 1: /* lowest priority: every destination, as fixed */
 			if (accept_fixed(t, vector))
-				vcpu_notify(t, false);
+				ipi_notify(src, t);
 			break;
 		case 4: /* NMI */
 			__atomic_fetch_add(&L(t)->nmi_pending, 1, __ATOMIC_ACQ_REL);
-			vcpu_notify(t, false);
+			ipi_notify(src, t);
 			break;
 		case 5: /* INIT; level de-assert (level 0, trigger 1) does nothing (10.6.1) */
 			if (!(lo & (1u << 14)) && (lo & (1u << 15)))
 				break;
 			__atomic_store_n(&L(t)->init_pending, true, __ATOMIC_RELEASE);
-			vcpu_notify(t, false);
+			ipi_notify(src, t);
 			break;
 		case 6: /* SIPI: only a vCPU waiting after INIT takes it */
 			if (!__atomic_load_n(&L(t)->init_pending, __ATOMIC_ACQUIRE) &&
@@ -428,7 +492,7 @@ static void send_ipi(struct vcpu *src, uint32_t lo, uint32_t hi)
 				break;
 			__atomic_store_n(&L(t)->sipi_vector, (uint8_t)vector, __ATOMIC_RELEASE);
 			__atomic_store_n(&L(t)->sipi_pending, true, __ATOMIC_RELEASE);
-			vcpu_notify(t, false);
+			ipi_notify(src, t);
 			break;
 		default: /* SMI, reserved: ignored */
 			break;
@@ -684,8 +748,7 @@ static bool reg_write(struct vcpu *v, unsigned off, uint64_t val64)
 			return true; /* x2APIC only */
 		if (val & ~0xffu)
 			return false; /* bits 31:8 are reserved (10.12.11): #GP, as KVM */
-		if (accept_fixed(v, val & 0xff))
-			vcpu_notify(v, false);
+		accept_fixed(v, val & 0xff); /* its own: seen at its next entry (ipi_notify) */
 		return true;
 	default:
 		return !x; /* reserved: xAPIC ignores the write */

@@ -21,10 +21,13 @@ struct vlapic {
 	uint32_t svr, ldr, dfr, esr, esr_pending, icr_lo, icr_hi;
 	uint32_t lvt[VLAPIC_NR_LVT];
 	uint32_t tmict, tdcr;
-	uint64_t tsc_deadline;		 /* IA32_TSC_DEADLINE as written (0: disarmed) */
-	uint64_t t_start, t_period;	 /* one-shot/periodic: count start (ns), tmict*div ns */
-	uint64_t t_next;		 /* next expiry armed (ns), 0: none */
-	bool t_running;			 /* one-shot not yet expired, or periodic */
+	uint64_t tsc_deadline;	    /* IA32_TSC_DEADLINE as written (0: disarmed) */
+	uint64_t t_start, t_period; /* one-shot/periodic: count start (ns), tmict*div ns */
+	uint64_t t_next;	    /* next expiry armed (ns), 0: none */
+	bool t_running;		    /* one-shot not yet expired, or periodic */
+	/* t_next is not armed on any pCPU: the vCPU was preempted (vlapic_park) and the timer
+	 * fires or is armed again at its next entry (atomic: read at every entry). */
+	bool t_parked;
 	uint32_t nmi_pending;		 /* atomic: NMIs arrived (IPIs), not yet latched */
 	bool init_pending, sipi_pending; /* atomic: set by the sender, taken by the vCPU */
 	uint8_t sipi_vector;		 /* the last SIPI's (real mode at vector << 12) */
@@ -79,6 +82,11 @@ bool vlapic_extint_ok(const struct vcpu *v);
 /* The BSP's APIC as a PC BIOS leaves it (SeaBIOS): software-enabled, LINT0 ExtINT (virtual
  * wire: the PICs' INTR), LINT1 NMI. */
 void vlapic_firmware(struct vcpu *v);
+/* v was preempted (runnable, not blocked; its pCPU let go of it): its timer needs no host
+ * timer until v runs again, when it fires if it is due (vlapic_before_entry). A waiting
+ * vCPU's interrupt is taken at its next entry whenever it comes, so firing meanwhile would
+ * only cost the vCPUs that run (issue 30: a periodic timer at its shortest period). */
+void vlapic_park(struct vcpu *v);
 /* The vLAPIC timer's software timer expired (vcpu.c, interrupt context, any pCPU). */
 void vlapic_timer_expired(struct vcpu *v, uint64_t gen);
 /* The guest's TSC moved (an IA32_TSC or TSC_ADJUST write): an armed TSC-deadline timer is

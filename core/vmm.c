@@ -101,10 +101,17 @@ static void resched_ipi(struct irq_frame *f)
 void vmm_kick_cpu(unsigned cpu, bool resched)
 {
 	if (resched)
-		__atomic_store_n(&vmm_cpus[cpu]->need_resched, 1, __ATOMIC_RELEASE);
+		__atomic_fetch_or(&vmm_cpus[cpu]->need_resched, RESCHED_KICK, __ATOMIC_RELEASE);
 	if (cpu != this_cpu()->id)
 		smp_send_ipi(cpu, VEC_RESCHEDULE);
 	PT_HOOK(pt_kick(cpu));
+}
+
+void vmm_behalf(struct vcpu *v)
+{
+	struct vmm_cpu *pc = vmm_this();
+	if (pc->curr && pc->curr != v && !pc->behalf)
+		pc->behalf = v;
 }
 
 /* The scheduler door's view of the machine (core/sched_door.h). */
@@ -147,18 +154,20 @@ static void slice_end(struct timer *t, void *arg)
 	(void)t;
 	struct vmm_cpu *pc = arg;
 	pc->slice_ended = true;
-	pc->need_resched = 1;
+	__atomic_fetch_or(&pc->need_resched, RESCHED_SLICE, __ATOMIC_RELEASE);
 }
 
 static void run_end(struct timer *t, void *arg)
 {
 	(void)t, (void)arg;
 	run_over = true;
-	vmm_cpus[0]->need_resched = 1;
+	__atomic_fetch_or(&vmm_cpus[0]->need_resched, RESCHED_KICK, __ATOMIC_RELEASE);
 }
 
 static bool all_ended(void)
 {
+	if (domain_restarts_pending())
+		return false;
 	for (unsigned id = 1; id < SLIVER_MAX_DOMS; id++)
 		if (domains[id] && !domains[id]->dying)
 			return false;
@@ -324,6 +333,38 @@ static void switch_away(struct vmm_cpu *pc, struct vcpu *v)
 	pc->curr = NULL;
 	if (v->dom->dying)
 		domain_vcpu_leave(v);
+	else if (!__atomic_load_n(&v->s.blocked, __ATOMIC_ACQUIRE))
+		vlapic_park(v); /* preempted: its timer waits for its next entry (not if it
+				 * blocked, as this pCPU's pick left it: the timer wakes it) */
+}
+
+/* An exit of v's that only a host interrupt caused (nothing of the guest's to handle), in
+ * which another vCPU's timer expired (vmm_behalf): from the exit to now it was that vCPU's
+ * work, so it pays for it, not v (issue 30: a descheduled vCPU's timer storm costs its own
+ * share). The exit and entry themselves stay v's: they are in its guest time. */
+static void charge_behalf(struct vmm_cpu *pc, struct vcpu *v, const struct hv_exit *e,
+			  uint64_t exit_tsc)
+{
+	struct vcpu *x = pc->behalf;
+	pc->behalf = NULL;
+	if (!x || x == v || (e->kind != HV_EXIT_EXTINT && e->kind != HV_EXIT_PREEMPT))
+		return;
+	uint64_t ns = tsc_to_ns(rdtsc() - exit_tsc);
+	sd_charge_for(&v->s, &x->s, ns);
+	/* v's slice (or latency slice) is counted in its own time: it ends that much later,
+	 * even if the deadline passed during this very exit (under Bochs an echo's 100 us
+	 * latency slice has ~20 us left once its switch-in is paid: one such exit ended it
+	 * mid-handler, and the extra picks were charged to the echo). */
+	if (pc->run_until == SCHED_NEVER)
+		return;
+	pc->run_until += ns;
+	if (pc->slice_ended) {
+		if (pc->run_until <= now_ns())
+			return; /* it ended even so */
+		pc->slice_ended = false;
+		__atomic_fetch_and(&pc->need_resched, ~RESCHED_SLICE, __ATOMIC_ACQ_REL);
+	}
+	timer_set(&pc->slice, pc->run_until);
 }
 
 static enum exit_action run_vcpu(struct vmm_cpu *pc, struct vcpu *v)
@@ -378,11 +419,13 @@ static enum exit_action run_vcpu(struct vmm_cpu *pc, struct vcpu *v)
 			last_dl_tsc = dl_tsc;
 		}
 		struct hv_exit e;
+		pc->behalf = NULL;
 		PT_HOOK(pt_run(v->dom->id));
 		hv_vcpu_run(v->hv, dl_tsc, vec, &e);
+		uint64_t exit_tsc = rdtsc();
 		PT_HOOK(pt_ran(v->dom->id, e.entry_tsc, e.loaded_tsc, e.exit_tsc));
 		if (e.entry_tsc) /* from right before the entry to now, right after the exit */
-			v->guest_tsc += rdtsc() - e.entry_tsc;
+			v->guest_tsc += exit_tsc - e.entry_tsc;
 		/* Wake-to-run ends at the first entry after the wake-up, VMCS/VMCB load, TLB
 		 * flush and FPU restore included (e.entry_tsc, read right before the entry). A
 		 * pick that never reaches an entry keeps wake_ns for the next one; while the
@@ -399,16 +442,25 @@ static enum exit_action run_vcpu(struct vmm_cpu *pc, struct vcpu *v)
 		if (e.nmi_injected)
 			vlapic_nmi_injected(v);
 		irq_drain(); /* host interrupts that caused the exit (timers, kicks) run here */
+		/* The backstop can beat the timer interrupt it stands in for (Bochs: the
+		 * preemption timer at the deadline, the LAPIC's a little later): timers due by
+		 * the clock run now, in the exit they caused, not in a later one (whose handling
+		 * they would join uncounted, charge_behalf) or after one more entry. */
+		if (e.kind == HV_EXIT_PREEMPT && timer_next_deadline() <= now_ns())
+			timer_run_expired();
 		unsigned r = e.reason < HV_NR_EXIT_REASONS ? e.reason : HV_NR_EXIT_REASONS - 1;
 		__atomic_fetch_add(&d->exits[r], 1, __ATOMIC_RELAXED);
 		v->exits++;
 		act = exit_dispatch(v, &e);
-		if (act != ACT_CONTINUE)
+		if (act != ACT_CONTINUE) {
+			charge_behalf(pc, v, &e, exit_tsc);
 			return act;
+		}
 		/* A kick or timer that came in while the exit was handled (a hypercall, an
 		 * emulated access) runs now, not after one more entry and an exit for it: a
 		 * wake on this pCPU waits for the handler, not for the round trip too. */
 		irq_drain();
+		charge_behalf(pc, v, &e, exit_tsc);
 		maybe_break(v);
 	}
 	return ACT_CONTINUE;
@@ -420,6 +472,16 @@ static void after_run(struct vcpu *v, enum exit_action act)
 		sd_stop(&v->s);
 	else if (act == ACT_PAUSE)
 		sd_pause_self(&v->s);
+}
+
+/* An idle pCPU: a chunk of a dead domain's memory, then its interrupts (the timers it runs,
+ * a ping source, a kick: a whole domain's scrub must not hold them), or a wait for one. */
+static void idle_step(void)
+{
+	if (scrub_step())
+		irq_drain();
+	else
+		cpu_idle_wait();
 }
 
 void vmm_cpu_loop(void)
@@ -436,8 +498,7 @@ void vmm_cpu_loop(void)
 	ping_cpu_start(cpu);
 	while (cpu >= sd_sched()->nr_pcpus) { /* outside the scheduler: timers, scrubbing */
 		uint64_t idle_from = now_ns();
-		if (!scrub_step())
-			cpu_idle_wait();
+		idle_step();
 		pc->idle_ns += now_ns() - idle_from;
 	}
 	enum sd_then then = SD_THEN_RUN; /* what the pick does first to the vCPU that ran */
@@ -489,8 +550,7 @@ void vmm_cpu_loop(void)
 			uint64_t idle_from = now_ns();
 			while (!__atomic_load_n(&pc->need_resched, __ATOMIC_ACQUIRE) &&
 			       !(cpu == 0 && !run_ms && all_ended()))
-				if (!scrub_step()) /* idle: dead domains' memory first */
-					cpu_idle_wait();
+				idle_step(); /* dead domains' memory first */
 			pc->idle_ns += now_ns() - idle_from;
 			continue;
 		}

@@ -128,10 +128,12 @@ struct domain {
 	uint64_t msr_unknown;	/* RDMSR/WRMSR of an MSR sliver does not offer (#GP) */
 	uint32_t msr_unknown_last;
 	bool lapic; /* lapic=1: a virtual local APIC per vCPU (core/vlapic.c) */
-	/* boot=mb1|real: the PC's devices (core/pc.h) and the boot module it reboots from. */
+	/* boot=mb1|real: the PC's devices (core/pc.h). */
 	struct pc_state *pc;
+	/* The boot module it was created from: a PC's reboot and restart= load it again. */
 	const struct boot_module *module;
 	uint64_t mmio_other; /* accesses to unassigned guest-physical addresses (core/mmio.c) */
+	uint32_t restarts;   /* restart=N: re-created from its module after its end, N more times */
 };
 
 /* What the loop does after an exit was handled. */
@@ -139,9 +141,14 @@ struct domain {
  * does unless a wake-up is pending by then (sd_pick SD_THEN_BLOCK: one door call for both). */
 enum exit_action { ACT_CONTINUE = 0, ACT_BLOCK, ACT_HALT, ACT_YIELD, ACT_DEAD, ACT_PAUSE };
 
+#define RESCHED_KICK  1u
+#define RESCHED_SLICE 2u
+
 struct vmm_cpu {
 	struct vcpu *curr; /* picked last by this pCPU */
 	uint64_t run_until;
+	/* A decision is due: RESCHED_KICK (a kick, the run's end) | RESCHED_SLICE (slice end,
+	 * which charge_behalf may take back); set with atomic or, cleared at the pick. */
 	volatile uint32_t need_resched;
 	struct timer slice;
 	volatile bool slice_ended; /* the slice timer fired: the next pick may scrub a chunk */
@@ -151,6 +158,9 @@ struct vmm_cpu {
 	bool reset_decision;	   /* HC_COUNTERS_RESET: clear `decision` at the next pick */
 	struct hist conwrite;	   /* TSC ticks per HC_CONSOLE_WRITE on this pCPU */
 	struct timer backstop;	   /* SVM: a guest run never goes without a near host timer */
+	/* The first vCPU other than curr whose timer expired in the exit being handled
+	 * (vmm_behalf): that exit is charged to it (run_vcpu, sd_charge_for). */
+	struct vcpu *behalf;
 };
 
 extern struct domain *domains[SLIVER_MAX_DOMS];
@@ -171,6 +181,9 @@ void domain_crash(struct domain *d, struct vcpu *v, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void domain_shutdown(struct domain *d, int code);
 void domain_destroy(struct domain *d, unsigned by);
+/* Domains that ended with restarts left and are not re-created yet (vmm.c: a run without
+ * run_ms does not end while one is on its way back). */
+unsigned domain_restarts_pending(void);
 /* On the pCPU that runs v: v leaves the scheduler for good; the last one frees memory. */
 void domain_vcpu_leave(struct vcpu *v);
 /* Pause: every vCPU leaves the scheduler (running ones at their next exit) but keeps its
@@ -199,7 +212,9 @@ void vcpu_irq_injected(struct vcpu *v, int vector);
  * (stopped after INIT until a SIPI): block it. */
 bool vcpu_before_entry(struct vcpu *v);
 /* Wakes v for something already marked pending (a vLAPIC IRR bit, an NMI): as
- * vcpu_irq_raise without the event bit. */
+ * vcpu_irq_raise without the event bit, and quiet (SD_NOTIFY_QUIET): a wake from HLT is a
+ * scheduler event, but one for a vCPU that runs or waits to run only makes it exit where it
+ * runs (no latency slice: its own interrupts buy a guest no priority, issue 30). */
 void vcpu_notify(struct vcpu *v, bool timer);
 /* Wakes v from dcon_wait: no boost (WAKE_YIELD: the end of its own wait for the UART). */
 void vcpu_wake_console(struct vcpu *v);
@@ -312,6 +327,9 @@ bool service_ping_reply(unsigned from_dom);
 
 /* vmm.c */
 extern uint64_t vmm_run_end_ns; /* 0 until the run is over (run_ms, all ended), then its end */
+/* A timer callback of v's runs on this pCPU (interrupt context): if another vCPU's exit is
+ * being handled here, that exit was v's doing and is charged to v (issue 30). */
+void vmm_behalf(struct vcpu *v);
 void vmm_kick_cpu(unsigned cpu, bool resched);
 
 #endif

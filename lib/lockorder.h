@@ -87,8 +87,8 @@ bool lockorder_empty(const struct lockorder_cpu *c);
 
 /* The hypervisor's lock classes (lib/lockranks.c; what each protects and why the order is
  * what it is: core/sched_door.c, "Locking"). */
-extern const struct lock_class lock_conin, lock_dcon, lock_event, lock_vlapic, lock_ioapic,
-	lock_pcdev, lock_ping, lock_svc_ping, lock_rq, lock_sched_dom, lock_scrub, lock_paging,
-	lock_frames, lock_console;
+extern const struct lock_class lock_create, lock_conin, lock_dcon, lock_event, lock_vlapic,
+	lock_ioapic, lock_pcdev, lock_ping, lock_svc_ping, lock_rq, lock_sched_dom, lock_scrub,
+	lock_paging, lock_frames, lock_console;
 
 #endif

@@ -4,6 +4,7 @@
  * locks). */
 #include "lib/lockorder.h"
 
+const struct lock_class lock_create = {"create", 5, false};
 const struct lock_class lock_conin = {"conin", 10, false};
 const struct lock_class lock_dcon = {"dcon", 20, false};
 const struct lock_class lock_event = {"event", 30, false};

@@ -8,7 +8,9 @@
 void *memset(void *d, int c, size_t n)
 {
 	unsigned char *p = d;
-	if (n >= 16 && !((uintptr_t)p & 7)) {
+	for (; n && ((uintptr_t)p & 7); n--) /* up to an 8-byte boundary (an ELF's BSS) */
+		*p++ = (unsigned char)c;
+	if (n >= 16) {
 		uint64_t w = 0x0101010101010101ull * (unsigned char)c;
 		for (; n >= 8; n -= 8, p += 8)
 			*(uint64_t *)(void *)p = w;

@@ -1,7 +1,7 @@
 # Test guests (guests/): separate 32-bit freestanding ELF images, linked at 1 MiB
 # guest-physical by guests/lib/guest.ld. They include only include/sliver/, guests/lib
 # and lib/.
-GUEST_NAMES   := spinner echo idle hostile lm64 lockstress lapic exitbench
+GUEST_NAMES   := spinner echo idle hostile lm64 lockstress lapic exitbench storm
 GUEST_CC      := $(CC)
 GUEST_CFLAGS  := -std=c11 -m32 -march=i686 -O2 -g $(WARN) -ffreestanding -nostdlib -nostdinc \
                  -fno-pic -fno-pie -static -fno-stack-protector -fno-builtin \

@@ -172,9 +172,16 @@ void cr_transfer(struct sched *s, struct sched_vcpu *v, unsigned to, uint64_t no
 void cr_charge(struct sched *s, struct sched_vcpu *v, uint64_t now)
 {
 	struct sched_dom *d = v->dom;
-	uint64_t dt = now > v->since ? now - v->since : 0;
-	if (dt) /* `now` may be a little behind a peer's (sched.h): never back */
+	uint64_t ran = now > v->since ? now - v->since : 0;
+	if (ran) /* `now` may be a little behind a peer's (sched.h): never back */
 		v->since = now;
+	/* sched_charge_for: work done for it in others' time is charged as if it ran it, and
+	 * what it ran for others is not (credit: vtime; cap, run_ns, a latency slice's
+	 * budget); a refund larger than this run waits for the next. */
+	uint64_t back = ran < v->refund_ns ? ran : v->refund_ns, owed = v->owed_ns;
+	uint64_t dt = ran - back + owed;
+	v->refund_ns -= back;
+	v->owed_ns = 0;
 	if (capped(v)) {
 		/* Refill first (the lease still counts, so a bucket that was full when the lease
 		 * began keeps the refill earned while it drained), then consume. */
@@ -187,7 +194,7 @@ void cr_charge(struct sched *s, struct sched_vcpu *v, uint64_t now)
 		sched_dom_unlock(s, d);
 		cv(v)->lease = 0;
 	}
-	if (!dt)
+	if (!ran && !owed)
 		return;
 	v->c.run_ns += dt;
 	sched_add(&d->c.run_ns, dt);
@@ -200,7 +207,15 @@ void cr_charge(struct sched *s, struct sched_vcpu *v, uint64_t now)
 		cv(v)->boost_left -= used;
 		cv(v)->bvt = cr_vt_add(cv(v)->bvt, used, ew_of(v), &cv(v)->bvrem);
 	}
-	cr_settle_vt(v, now);
+	cr_settle_vt(v, now); /* the whole run, `back` included: taken off below */
+	if (owed != back) {
+		uint64_t old = cv(v)->vtime;
+		if (owed > back)
+			cv(v)->vtime = cr_vt_add(cv(v)->vtime, owed - back, ew_of(v), &cv(v)->vrem);
+		else
+			cv(v)->vtime -= cr_ns_to_vt(back - owed, ew_of(v));
+		cv(v)->gvt += cv(v)->vtime - old;
+	}
 }
 
 void cr_unboost(struct sched *s, struct sched_vcpu *v, uint64_t now)
@@ -248,7 +263,7 @@ static int credit_vcpu_insert(struct sched *s, struct sched_vcpu *v, uint64_t no
 	cv(v)->w_acct = 0;
 	cv(v)->lease = 0;
 	cv(v)->boost_left = 0;
-	v->since = now;
+	v->since = now; /* owed_ns, refund_ns: the caller's (zero for a new vCPU), kept */
 	SCHED_ADD(s->pcpu[p].nr_vcpus, 1);
 	s->nr_vcpus++;
 	if (d->nr_vcpus++ == 0) {
@@ -380,6 +395,7 @@ const struct sched_ops sched_credit_ops = {
 	.yield = cr_yield,
 	.yield_to = cr_yield_to,
 	.yield_keeps_claim = credit_yield_keeps_claim,
+	.charges_owed = true,
 	.pick_next = cr_pick_next,
 	.set_params = credit_set_params,
 	.set_affinity = credit_set_affinity,

@@ -307,9 +307,22 @@ void sched_dump_counters(sched_print_fn pr, void *arg, const char *what, unsigne
  * it is picked, moved to `now` at every charge (credit.c charge(), rr.c rr_charge()). */
 uint64_t sched_run_ns(const struct sched_vcpu *v, uint64_t now)
 {
-	uint64_t ns = v->c.run_ns;
+	uint64_t ns = v->c.run_ns + v->owed_ns;
 	if (v->state == SCHED_VS_RUNNING && now > v->since)
 		ns += now - v->since;
+	return ns > v->refund_ns ? ns - v->refund_ns : 0;
+}
+
+uint64_t sched_charge_for(struct sched *s, struct sched_vcpu *runner, struct sched_vcpu *cause,
+			  uint64_t ns, uint64_t now)
+{
+	SCHED_HELD(s, runner->pcpu);
+	SCHED_HELD(s, cause->pcpu);
+	(void)now;
+	if (!s->ops->charges_owed || runner == cause || runner->state != SCHED_VS_RUNNING)
+		return 0;
+	runner->refund_ns += ns;
+	cause->owed_ns += ns;
 	return ns;
 }
 

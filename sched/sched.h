@@ -48,7 +48,8 @@
  *                                       pending for a runnable-but-waiting v (both may boost)
  *   vcpu_remove(v)                      v must not be RUNNING (sleep + pick_next first)
  * The vCPU returned by pick_next is charged from that call to the next call that
- * involves its pCPU (exact accounting, no sampling).
+ * involves its pCPU (exact accounting, no sampling), less the work done in its time for
+ * another vCPU, which sched_charge_for moves to that one.
  */
 #ifndef SCHED_SCHED_H
 #define SCHED_SCHED_H
@@ -164,6 +165,10 @@ struct sched_vcpu {
 	uint16_t pcpu; /* pCPU whose queue (or CPU) it is on */
 	/* Kept by the policy, read by the generic layer (sched_run_ns, directed yield). */
 	uint64_t since; /* start of a RUNNING vCPU's uncharged interval (sched_run_ns) */
+	/* sched_charge_for, both under its pCPU's lock and settled at its next charge: owed_ns
+	 * of work done for it while another vCPU ran, charged as if it had run them; refund_ns
+	 * of its own run spent on others' work, not charged (taken off its next runs). */
+	uint64_t owed_ns, refund_ns;
 	struct sched_vcpu *next_in_dom;
 	bool in_spin_loop; /* took a PAUSE-loop exit and has not run a full slice since:
 			    * a directed-yield target only after those that did not spin */
@@ -251,6 +256,9 @@ struct sched_ops {
 	 * spinning on where the directed yield finds only waiters, or is refused, on v's
 	 * pCPU. NULL: it does not (v goes on in those cases). */
 	bool (*yield_keeps_claim)(const struct sched *s);
+	/* The policy charges a vCPU's owed_ns at its next charge (sched_charge_for). false:
+	 * sched_charge_for does nothing, the running vCPU keeps paying for such work. */
+	bool charges_owed;
 	struct sched_pick (*pick_next)(struct sched *s, unsigned pcpu, uint64_t now);
 	/* weight 1..65535 (0 = keep), cap % of one pCPU (0 = none). 0 or -errno. */
 	int (*set_params)(struct sched *s, struct sched_dom *d, uint32_t weight, uint32_t cap,
@@ -345,6 +353,14 @@ size_t sched_cpumask_format(char *buf, size_t n, sched_cpumask_t m);
  * read through this are exact at any time. It only reads (nothing is charged, no vtime,
  * credit or cap moves), under the same lock as the other calls. */
 uint64_t sched_run_ns(const struct sched_vcpu *v, uint64_t now);
+/* Work for `cause` was done in the time of the RUNNING vCPU `runner` (a timer of cause's
+ * that expired and was handled while runner ran, issue 30): ns move from runner to cause,
+ * runner's refund_ns and cause's owed_ns, which the policy settles at each one's next charge
+ * (credit, cap, run_ns: cause pays as if it had run them, runner as if it had not). Returns
+ * the ns moved (0 when the policy does not charge owed time, runner is not RUNNING, or cause
+ * is runner). Caller holds both vCPUs' locks. */
+uint64_t sched_charge_for(struct sched *s, struct sched_vcpu *runner, struct sched_vcpu *cause,
+			  uint64_t ns, uint64_t now);
 /* Kicks left by set_params, set_affinity or a run-time parameter change; call after them.
  * (pick_next, wake and sleep already include pending kicks in what they return.) */
 static inline sched_cpumask_t sched_take_kicks(struct sched *s)

@@ -200,6 +200,7 @@ static void do_pick(unsigned id, struct tcpu *c)
 	atomic_fetch_add(&v->picks, 1);
 	c->running = true;
 	c->run_from = pick_now;
+	c->refunded = 0;
 	c->loaded_ok = v == prev && c->loaded_ok;
 	c->cur = v;
 	if (!c->loaded_ok) {
@@ -220,8 +221,26 @@ static void act(struct tcpu *c)
 		r = 420 + r % 140; /* idle: an event for some vCPU */
 	c->last_act = (int)r;
 	unsigned calls = c->now_calls;
-	if (r < 300) {
+	if (r < 290) {
 		/* the guest computes */
+	} else if (r < 300) {
+		/* an exit of v's did work for x (a timer of x's, set where x ran: a vCPU of this
+		 * pCPU's queue, as a rule): charged to x (sd_charge_for). Up to 1 us, a tenth of
+		 * the time at most: more would starve x for good (it pays what others ran). */
+		struct tvcpu *x = random_vcpu(&c->rng);
+		uint64_t ns = 1 + t_rand(&c->rng) % 1000, t = t_clock_ns();
+		if (__atomic_load_n(&x->s.sv.pcpu, __ATOMIC_RELAXED) != (unsigned)(c - cpus) ||
+		    (r & 1))
+			x = v;
+		uint64_t ran = t > c->run_from + c->refunded ? t - c->run_from - c->refunded : 0;
+		if (ns > ran)
+			ns = ran; /* never more than it ran since its pick */
+		uint64_t moved = c->running && x != v && ns ? sd_charge_for(&v->s, &x->s, ns) : 0;
+		c->refunded += moved;
+		if (moved) {
+			atomic_fetch_sub(&v->expect_atomic, moved);
+			atomic_fetch_add(&x->expect_atomic, moved);
+		}
 	} else if (r < 420) {
 		if (r & 1) { /* left to the pick (the hypervisor's HLT) */
 			c->then = SD_THEN_BLOCK;

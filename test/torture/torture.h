@@ -57,6 +57,7 @@ struct tcpu {
 	bool want_pick;	    /* it blocked, yielded, stopped: pick next */
 	enum sd_then then;  /* what that pick does to cur first (a block or yield left to it) */
 	uint64_t run_from;  /* the door's `now` when cur's charged interval began */
+	uint64_t refunded;  /* ns of that interval charged to others (sd_charge_for) */
 	uint64_t run_until; /* the pick's slice end */
 	uint64_t last_now;  /* the door's last `now` on this pCPU */
 	unsigned now_calls; /* how many times the door read it */

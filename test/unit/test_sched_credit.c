@@ -518,6 +518,61 @@ static void test_remove_vcpu(void **st)
 	assert_true(pk.run_until == SCHED_NEVER);
 }
 
+/* sched_charge_for (issue 30 item 1): two equal hogs on one pCPU; while V0 runs, 100 us of
+ * each of its 1 ms slices are work for V1 (a timer of V1's handled in V0's time). V1 pays
+ * for them as if it had run them and V0 does not: their charged times stay equal, so V0
+ * runs 200 us more wall time per 1.1 ms pair of slices; run_ns and sched_run_ns say the
+ * same. A policy that does not charge owed time (rr) moves nothing. */
+static void test_charge_for_moves_work_to_its_cause(void **st)
+{
+	(void)st;
+	setup(1, 2);
+	sched_wake(&S, &V[0], 0, WAKE_NEW);
+	sched_wake(&S, &V[1], 0, WAKE_NEW);
+	uint64_t t = 0, wall[2] = {0, 0}, moved = 0;
+	while (t < 1000 * MS) {
+		struct sched_pick pk = sched_pick_next(&S, 0, t);
+		uint64_t end = pk.run_until;
+		assert_true(end > t && end != SCHED_NEVER);
+		int i = pk.vcpu == &V[0] ? 0 : 1;
+		if (i == 0) {
+			uint64_t m = sched_charge_for(&S, &V[0], &V[1], 100 * US, t + 50 * US);
+			assert_int_equal(m, 100 * US);
+			moved += m;
+			/* The core ends V0's slice that much later (core/vmm.c, charge_behalf). */
+			end += m;
+		}
+		wall[i] += end - t;
+		t = end;
+	}
+	sched_pick_next(&S, 0, t); /* charge up to t */
+	/* What V1 owes since it last ran is charged at its next charge (sched_run_ns has it). */
+	uint64_t c0 = V[0].c.run_ns, c1 = V[1].c.run_ns + V[1].owed_ns;
+	assert_int_equal(V[0].refund_ns, 0);
+	assert_int_equal(c0, wall[0] - moved);
+	assert_int_equal(c1, wall[1] + moved);
+	assert_int_equal(c0 + c1, t);
+	/* Equal charged time within a slice, so V0 ran about 2 * moved more wall time. */
+	assert_true(c0 > c1 ? c0 - c1 <= 1100 * US : c1 - c0 <= 1100 * US);
+	assert_true(wall[0] > wall[1] + moved);
+	assert_int_equal(sched_run_ns(&V[0], t) + sched_run_ns(&V[1], t), t);
+	/* Not to itself, not from a vCPU that does not run, not under rr. */
+	assert_int_equal(sched_charge_for(&S, &V[0], &V[0], US, t), 0);
+	struct sched_vcpu *idle = S.pcpu[0].curr == &V[0] ? &V[1] : &V[0];
+	assert_int_equal(sched_charge_for(&S, idle, S.pcpu[0].curr, US, t), 0);
+	assert_int_equal(sched_init(&S, 1), 0);
+	assert_int_equal(sched_config(&S, "sched", "rr", 0), 0);
+	memset(V, 0, sizeof(V));
+	for (unsigned i = 0; i < 2; i++) {
+		V[i].dom = &D[i];
+		assert_int_equal(sched_vcpu_insert(&S, &V[i], 0), 0);
+		sched_wake(&S, &V[i], 0, WAKE_NEW);
+	}
+	struct sched_pick pk = sched_pick_next(&S, 0, 0);
+	assert_int_equal(sched_charge_for(&S, pk.vcpu, pk.vcpu == &V[0] ? &V[1] : &V[0], US, 10),
+			 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -544,6 +599,7 @@ int main(void)
 		cmocka_unit_test(test_trace_events),
 		cmocka_unit_test(test_dump),
 		cmocka_unit_test(test_remove_vcpu),
+		cmocka_unit_test(test_charge_for_moves_work_to_its_cause),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -124,6 +124,14 @@ static void inject(struct vmx_vcpu *v, int vector, struct hv_exit *e)
 			want_window = vector >= 0;
 		} else {
 			want_nmi_window = nmi;
+			/* The CPU blocks NMIs though no NMI of ours is under way that we know of
+			 * (Bochs reports virtual-NMI blocking in guests that never had an NMI:
+			 * the echo beside an NMI storm, at its interrupt-window exits): from here
+			 * on nmi_masked says so, the exits read it again (after_exit_slow), and a
+			 * HLT with only this NMI pending blocks instead of returning at once for
+			 * ever (issue 30 item 3). */
+			if (nmi && vmx_caps.vnmi && (intr & INTR_BLOCKING_BY_NMI))
+				__atomic_store_n(&v->nmi_masked, true, __ATOMIC_RELAXED);
 			if (vector >= 0 && (vmx_rflags(v) & RFLAGS_IF) && !shadow) {
 				vmcs_write(v, VMCS_ENTRY_INTERRUPTION_INFO,
 					   INTR_INFO_VALID | INTR_TYPE_EXTERNAL | (uint32_t)vector);
