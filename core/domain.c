@@ -384,7 +384,7 @@ static struct domain *create(unsigned id, const struct boot_module *m, uint64_t 
 	}
 	struct domain *d = phys_to_virt(dpa);
 	d->id = id;
-	d->module = m; /* a PC's reboot and restart= load it again */
+	d->module = m;	      /* a PC's reboot and restart= load it again */
 	d->mem_hpa = mem_hpa; /* a failure from here on gives it back (domain_discard) */
 	d->mem_bytes = mem_bytes;
 	spin_init(&d->con.lock, &lock_dcon, -1);

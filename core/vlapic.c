@@ -747,7 +747,7 @@ static bool reg_write(struct vcpu *v, unsigned off, uint64_t val64)
 		if (!x)
 			return true; /* x2APIC only */
 		if (val & ~0xffu)
-			return false; /* bits 31:8 are reserved (10.12.11): #GP, as KVM */
+			return false;	     /* bits 31:8 are reserved (10.12.11): #GP, as KVM */
 		accept_fixed(v, val & 0xff); /* its own: seen at its next entry (ipi_notify) */
 		return true;
 	default:
