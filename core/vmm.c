@@ -453,14 +453,16 @@ static enum exit_action run_vcpu(struct vmm_cpu *pc, struct vcpu *v)
 		v->exits++;
 		act = exit_dispatch(v, &e);
 		if (act != ACT_CONTINUE) {
-			charge_behalf(pc, v, &e, exit_tsc);
+			if (pc->behalf)
+				charge_behalf(pc, v, &e, exit_tsc);
 			return act;
 		}
 		/* A kick or timer that came in while the exit was handled (a hypercall, an
 		 * emulated access) runs now, not after one more entry and an exit for it: a
 		 * wake on this pCPU waits for the handler, not for the round trip too. */
 		irq_drain();
-		charge_behalf(pc, v, &e, exit_tsc);
+		if (pc->behalf) /* rare: the call is not paid on every exit */
+			charge_behalf(pc, v, &e, exit_tsc);
 		maybe_break(v);
 	}
 	return ACT_CONTINUE;
