@@ -24,8 +24,12 @@ e2e-pingpath_CHECK = tools/pingtrace-insns.sh build/e2e/$@.log \
 	$(if $(filter %-svm,$@),svm,vmx) ping.
 $(eval $(call e2e_twin,e2e-pingpath,$(PINGTRACE_BUILD)/pingpath-bios.iso,--cpus 2 --timeout 300))
 
-# `make bench-pingpath`: the 2006 row 035-10 under sliver and credit1, Bochs at 1 ns per
-# instruction, the stage table of docs/BENCHMARKS.md (tools/bench-pingpath.sh; ~5 minutes).
+# `make bench-pingpath`: the round trip of e2e-pingpath's scenario stage by stage under
+# sliver, credit1 and eevdf, Bochs/VMX and QEMU/SVM on emulated time, the tables of
+# docs/BENCHMARKS.md "The ping path, stage by stage (issue 25)" (tools/bench-pingpath.sh;
+# about a minute). PINGPATH_COLUMNS="NAME:POLICY[:BUILD] ..." chooses the columns, e.g. a
+# before column from another commit's build/pingtrace; PINGPATH_EMUS=bochs runs Bochs only.
+PINGPATH_COLUMNS ?=
 .PHONY: bench-pingpath
 bench-pingpath: $(PINGTRACE_BUILD)/all
-	tools/bench-pingpath.sh
+	tools/bench-pingpath.sh $(PINGPATH_COLUMNS)

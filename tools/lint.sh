@@ -16,7 +16,9 @@ cppcheck --quiet --error-exitcode=1 --std=c11 --enable=warning,portability,perfo
 if [ "${1:-}" = --fix ]; then
 	clang-format -i $files
 else
-	bad=$(for f in $files; do clang-format --dry-run "$f" 2>&1 | grep -q . && echo "$f"; done)
+	# Not `clang-format ... | grep -q .`: grep's early exit can kill clang-format with
+	# SIGPIPE, and pipefail then reports the file clean.
+	bad=$(for f in $files; do [ -n "$(clang-format --dry-run "$f" 2>&1)" ] && echo "$f"; done)
 	if [ -n "$bad" ]; then
 		echo "clang-format: these files differ from .clang-format (tools/lint.sh --fix):"
 		echo "$bad"

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # pingtrace-insns.sh LOG BACKEND: the measurements of one PINGTRACE=1 run for
 # tools/budget-check.sh: the ping path's wake path (core/pingtrace.h), p50 of each part in
-# instructions, as "ping.wake.<part> <instructions>":
+# instructions, as "ping.wake.<part> <instructions>" (timer, sender,
+# ipi, target and reply follow each other from the send time to the reply; wake is inside
+# sender, pick inside target):
 #   timer   the scheduled send time to ping_fire (the timer interrupt)       stage fire
 #   sender  ping_fire to the IPI: event, sd_notify, the policy's wake, kick  raise..ipi
 #   wake    the policy's wake alone (sched_wake)                             woken
+#   ipi     the IPI's delivery: the echo's pCPU leaves its guest             vmexit
 #   target  the exit to the echo's VM entry: exit path, pick, switch, load  exited..entry
 #   pick    the policy's pick alone (sched_pick_next)                        picked
 #   reply   the entry to ping_reply: the echo's two hypercalls               info_exit..reply
@@ -23,7 +26,7 @@ awk -v per="$per" '
 		split($5, a, "="); p50[$3] = a[2]
 	}
 	END {
-		n = split("timer:fire sender:raise,notify,locked,woken,ipi wake:woken " \
+		n = split("timer:fire sender:raise,notify,locked,woken,ipi wake:woken ipi:vmexit " \
 			"target:exited,drain,pick,plocked,picked,pickret,put,armed,run,loaded,entry " \
 			"pick:picked reply:info_exit,info_hc,info_entry,send_exit,reply total:total", part, " ")
 		for (i = 1; i <= n; i++) {

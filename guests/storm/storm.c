@@ -305,11 +305,11 @@ int main(const struct sliver_boot_info *bi)
 			ops += 2;
 			break;
 		case BCAST:
-			ipi(0, (2u << 18) | VEC_ALL);  /* all including self */
-			ipi(0x55, VEC_NOBODY);	       /* no such APIC ID */
-			ipi(0x12345, VEC_NOBODY);      /* nor in x2APIC's 32 bits */
-			ipi(0x55, ICR_NMI);	       /* an NMI to nobody */
-			ipi(0xfffffffeu, VEC_NOBODY);  /* not the broadcast ID */
+			ipi(0, (2u << 18) | VEC_ALL); /* all including self */
+			ipi(0x55, VEC_NOBODY);	      /* no such APIC ID */
+			ipi(0x12345, VEC_NOBODY);     /* nor in x2APIC's 32 bits */
+			ipi(0x55, ICR_NMI);	      /* an NMI to nobody */
+			ipi(0xfffffffeu, VEC_NOBODY); /* not the broadcast ID */
 			ops += 5;
 			break;
 		case DIE:

@@ -287,7 +287,7 @@ static void policy_row(const char *policy, unsigned n, unsigned iters, uint64_t 
 		for (unsigned i = 0; i < nv; i++) {
 			d[i].id = i + 1;
 			v[i].dom = &d[i];
-			v[i].affinity = 1;
+			v[i].affinity = cpumask_of(0);
 			sched_vcpu_insert(&S, &v[i], 0);
 		}
 		uint64_t t = 0;
