@@ -3,21 +3,24 @@
 # issue 13) as boot=mb1 domains of sliver, one boot per test, and prints one line per test:
 #   <test> smp=<n> <emu> | SUMMARY: ... | d1 exited status=<v> | msr d1 unknown=...
 # Status 0 is a pass, 1 failures, 38 all skipped (kvm-unit-tests' 77 >> 1).
-# Usage: tools/kut.sh [-e bochs|qemu] [-d KUT_DIR] [-t RUN_MS] TEST[:SMP[:ARGS]] ...
+# Usage: tools/kut.sh [-e bochs|qemu] [-d KUT_DIR] [-t RUN_MS] [-w WALL_S] TEST[:SMP[:ARGS]] ...
+#   WALL_S (default 600): the emulator's wall-clock limit per test (sliver-run --timeout), so
+#   one test that runs long in wall time cannot hold the whole run.
 #   ARGS: the test's own arguments, commas for spaces (vmexit:1:cpuid,vmcall); the guest's
 #   command line starts with its name as argv[0] (docs/guests.md).
 #   KUT_DIR (default kut-src): a built checkout (./configure --arch=x86_64 && make); with
 #   `make kut` (mk/kut.mk) it is cloned at a pinned commit and built first.
-# Logs: build/kut/logs/<test>-<emu>.log. The guest gets the environment kvm-unit-tests reads
+# Logs: build/kut/logs/<test>[_<args>]-<emu>.log. The guest gets the environment kvm-unit-tests reads
 # from its first multiboot module (TEST_DEVICE=0: no QEMU test device here).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-emu=qemu kut=kut-src run_ms=20000
-while getopts "e:d:t:" o; do
+emu=qemu kut=kut-src run_ms=20000 wall=600
+while getopts "e:d:t:w:" o; do
 	case $o in
 	e) emu=$OPTARG ;;
 	d) kut=$OPTARG ;;
 	t) run_ms=$OPTARG ;;
+	w) wall=$OPTARG ;;
 	*) exit 2 ;;
 	esac
 done
@@ -41,11 +44,13 @@ EOC
 	tools/mkiso.sh "kut-$t" "$stage/k.cfg" "$stage" "$kut/x86/$t.flat" "$stage/env" >/dev/null
 	args=(--emu qemu --icount)
 	[ "$emu" = bochs ] && args=(--emu bochs)
-	log=$logs/$t-$emu.log
-	tools/sliver-run "${args[@]}" --cpus 2 --timeout 600 --log "$log" \
-		"$stage/kut-$t-bios.iso" >/dev/null 2>&1 || true
+	log=$logs/$t${a:+_${a// /_}}-$emu.log
+	rc=0
+	tools/sliver-run "${args[@]}" --cpus 2 --timeout "$wall" --log "$log" \
+		"$stage/kut-$t-bios.iso" >/dev/null 2>&1 || rc=$?
 	s=$(grep -m1 -o "SUMMARY.*" "$log" || true)
 	x=$(grep -m1 -oE "d1 (exited status=[0-9]+|crashed: .*)" "$log" || echo "no exit")
+	[ $rc = 124 ] && x="$x (wall timeout ${wall}s)"
 	u=$(grep -m1 -oE "msr d1 unknown=[0-9]+ last=0x[0-9a-f]+" "$log" || true)
 	echo "$t smp=$n $emu | $s | $x | $u"
 done
