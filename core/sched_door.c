@@ -9,7 +9,7 @@
  * rank is above the rank of every lock it holds; lib/lockorder.h, checked on every acquire
  * with LOCK_CHECK; the numbers are in lib/lockranks.c) and what it protects, lowest first:
  *
- *   create      5  core/domain.c: re-creating a domain (restart=) at run time: domain ids,
+ *   create      5  core/domain_end.c: re-creating a domain (restart=) at run time: domain ids,
  *                  names, the evt.allow parse buffer. Held across a whole creation, which
  *                  takes most of the locks below (so nothing is held when it is taken).
  *   conin      10  core/conin.c: the service domain's input ring.
