@@ -3,7 +3,7 @@ SCHED_SRCS := sched/sched.c sched/credit.c sched/credit_vt.c sched/credit_cap.c 
               sched/credit_balance.c sched/rr.c sched/yield_to.c
 SCHED_SRCS += sched/credit_config.c sched/credit_wake.c sched/credit_pick.c sched/credit_check.c
 SCHED_SRCS += sched/eevdf.c sched/eevdf_ops.c sched/eevdf_bw.c
-SCHED_SRCS += sched/credit1.c sched/credit1_acct.c
+SCHED_SRCS += sched/credit1.c sched/credit1_acct.c sched/credit1_config.c
 HV_SRCS += $(SCHED_SRCS)
 # What sched/ uses of lib/ (linked once in the hypervisor by mk/platform.mk).
 SCHED_LIB := lib/cmdline.c
