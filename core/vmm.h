@@ -319,7 +319,8 @@ void ping_stop(void);		   /* the run is over (before the counters are printed) *
 void ping_reply(unsigned from_dom);
 void ping_report(void);
 
-/* service.c: the service domain's further calls (hypercall_ext), debug keys */
+/* service.c: the service domain's further calls (hypercall_ext); service_keys.c: the debug
+ * keys and service_report */
 void service_init(void);
 void service_report(void);
 /* A reply to a ping the service domain sent: true when it was one (ping.c asks first). */
