@@ -25,8 +25,13 @@ $(BUILD)/sliver-sim: $(SIM_SRCS) $(wildcard test/sim/*.h sched/*.h lib/cmdline.h
 	@mkdir -p $(dir $@)
 	$(HOSTCC) $(SIM_CFLAGS) -o $@ $(SIM_SRCS) -lm
 
-UNIT_TESTS += sched_credit
-UNIT_SRCS_sched_credit := test/unit/test_sched_credit.c $(SCHED_SRCS) $(SCHED_LIB)
+# The credit policy's rules on one pCPU (sched_credit), between pCPUs and what the outside
+# changes or reads (sched_credit_ops), on one fixture (test/unit/credit_fixture.c).
+UNIT_TESTS += sched_credit sched_credit_ops
+UNIT_SRCS_sched_credit := test/unit/test_sched_credit.c test/unit/credit_fixture.c \
+                          $(SCHED_SRCS) $(SCHED_LIB)
+UNIT_SRCS_sched_credit_ops := test/unit/test_sched_credit_ops.c test/unit/credit_fixture.c \
+                              $(SCHED_SRCS) $(SCHED_LIB)
 
 UNIT_TESTS += sched_domain
 UNIT_SRCS_sched_domain := test/unit/test_sched_domain.c $(SCHED_SRCS) $(SCHED_LIB)
