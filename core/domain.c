@@ -6,27 +6,24 @@
  * written (a bad word, a name over 31 characters or taken, a pin list too long, cap above
  * 100 x vCPUs, a second service domain, no memory) is refused with one line and everything
  * it took is given back; the others start. Ending (crash or shutdown) takes the vCPUs out of
- * the scheduler as each pCPU lets go of them; the last one scrubs and frees the memory. */
-#include <stdarg.h>
-#include "arch/x86_64/tsc.h"
-#include "core/bootinfo.h"
+ * the scheduler as each pCPU lets go of them; the last one scrubs and frees the memory.
+ *
+ * This file: the table of domains and their creation (the module's words, the steps of a
+ * creation and their undoing, the create loop, the start). Beside it: domain_load.c (the
+ * loaders' glue: the image by its boot=, the boot-info pages) and domain_end.c (crash,
+ * shutdown, destroy, pause, the vCPUs' leaving, the memory's scrubbing and restart=). */
+#include "core/domain_priv.h"
 #include "core/cpulist.h"
 #include "core/evpolicy.h"
-#include "core/loader.h"
 #include "core/mm.h"
 #include "core/pc.h"
 #include "core/pcboot.h"
 #include "core/scrub.h"
-#include "core/vmm.h"
 #include "drivers/console.h"
 #include "lib/cmdline.h"
 #include "lib/fmt.h"
 #include "lib/string.h"
-#include "sliver/errno.h"
 
-/* Every vCPU's boot-info page lies below the lowest address an image may load at. */
-_Static_assert(SLIVER_BOOTINFO_GPA(SLIVER_MAX_VCPUS - 1) + 0x1000u <= SLIVER_GUEST_LOAD_MIN,
-	       "boot-info pages overlap the image");
 #define DEFAULT_MEM_MIB 4
 #define MAX_MEM_MIB	2048
 #define MAX_RESTARTS	1000
@@ -86,39 +83,6 @@ static void default_name(struct domain *d, const char *cmdline)
 {
 	_Static_assert(sizeof d->name == 32, "default_name_of writes 32 bytes");
 	default_name_of(d->name, d->id, cmdline);
-}
-
-static void write_boot_info(struct domain *d, unsigned i)
-{
-	struct sliver_boot_info *bi = hv_space_ptr(d->space, SLIVER_BOOTINFO_GPA(i), sizeof *bi);
-	bi->magic = SLIVER_BOOT_MAGIC;
-	bi->version = SLIVER_BOOT_VERSION;
-	bi->dom_id = d->id;
-	bi->vcpu_id = i;
-	bi->nr_vcpus = d->nr_vcpus;
-	bi->flags = d->role == SLIVER_ROLE_SERVICE ? SLIVER_BI_SERVICE : 0;
-	bi->mem_bytes = d->mem_bytes;
-	bi->tsc_base = tsc_at_boot;
-	bi->tsc_mul = (uint32_t)tsc_ns_conv.mult;
-	bi->tsc_shift = tsc_ns_conv.shift;
-	bi->tsc_hz = tsc_hz;
-	memcpy(bi->name, d->name, sizeof bi->name);
-	memcpy(bi->cmdline, d->cmdline, sizeof bi->cmdline);
-}
-
-/* Frees the vCPUs' VMCS/VMCB and the EPT/NPT (small: freed at once). */
-static void domain_free_hv(struct domain *d)
-{
-	for (unsigned i = 0; i < d->nr_vcpus; i++) {
-		if (d->vcpu[i] && d->vcpu[i]->hv) {
-			hv_vcpu_destroy(d->vcpu[i]->hv);
-			d->vcpu[i]->hv = NULL;
-		}
-	}
-	if (d->space) {
-		hv_space_destroy(d->space);
-		d->space = NULL;
-	}
 }
 
 /* Everything, the memory zeroed on this pCPU now (a domain that never ran: boot time). */
@@ -267,43 +231,6 @@ static const char *module_words(struct domain *d, const char *cl, uint64_t *mem,
 	return NULL;
 }
 
-/* Checks (mem == NULL) or loads the module's image as its boot= says; the entry point
- * (boot=real: its linear address) in info->entry. NULL or the reason. */
-const char *domain_image_load(struct domain *d, const void *img, size_t len, void *mem,
-			      struct elf_image_info *info, char *why, size_t wl, bool clean)
-{
-	uint32_t entry;
-	const char *err;
-	switch (d->boot) {
-	case PC_BOOT_MB1:
-		err = mb1_load(img, len, mem, d->mem_bytes, &entry, why, wl);
-		info->entry = entry;
-		return err;
-	case PC_BOOT_REAL:
-		err = real_load(img, len, mem, d->mem_bytes, d->real_load, &d->real_cs, &d->real_ip,
-				why, wl);
-		info->entry = (uint64_t)d->real_cs * 16 + d->real_ip;
-		return err;
-	default:
-		if (mem && clean)
-			return elf_load_clean(img, len, mem, SLIVER_GUEST_LOAD_MIN, d->mem_bytes,
-					      info, why, wl);
-		return mem ? elf_load(img, len, mem, SLIVER_GUEST_LOAD_MIN, d->mem_bytes, info, why,
-				      wl)
-			   : elf_check(img, len, SLIVER_GUEST_LOAD_MIN, d->mem_bytes, info, why,
-				       wl);
-	}
-}
-
-static const char *image_kind(const struct domain *d, const struct elf_image_info *info)
-{
-	if (d->boot == PC_BOOT_MB1)
-		return "multiboot1";
-	if (d->boot == PC_BOOT_REAL)
-		return "real-mode";
-	return info->is64 ? "64-bit ELF" : "32-bit ELF";
-}
-
 static bool quiet; /* the create loop: no line per attempt */
 
 static void refuse_q(unsigned id, const struct boot_module *m, const char *why)
@@ -355,10 +282,8 @@ static void breathe(uint64_t restart)
 		irq_drain();
 }
 
-/* mem_hpa: zeroed memory of mem_bytes to use (a restart: the module's mem= size), 0:
- * allocate it. A failure gives that memory back. */
-static struct domain *create(unsigned id, const struct boot_module *m, uint64_t mem_hpa,
-			     uint64_t mem_bytes)
+struct domain *domain_create_mem(unsigned id, const struct boot_module *m, uint64_t mem_hpa,
+				 uint64_t mem_bytes)
 {
 	char why[160];
 	if (cmdline_has(m->cmdline, MB1_MOD_KEY)) { /* a boot=mb1 domain's module: no id */
@@ -453,7 +378,7 @@ static struct domain *create(unsigned id, const struct boot_module *m, uint64_t 
 		}
 		d->vcpu[i]->s.sv.affinity = d->pin;
 		if (d->boot == PC_BOOT_SLIVER) {
-			write_boot_info(d, i);
+			domain_write_boot_info(d, i);
 			continue;
 		}
 		/* A PC starts its BSP only; the APs wait for INIT-SIPI (the virtual LAPIC's). */
@@ -487,7 +412,7 @@ static struct domain *create(unsigned id, const struct boot_module *m, uint64_t 
 	if (!quiet)
 		printk("sliver: d%u %s: %s entry=0x%lx mem=%lu MiB vcpus=%u weight=%u "
 		       "cap=%u%s%s\n",
-		       id, d->name, image_kind(d, &info), info.entry, (unsigned long)mem,
+		       id, d->name, domain_image_kind(d, &info), info.entry, (unsigned long)mem,
 		       d->nr_vcpus, d->sd.weight, d->sd.cap,
 		       d->role == SLIVER_ROLE_SERVICE ? " role=service" : "",
 		       d->lapic ? " lapic" : "");
@@ -503,7 +428,7 @@ fail:
 
 struct domain *domain_create(unsigned id, const struct boot_module *m)
 {
-	return create(id, m, 0, 0);
+	return domain_create_mem(id, m, 0, 0);
 }
 
 void domain_create_loop(unsigned n, const struct boot_module *m)
@@ -581,187 +506,4 @@ void domain_start(struct domain *d)
 	for (unsigned i = 0; i < d->nr_vcpus; i++)
 		sd_start(&d->vcpu[i]->s, vlapic_waiting(d->vcpu[i]));
 	pc_start(d);
-}
-
-/* The vCPUs of d, as the door takes them. */
-static unsigned door_vcpus(struct domain *d, struct sd_vcpu **out)
-{
-	for (unsigned i = 0; i < d->nr_vcpus; i++)
-		out[i] = &d->vcpu[i]->s;
-	return d->nr_vcpus;
-}
-
-/* `left` of d's vCPUs left the scheduler: true when they were its last. */
-static bool vcpus_left(struct domain *d, unsigned left)
-{
-	return left && __atomic_sub_fetch(&d->vcpus_left, left, __ATOMIC_ACQ_REL) == 0;
-}
-
-/* restart=: ended domains not re-created yet; the lowest id never used (run time). */
-static uint32_t restarting;
-static unsigned next_id;
-static spinlock_t create_lock = SPINLOCK_INIT(lock_create);
-
-unsigned domain_restarts_pending(void)
-{
-	return __atomic_load_n(&restarting, __ATOMIC_ACQUIRE);
-}
-
-/* d ended with restarts left and its memory is free again: the same module becomes a new
- * domain (the next unused id, one restart fewer), as Xen's on_poweroff/on_crash=restart
- * would. Where its last chunk was scrubbed (core/scrub.c: an idle pCPU first), no lock
- * held. Not once the run is over. */
-static void domain_restart(struct domain *d)
-{
-	bool kept = true;
-	spin_lock(&create_lock);
-	if (!next_id)
-		next_id = boot_info.nr_modules + 1;
-	struct domain *n = NULL;
-	if (!vmm_run_end_ns && next_id < SLIVER_MAX_DOMS) {
-		unsigned id = next_id++;
-		n = create(id, d->module, d->scrub.hpa, d->scrub.bytes);
-		kept = false; /* the new domain's now, or given back by its failed creation */
-		if (n) {
-			n->restarts = d->restarts - 1;
-			printk("sliver: d%u restarted as d%u (%u restarts left)\n", d->id, id,
-			       n->restarts);
-			domain_start(n);
-		}
-	} else if (!vmm_run_end_ns) {
-		printk("sliver: d%u not restarted: no domain id left\n", d->id);
-	}
-	spin_unlock(&create_lock);
-	if (kept)
-		frames_free(d->scrub.hpa, d->scrub.bytes / PAGE_SIZE);
-	__atomic_sub_fetch(&restarting, 1, __ATOMIC_ACQ_REL);
-}
-
-static void scrubbed(void *arg)
-{
-	struct domain *d = arg;
-	domain_free_hv(d);
-	irq_drain(); /* this pCPU's timers: not after the chunk, the frees and a creation */
-	printk("sliver: d%u memory scrubbed and %s (%lu MiB)\n", d->id,
-	       d->restarts ? "kept for its restart" : "freed", (unsigned long)(d->mem_bytes >> 20));
-	if (d->restarts)
-		domain_restart(d);
-}
-
-/* Its memory is zeroed and freed in bounded steps (core/scrub.h), not here: the pCPU that
- * let go of the last vCPU has others queued. Its VMCS/VMCB and EPT/NPT go with the memory's
- * last chunk (scrubbed: ~0.3 ms of Bochs time for a 4 MiB domain, not on this pCPU). */
-static void domain_finish(struct domain *d)
-{
-	dcon_flush(d);
-	pc_release(d);
-	if (!d->mem_hpa)
-		domain_free_hv(d);
-	if (d->mem_hpa) {
-		/* With restarts left the zeroed memory is the next incarnation's (restart=:
-		 * no second zeroing, no allocation). */
-		d->scrub = (struct scrub_job){.hpa = d->mem_hpa,
-					      .bytes = d->mem_bytes,
-					      .keep = d->restarts != 0,
-					      .done = scrubbed,
-					      .arg = d};
-		d->mem_hpa = 0;
-		scrub_queue(&d->scrub);
-	}
-	/* pCPU 0 ends a run without run_ms= once every domain has ended, but checks only when
-	 * it picks: if the last domain ends on another pCPU while pCPU 0 sleeps idle, nothing
-	 * else would wake it (found with pinned domains: the run never ended). It scrubs too,
-	 * when idle. */
-	vmm_kick_cpu(0, true);
-}
-
-void domain_vcpu_leave(struct vcpu *v)
-{
-	if (vcpus_left(v->dom, sd_leave(&v->s)))
-		domain_finish(v->dom);
-}
-
-/* Starts the end of d: vCPUs that no pCPU holds leave now; the others leave when their
- * pCPU lets go of them (it is kicked). */
-static void domain_end(struct domain *d, uint32_t state)
-{
-	if (__atomic_exchange_n(&d->dying, true, __ATOMIC_ACQ_REL))
-		return;
-	if (d->restarts)
-		__atomic_add_fetch(&restarting, 1, __ATOMIC_ACQ_REL);
-	d->state = state;
-	struct sd_vcpu *v[SLIVER_MAX_VCPUS];
-	unsigned n = door_vcpus(d, v);
-	if (vcpus_left(d, sd_end(v, n, NULL)))
-		domain_finish(d);
-}
-
-void domain_crash(struct domain *d, struct vcpu *v, const char *fmt, ...)
-{
-	char why[200];
-	va_list ap;
-	va_start(ap, fmt);
-	fmt_vsnprintf(why, sizeof why, fmt, ap);
-	va_end(ap);
-	if (d->dying)
-		return;
-	dcon_flush(d);
-	printk("sliver: d%u crashed: %s\n", d->id, why);
-	if (v && v->hv)
-		vcpu_dump(v);
-	domain_end(d, SLIVER_DOM_CRASHED);
-}
-
-void domain_shutdown(struct domain *d, int code)
-{
-	if (d->dying)
-		return;
-	dcon_flush(d);
-	d->exit_code = code;
-	printk("sliver: d%u shutdown code=%d\n", d->id, code);
-	domain_end(d, SLIVER_DOM_SHUTDOWN);
-}
-
-void domain_exit_status(struct domain *d, uint32_t status)
-{
-	if (d->dying)
-		return;
-	dcon_flush(d);
-	d->exit_code = (int)status;
-	printk("sliver: d%u exited status=%u\n", d->id, status);
-	domain_end(d, SLIVER_DOM_SHUTDOWN);
-}
-
-int domain_pause(struct domain *d)
-{
-	if (d->dying)
-		return -SLIVER_ESRCH;
-	if (d->state == SLIVER_DOM_PAUSED)
-		return -SLIVER_EBUSY;
-	d->state = SLIVER_DOM_PAUSED;
-	struct sd_vcpu *v[SLIVER_MAX_VCPUS];
-	sd_pause(v, door_vcpus(d, v));
-	return 0;
-}
-
-int domain_unpause(struct domain *d)
-{
-	if (d->dying)
-		return -SLIVER_ESRCH;
-	if (d->state != SLIVER_DOM_PAUSED)
-		return -SLIVER_EBUSY;
-	d->state = SLIVER_DOM_RUNNING;
-	struct sd_vcpu *v[SLIVER_MAX_VCPUS];
-	sd_unpause(v, door_vcpus(d, v));
-	return 0;
-}
-
-void domain_destroy(struct domain *d, unsigned by)
-{
-	if (d->dying)
-		return;
-	dcon_flush(d);
-	d->restarts = 0; /* destroyed for good */
-	printk("sliver: d%u destroyed by d%u\n", d->id, by);
-	domain_end(d, SLIVER_DOM_SHUTDOWN);
 }

@@ -1,5 +1,5 @@
 /* The guest's instruction at CS:RIP, fetched through its own paging (insn_fetch.h): for
- * the exits that must decode what the guest ran (the xAPIC page, vlapic.c). */
+ * the exits that must decode what the guest ran (the xAPIC page, vlapic_regs.c). */
 #include "core/insn_fetch.h"
 #include "core/gwalk.h"
 #include "core/insn_mov.h"

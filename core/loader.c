@@ -138,7 +138,7 @@ const char *elf_check_ranges(const void *img, size_t len, const struct elf_range
 	return NULL;
 }
 
-/* zero_bss false: mem is zeroed already (a restart's scrubbed memory, core/domain.c). */
+/* zero_bss false: mem is zeroed already (a restart's scrubbed memory, core/domain_end.c). */
 static const char *load(const void *img, size_t len, void *mem, const struct elf_range *r,
 			unsigned n, struct elf_image_info *info, char *why, size_t whylen,
 			bool zero_bss)

@@ -1,7 +1,7 @@
 /* The virtual IOAPIC of a PC domain (docs/guests.md): an 82093AA at 0xFEC00000 (IOREGSEL
  * at 0x00, IOWIN at 0x10; version 0x11, 24 inputs, as KVM's and QEMU's), listed in the
  * MADT. A redirection entry turns its input into an interrupt message to the virtual
- * LAPICs (core/vlapic.c): fixed, lowest priority (to the first destination) or NMI, to a
+ * LAPICs (core/vlapic_ipi.c): fixed, lowest priority (to the first destination) or NMI, to a
  * physical or logical destination. Edge-triggered entries send on a rising edge;
  * level-triggered ones send while the input is asserted and the entry is not in service
  * (Remote IRR), which a LAPIC's EOI of the vector ends (its TMR bit says the vector came

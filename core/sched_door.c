@@ -1,4 +1,7 @@
 /* The scheduler door (core/sched_door.h): sched/'s only caller, the owner of its locks.
+ * This file holds its rules (below) and its entry points; the locks themselves, what the
+ * policies call (sched_sync) and the door's start are in core/sched_door_lock.c, and the
+ * steps every entry point takes inline in core/sched_door_priv.h.
  *
  * Locking
  * =======
@@ -6,7 +9,7 @@
  * rank is above the rank of every lock it holds; lib/lockorder.h, checked on every acquire
  * with LOCK_CHECK; the numbers are in lib/lockranks.c) and what it protects, lowest first:
  *
- *   create      5  core/domain.c: re-creating a domain (restart=) at run time: domain ids,
+ *   create      5  core/domain_end.c: re-creating a domain (restart=) at run time: domain ids,
  *                  names, the evt.allow parse buffer. Held across a whole creation, which
  *                  takes most of the locks below (so nothing is held when it is taken).
  *   conin      10  core/conin.c: the service domain's input ring.
@@ -59,387 +62,67 @@
  * policy tolerates (time differences are clamped at 0).
  *
  * Why each cross-pCPU step is safe: docs/scheduler.md, "Concurrency". */
-#include "core/sched_door.h"
-#include "arch/x86_64/spinlock.h"
+#include "core/sched_door_priv.h"
 #include "core/pingtrace.h"
-#include "sched/sched_priv.h"
-
-#define DOM_LOCKS 64
-
-struct rq {
-	spinlock_t lock;
-	struct sd_lockstat st; /* under the lock, but try_fail */
-	uint64_t try_fail;     /* sched_peer refusals: added to without the lock (atomic) */
-} __attribute__((aligned(64)));
-
-/* The locks the calling pCPU's current door call holds (only that pCPU touches it). */
-struct ctx {
-	sched_cpumask_t held;
-	sched_cpumask_t base; /* taken on entry (not by sched_peer): kept to the end */
-	int max;	      /* highest rq held, -1 */
-	unsigned n;
-	bool dom;  /* a sched_dom lock is held */
-	bool busy; /* inside a door call (a nested one is a bug) */
-} __attribute__((aligned(64)));
-
-static struct sched S;
-static const struct sd_port *P;
-static unsigned NR;
-static struct rq rqs[SCHED_MAX_PCPUS];
-static struct ctx ctxs[SCHED_MAX_PCPUS];
-static struct {
-	spinlock_t lock;
-} __attribute__((aligned(64))) dlocks[DOM_LOCKS + 1];
-
-/* The few steps every door call takes (its context, its own lock, letting go, the kicks):
- * inline in each entry point, a call each cost more than its body (make bench-pingpath). */
-#define DOOR_STEP static inline __attribute__((always_inline))
-
-DOOR_STEP struct ctx *me(void)
-{
-	return &ctxs[P->self()];
-}
-
-DOOR_STEP bool holds(const struct ctx *c, unsigned q)
-{
-	return cpumask_test(c->held, q);
-}
-
-DOOR_STEP void mark(struct ctx *c, unsigned q)
-{
-	cpumask_set(&c->held, q);
-	c->n++;
-	if ((int)q > c->max)
-		c->max = (int)q;
-}
-
-/* rq q is taken: waits for it and counts the wait (under q's lock: its statistics are its
- * own). */
-static __attribute__((noinline)) void rq_wait(unsigned q)
-{
-	uint64_t t0 = P->cycles(); /* only when it waits: the free case costs nothing */
-	spin_lock(&rqs[q].lock);
-	uint64_t w = P->cycles() - t0;
-	struct sd_lockstat *st = &rqs[q].st;
-	st->waits++;
-	st->wait_cycles += w;
-	if (w > st->max_wait)
-		st->max_wait = w;
-	unsigned k = 0;
-	while (k < 23 && (w >> (k + 1)))
-		k++;
-	st->log2[k]++;
-}
-
-/* Takes rq q, waiting if need be. */
-DOOR_STEP void rq_lock(struct ctx *c, unsigned q)
-{
-	if (!spin_lock_if_free(&rqs[q].lock))
-		rq_wait(q);
-	rqs[q].st.acquires++;
-	mark(c, q);
-}
-
-DOOR_STEP void begin(struct ctx *c)
-{
-	if (c->busy)
-		P->bug("sched_door: nested call on pCPU", P->self(), 0);
-	c->busy = true;
-}
-
-/* Lets go of every rq the call holds: word by word, up to the highest held (most calls hold
- * one lock, in the first word). */
-DOOR_STEP void release(struct ctx *c)
-{
-	for (int w = 0; w <= c->max / 64; w++) {
-		c->base.w[w] = 0;
-		while (c->held.w[w]) {
-			unsigned q = w * 64 + (unsigned)__builtin_ctzll(c->held.w[w]);
-			c->held.w[w] &= c->held.w[w] - 1;
-			spin_unlock(&rqs[q].lock);
-		}
-	}
-	c->n = 0;
-	c->max = -1;
-	c->busy = false;
-}
-
-static void wide_lock(struct ctx *c)
-{
-	for (unsigned q = 0; q < NR; q++)
-		rq_lock(c, q);
-	c->base = c->held;
-}
-
-/* The call's own rq (its vCPU's or its pCPU's), taken on entry. */
-DOOR_STEP void home_lock(struct ctx *c, unsigned q)
-{
-	rq_lock(c, q);
-	cpumask_set(&c->base, q);
-}
-
-/* The words of pCPUs that exist only (most calls kick nobody). NULL: none. */
-DOOR_STEP void deliver(const sched_cpumask_t *mask)
-{
-	if (!mask || cpumask_empty(*mask))
-		return;
-	for (unsigned w = 0; w * 64 < NR; w++)
-		for (uint64_t m = mask->w[w]; m; m &= m - 1) {
-			unsigned q = w * 64 + (unsigned)__builtin_ctzll(m);
-			if (q < NR)
-				P->kick(q, true);
-		}
-}
-
-/* A policy left work undone for want of a lock: do it now, every rq held. */
-static void finish(void)
-{
-	if (!S.ops->finish)
-		return;
-	struct ctx *c = me();
-	begin(c);
-	wide_lock(c);
-	sched_cpumask_t k = cpumask_none();
-	/* Set by calls that hold only some locks (sched_defer): taken atomically. Another pCPU
-	 * may have done the work meanwhile. */
-	if (__atomic_exchange_n(&S.finish, false, __ATOMIC_RELAXED)) {
-		rqs[P->self()].st.finishes++;
-		k = S.ops->finish(&S, P->now());
-	}
-	release(c);
-	deliver(&k);
-}
-
-/* Ends a call: locks released, then the kicks (NULL: none), then any finish work (wide). */
-DOOR_STEP void end(struct ctx *c, const sched_cpumask_t *kick)
-{
-	release(c);
-	deliver(kick);
-	if (SCHED_GET(S.finish))
-		finish();
-}
-
-/* ---- sched_sync: what the policies call ------------------------------------------------- */
-
-/* sched_peer (wait: q may be waited for when above every rq held) and sched_peek (never
- * waits): q's lock for the rest of the call, or false when another pCPU has it. */
-static bool peer(unsigned q, bool wait)
-{
-	struct ctx *c = me();
-	if (c->dom)
-		P->bug("sched_peer/peek with a domain lock held", P->self(), q);
-	if (q >= NR)
-		P->bug("sched_peer/peek of a pCPU out of range", P->self(), q);
-	if (holds(c, q)) {
-		if (!spin_record_agrees(&rqs[q].lock, true))
-			P->bug("sched_door: peer thinks it holds a lock it does not", P->self(), q);
-		return true;
-	}
-	if (wait && (int)q > c->max) {
-		rq_lock(c, q);
-		return true;
-	}
-	if (spin_trylock(&rqs[q].lock)) {
-		rqs[q].st.acquires++;
-		mark(c, q);
-		return true;
-	}
-	__atomic_fetch_add(&rqs[q].try_fail, 1, __ATOMIC_RELAXED);
-	return false;
-}
-
-static bool sync_peer(struct sched *s, unsigned q)
-{
-	(void)s;
-	return peer(q, true);
-}
-
-static bool sync_peek(struct sched *s, unsigned q)
-{
-	(void)s;
-	return peer(q, false);
-}
-
-static void sync_unpeer(struct sched *s, unsigned q)
-{
-	(void)s;
-	struct ctx *c = me();
-	if (q >= NR || !holds(c, q) || cpumask_test(c->base, q))
-		return;
-	cpumask_clear(&c->held, q);
-	c->n--;
-	c->max = -1;
-	for (int w = SCHED_CPUMASK_WORDS - 1; w >= 0 && c->max < 0; w--)
-		if (c->held.w[w])
-			c->max = w * 64 + 63 - __builtin_clzll(c->held.w[w]);
-	spin_unlock(&rqs[q].lock);
-}
-
-static bool sync_held(const struct sched *s, unsigned q)
-{
-	(void)s;
-	if (q >= NR)
-		return false;
-	bool h = holds(me(), q);
-	if (!spin_record_agrees(&rqs[q].lock, h))
-		P->bug("sched_door: its record of held locks disagrees with the lock's", P->self(),
-		       q);
-	return h;
-}
-
-/* d's lock; NULL: the instance's own (a policy's list of domains to reweight). */
-static spinlock_t *dlock(const struct sched_dom *d)
-{
-	return d ? &dlocks[d->id % DOM_LOCKS].lock : &dlocks[DOM_LOCKS].lock;
-}
-
-static void sync_dom_lock(struct sched *s, struct sched_dom *d)
-{
-	(void)s;
-	struct ctx *c = me();
-	if (c->dom)
-		P->bug("two sched_dom locks", P->self(), d ? d->id : 0);
-	spin_lock(dlock(d));
-	c->dom = true;
-}
-
-static void sync_dom_unlock(struct sched *s, struct sched_dom *d)
-{
-	(void)s;
-	me()->dom = false;
-	spin_unlock(dlock(d));
-}
-
-static void sync_bug(const struct sched *s, const char *where, unsigned q)
-{
-	(void)s;
-	P->bug(where, P->self(), q);
-}
-
-static const struct sched_sync door_sync = {
-	.peer = sync_peer,
-	.peek = sync_peek,
-	.unpeer = sync_unpeer,
-	.held = sync_held,
-	.dom_lock = sync_dom_lock,
-	.dom_unlock = sync_dom_unlock,
-	.bug = sync_bug,
-};
 
 /* ---- entry points ------------------------------------------------------------------------ */
 
-int sd_init(unsigned nr_pcpus, const struct sd_port *port)
-{
-	P = port;
-	if (nr_pcpus == 0 || nr_pcpus > SCHED_MAX_PCPUS)
-		return -SCHED_EINVAL;
-	NR = nr_pcpus;
-	for (unsigned q = 0; q < SCHED_MAX_PCPUS; q++) {
-		spin_init(&rqs[q].lock, &lock_rq, (int)q);
-		ctxs[q].max = -1;
-	}
-	for (unsigned i = 0; i <= DOM_LOCKS; i++)
-		spin_init(&dlocks[i].lock, &lock_sched_dom, -1);
-	int rc = sched_init(&S, nr_pcpus);
-	S.sync = &door_sync;
-	return rc;
-}
-
-const struct sched *sd_sched(void)
-{
-	return &S;
-}
-
-static struct sd_vcpu *door_vcpu(struct sched_vcpu *sv)
-{
-	return sv ? (struct sd_vcpu *)(void *)((char *)sv - offsetof(struct sd_vcpu, sv)) : NULL;
-}
-
-/* Takes v's rq: the one of sv.pcpu, checked again once held (v moves only under both). */
-DOOR_STEP void lock_vcpu(struct ctx *c, struct sd_vcpu *v)
-{
-	for (;;) {
-		unsigned p = SCHED_GET(v->sv.pcpu);
-		home_lock(c, p);
-		if (SCHED_GET(v->sv.pcpu) == p)
-			return;
-		release(c);
-		c->busy = true;
-	}
-}
-
-/* The three ways into a call: v's rq, pCPU p's rq, every rq. */
-DOOR_STEP struct ctx *enter_vcpu(struct sd_vcpu *v)
-{
-	struct ctx *c = me();
-	begin(c);
-	lock_vcpu(c, v);
-	return c;
-}
-
-static struct ctx *enter_wide(void)
-{
-	struct ctx *c = me();
-	begin(c);
-	wide_lock(c);
-	return c;
-}
-
 int sd_config_word(const char *word, size_t len)
 {
-	struct ctx *c = enter_wide();
-	int rc = sched_config_word(&S, word, len, P->now());
-	sched_cpumask_t k = sched_take_kicks(&S);
+	struct ctx *c = door_enter_wide();
+	int rc = sched_config_word(&door_s, word, len, door_p->now());
+	sched_cpumask_t k = sched_take_kicks(&door_s);
 	end(c, &k);
 	return rc;
 }
 
 int sd_config_get(const char *key, char *buf, size_t n)
 {
-	struct ctx *c = enter_wide();
-	int rc = sched_config_get(&S, key, buf, n);
+	struct ctx *c = door_enter_wide();
+	int rc = sched_config_get(&door_s, key, buf, n);
 	end(c, NULL);
 	return rc;
 }
 
 void sd_config_show(sched_print_fn pr, void *arg)
 {
-	struct ctx *c = enter_wide();
-	sched_config_show(&S, pr, arg);
+	struct ctx *c = door_enter_wide();
+	sched_config_show(&door_s, pr, arg);
 	end(c, NULL);
 }
 
 void sd_dump(sched_print_fn pr, void *arg)
 {
-	struct ctx *c = enter_wide();
-	sched_dump(&S, pr, arg);
+	struct ctx *c = door_enter_wide();
+	sched_dump(&door_s, pr, arg);
 	end(c, NULL);
 }
 
 unsigned sd_trace_read(unsigned pcpu, struct sched_trace_rec *out, unsigned max, uint32_t *head)
 {
-	if (pcpu >= NR)
+	if (pcpu >= door_nr)
 		return 0;
 	struct ctx *c = me();
 	begin(c);
 	home_lock(c, pcpu);
 	if (head)
-		*head = S.pcpu[pcpu].trace.head;
-	unsigned n = sched_trace_read(&S, pcpu, out, max);
+		*head = door_s.pcpu[pcpu].trace.head;
+	unsigned n = sched_trace_read(&door_s, pcpu, out, max);
 	end(c, NULL);
 	return n;
 }
 
 int sd_insert(struct sd_vcpu *v)
 {
-	struct ctx *c = enter_wide(); /* a call may still find v (a notify of the vCPU it was) */
-	v->blocked = true;	      /* until sd_start */
+	/* Wide: a call may still find v (a notify of the vCPU it was). */
+	struct ctx *c = door_enter_wide();
+	v->blocked = true; /* until sd_start */
 	SCHED_PUT(v->paused, false);
 	SCHED_PUT(v->gone, false);
 	SCHED_PUT(v->move_pending, false);
 	SCHED_PUT(v->running_on, (int16_t)-1);
 	v->wake_ns = v->ready_ns = v->wait_ns = 0;
-	int rc = sched_vcpu_insert(&S, &v->sv, P->now());
+	int rc = sched_vcpu_insert(&door_s, &v->sv, door_p->now());
 	end(c, NULL);
 	return rc;
 }
@@ -449,12 +132,12 @@ void sd_start(struct sd_vcpu *v, bool hold)
 	struct ctx *c = enter_vcpu(v);
 	sched_cpumask_t k = cpumask_none();
 	if (!hold) { /* else it waits for its start signal, as if halted */
-		uint64_t now = P->now();
+		uint64_t now = door_p->now();
 		v->blocked = false;
 		/* No wake_ns: a start is no wake (wake-to-run counts wakes, docs/vmx.md). With
 		 * every domain starting at once its first run waits behind the others' first
 		 * slices (1.6 ms for the fuzzer run's echo), a one-off no wake ever sees. */
-		k = sched_wake(&S, &v->sv, now, WAKE_NEW);
+		k = sched_wake(&door_s, &v->sv, now, WAKE_NEW);
 	}
 	end(c, &k);
 }
@@ -466,27 +149,27 @@ static bool leave_wide(struct sd_vcpu *v, uint64_t now, sched_cpumask_t *k)
 	if (v->gone || v->running_on >= 0)
 		return false;
 	if (!v->blocked && v->sv.state != SCHED_VS_BLOCKED)
-		*k = cpumask_or(*k, sched_sleep(&S, &v->sv, now));
+		*k = cpumask_or(*k, sched_sleep(&door_s, &v->sv, now));
 	v->blocked = true;
-	sched_vcpu_remove(&S, &v->sv, now);
+	sched_vcpu_remove(&door_s, &v->sv, now);
 	SCHED_PUT(v->gone, true); /* read without a lock by the vCPU's timers */
 	return true;
 }
 
 bool sd_leave(struct sd_vcpu *v)
 {
-	struct ctx *c = enter_wide();
+	struct ctx *c = door_enter_wide();
 	sched_cpumask_t k = cpumask_none();
-	bool left = leave_wide(v, P->now(), &k);
+	bool left = leave_wide(v, door_p->now(), &k);
 	end(c, &k);
 	return left;
 }
 
 unsigned sd_end(struct sd_vcpu *const *v, unsigned n, sched_cpumask_t *running)
 {
-	struct ctx *c = enter_wide();
-	uint64_t now = P->now();
-	unsigned self = P->self(), left = 0;
+	struct ctx *c = door_enter_wide();
+	uint64_t now = door_p->now();
+	unsigned self = door_p->self(), left = 0;
 	sched_cpumask_t k = cpumask_none(), r = cpumask_none();
 	for (unsigned i = 0; i < n; i++) {
 		int on = v[i]->running_on;
@@ -504,9 +187,9 @@ unsigned sd_end(struct sd_vcpu *const *v, unsigned n, sched_cpumask_t *running)
 
 void sd_pause(struct sd_vcpu *const *v, unsigned n)
 {
-	struct ctx *c = enter_wide();
-	uint64_t now = P->now();
-	unsigned self = P->self();
+	struct ctx *c = door_enter_wide();
+	uint64_t now = door_p->now();
+	unsigned self = door_p->self();
 	sched_cpumask_t k = cpumask_none();
 	for (unsigned i = 0; i < n; i++) {
 		SCHED_PUT(v[i]->paused, true);
@@ -520,7 +203,7 @@ void sd_pause(struct sd_vcpu *const *v, unsigned n)
 			if (v[i]->sv.pcpu != self)
 				cpumask_set(&k, v[i]->sv.pcpu);
 		} else {
-			k = cpumask_or(k, sched_sleep(&S, &v[i]->sv, now));
+			k = cpumask_or(k, sched_sleep(&door_s, &v[i]->sv, now));
 		}
 	}
 	end(c, &k);
@@ -528,14 +211,14 @@ void sd_pause(struct sd_vcpu *const *v, unsigned n)
 
 void sd_unpause(struct sd_vcpu *const *v, unsigned n)
 {
-	struct ctx *c = enter_wide();
-	uint64_t now = P->now();
+	struct ctx *c = door_enter_wide();
+	uint64_t now = door_p->now();
 	sched_cpumask_t k = cpumask_none();
 	for (unsigned i = 0; i < n; i++) {
 		SCHED_PUT(v[i]->paused, false);
 		if (!v[i]->gone && !v[i]->blocked && v[i]->sv.state == SCHED_VS_BLOCKED) {
 			v[i]->wake_ns = now;
-			k = cpumask_or(k, sched_wake(&S, &v[i]->sv, now, WAKE_NEW));
+			k = cpumask_or(k, sched_wake(&door_s, &v[i]->sv, now, WAKE_NEW));
 		}
 	}
 	end(c, &k);
@@ -543,24 +226,24 @@ void sd_unpause(struct sd_vcpu *const *v, unsigned n)
 
 int sd_set_params(struct sched_dom *d, uint32_t weight, uint32_t cap)
 {
-	struct ctx *c = enter_wide();
-	int rc = sched_set_params(&S, d, weight, cap, P->now());
-	sched_cpumask_t k = sched_take_kicks(&S);
+	struct ctx *c = door_enter_wide();
+	int rc = sched_set_params(&door_s, d, weight, cap, door_p->now());
+	sched_cpumask_t k = sched_take_kicks(&door_s);
 	end(c, &k);
 	return rc;
 }
 
 int sd_set_affinity(struct sd_vcpu *v, sched_cpumask_t mask)
 {
-	struct ctx *c = enter_wide();
+	struct ctx *c = door_enter_wide();
 	sched_cpumask_t k = cpumask_none();
 	bool gone = v->gone;
 	if (gone) {
 		v->sv.affinity = mask; /* not in the scheduler: kept for a re-insert */
 	} else {
-		k = sched_set_affinity(&S, &v->sv, mask, P->now());
-		k = cpumask_or(k, sched_take_kicks(&S));
-		if (v->running_on >= 0 && !sched_allowed(&S, &v->sv, v->sv.pcpu))
+		k = sched_set_affinity(&door_s, &v->sv, mask, door_p->now());
+		k = cpumask_or(k, sched_take_kicks(&door_s));
+		if (v->running_on >= 0 && !sched_allowed(&door_s, &v->sv, v->sv.pcpu))
 			SCHED_PUT(v->move_pending, true);
 	}
 	end(c, &k);
@@ -573,7 +256,7 @@ enum sd_wake sd_notify(struct sd_vcpu *v, unsigned flags)
 	flags &= ~SD_NOTIFY_QUIET;
 	struct ctx *c = enter_vcpu(v);
 	PT_STAMP(PT_LOCKED);
-	unsigned self = (unsigned)(c - ctxs); /* me() asked the port already */
+	unsigned self = (unsigned)(c - door_ctxs); /* me() asked the port already */
 	sched_cpumask_t k = cpumask_none();
 	int exit_cpu = -1;
 	enum sd_wake r = SD_WAKE_NONE;
@@ -582,11 +265,11 @@ enum sd_wake sd_notify(struct sd_vcpu *v, unsigned flags)
 	} else if (v->blocked && v->paused) {
 		v->blocked = false; /* runnable again once its domain is unpaused */
 	} else if (v->blocked) {
-		uint64_t now = P->now();
+		uint64_t now = door_p->now();
 		v->blocked = false;
 		v->wake_ns = now;
 		v->ready_ns = now;
-		k = sched_wake(&S, &v->sv, now, flags);
+		k = sched_wake(&door_s, &v->sv, now, flags);
 		PT_STAMP(PT_WOKEN);
 		r = SD_WAKE_WOKE;
 	} else if (!v->paused) {
@@ -595,10 +278,10 @@ enum sd_wake sd_notify(struct sd_vcpu *v, unsigned flags)
 		 * event-to-run time is measured like a wake. A quiet one (a vLAPIC interrupt)
 		 * only makes it exit where it runs. */
 		if (!quiet) {
-			uint64_t now = P->now();
+			uint64_t now = door_p->now();
 			if (v->sv.state != SCHED_VS_RUNNING && !v->wake_ns)
 				v->wake_ns = now;
-			k = sched_wake(&S, &v->sv, now, flags);
+			k = sched_wake(&door_s, &v->sv, now, flags);
 			PT_STAMP(PT_WOKEN);
 		}
 		int on = SCHED_GET(v->running_on);
@@ -608,7 +291,7 @@ enum sd_wake sd_notify(struct sd_vcpu *v, unsigned flags)
 	}
 	end(c, &k);
 	if (exit_cpu >= 0)
-		P->kick((unsigned)exit_cpu, false);
+		door_p->kick((unsigned)exit_cpu, false);
 	return r;
 }
 
@@ -619,9 +302,9 @@ bool sd_block(struct sd_vcpu *v, bool (*pending)(void *arg), void *arg)
 	bool blocked = !pending(arg);
 	if (blocked) {
 		v->blocked = true;
-		k = sched_sleep(&S, &v->sv, P->now());
+		k = sched_sleep(&door_s, &v->sv, door_p->now());
 	}
-	cpumask_clear(&k, P->self());
+	cpumask_clear(&k, door_p->self());
 	end(c, &k);
 	return blocked;
 }
@@ -629,15 +312,15 @@ bool sd_block(struct sd_vcpu *v, bool (*pending)(void *arg), void *arg)
 void sd_yield(struct sd_vcpu *v)
 {
 	struct ctx *c = enter_vcpu(v);
-	sched_yield(&S, &v->sv, P->now());
+	sched_yield(&door_s, &v->sv, door_p->now());
 	end(c, NULL);
 }
 
 void sd_pause_loop(struct sd_vcpu *v)
 {
 	struct ctx *c = enter_vcpu(v);
-	sched_cpumask_t k = sched_pause_loop(&S, &v->sv, P->now());
-	cpumask_clear(&k, P->self());
+	sched_cpumask_t k = sched_pause_loop(&door_s, &v->sv, door_p->now());
+	cpumask_clear(&k, door_p->self());
 	end(c, &k);
 }
 
@@ -647,9 +330,9 @@ void sd_stop(struct sd_vcpu *v)
 	sched_cpumask_t k = cpumask_none();
 	if (!v->gone && !v->blocked) {
 		v->blocked = true;
-		k = sched_sleep(&S, &v->sv, P->now());
+		k = sched_sleep(&door_s, &v->sv, door_p->now());
 	}
-	cpumask_clear(&k, P->self());
+	cpumask_clear(&k, door_p->self());
 	end(c, &k);
 }
 
@@ -658,8 +341,8 @@ void sd_pause_self(struct sd_vcpu *v)
 	struct ctx *c = enter_vcpu(v);
 	sched_cpumask_t k = cpumask_none();
 	if (v->paused && !v->gone && v->sv.state != SCHED_VS_BLOCKED)
-		k = sched_sleep(&S, &v->sv, P->now());
-	cpumask_clear(&k, P->self());
+		k = sched_sleep(&door_s, &v->sv, door_p->now());
+	cpumask_clear(&k, door_p->self());
 	end(c, &k);
 }
 
@@ -691,35 +374,35 @@ struct sd_vcpu *sd_pick(unsigned cpu, struct sd_vcpu *prev, enum sd_then then, u
 	 * pick, so the pick takes every lock; a rare one (an affinity change while it ran). */
 	bool move = prev && SCHED_GET(prev->move_pending);
 	if (move)
-		wide_lock(c);
+		door_wide_lock(c);
 	else if (then != SD_THEN_RUN)
 		pick_lock(c, cpu, prev);
 	else
 		home_lock(c, cpu);
 	PT_STAMP(PT_PLOCKED);
-	uint64_t now = P->now();
+	uint64_t now = door_p->now();
 	sched_cpumask_t k = cpumask_none();
 	/* Only to a vCPU this pCPU still runs in the scheduler's view: one that left the run
 	 * queues since its exit (its domain paused or ending, sd_stop), or that came back and
 	 * another pCPU picked meanwhile (unpaused), neither yields nor blocks here. */
 	if (then != SD_THEN_RUN &&
 	    (prev->gone || prev->blocked || prev->sv.state != SCHED_VS_RUNNING ||
-	     S.pcpu[cpu].curr != &prev->sv))
+	     door_s.pcpu[cpu].curr != &prev->sv))
 		then = SD_THEN_RUN;
 	if (then == SD_THEN_YIELD) {
-		sched_yield(&S, &prev->sv, now);
-	} else if (then == SD_THEN_BLOCK && !P->wake_pending(prev->sv.owner)) {
+		sched_yield(&door_s, &prev->sv, now);
+	} else if (then == SD_THEN_BLOCK && !door_p->wake_pending(prev->sv.owner)) {
 		prev->blocked = true;
-		k = sched_sleep(&S, &prev->sv, now);
+		k = sched_sleep(&door_s, &prev->sv, now);
 	}
 	/* Paused while it ran, and taken off by a kick before its pCPU saw it (sd_pause):
 	 * it leaves the run queue now, not when it would next be picked. */
 	if (prev && SCHED_GET(prev->paused) && !prev->gone && SCHED_GET(prev->sv.pcpu) == cpu &&
 	    prev->sv.state == SCHED_VS_RUNNING)
-		k = cpumask_or(k, sched_sleep(&S, &prev->sv, now));
-	uint64_t t0 = P->cycles();
-	struct sched_pick pk = sched_pick_next(&S, cpu, now);
-	*held = P->cycles() - t0;
+		k = cpumask_or(k, sched_sleep(&door_s, &prev->sv, now));
+	uint64_t t0 = door_p->cycles();
+	struct sched_pick pk = sched_pick_next(&door_s, cpu, now);
+	*held = door_p->cycles() - t0;
 	PT_STAMP(PT_PICKED);
 	pk.kick = cpumask_or(pk.kick, k);
 	struct sd_vcpu *v = door_vcpu(pk.vcpu);
@@ -764,7 +447,7 @@ uint64_t sd_charge_for(struct sd_vcpu *runner, struct sd_vcpu *cause, uint64_t n
 		c->busy = true;
 	}
 	if (!runner->gone && !cause->gone)
-		moved = sched_charge_for(&S, &runner->sv, &cause->sv, ns, P->now());
+		moved = sched_charge_for(&door_s, &runner->sv, &cause->sv, ns, door_p->now());
 	end(c, 0);
 	return moved;
 }
@@ -773,7 +456,7 @@ void sd_info(struct sd_vcpu *v, struct sd_info *out)
 {
 	struct ctx *c = enter_vcpu(v);
 	out->c = v->sv.c;
-	out->c.run_ns = sched_run_ns(&v->sv, P->now());
+	out->c.run_ns = sched_run_ns(&v->sv, door_p->now());
 	out->wait_ns = v->wait_ns;
 	out->pcpu = v->sv.pcpu;
 	out->state = v->sv.state;
@@ -787,7 +470,7 @@ void sd_info(struct sd_vcpu *v, struct sd_info *out)
 uint64_t sd_run_ns(struct sd_vcpu *v, uint64_t until)
 {
 	struct ctx *c = enter_vcpu(v);
-	uint64_t now = P->now();
+	uint64_t now = door_p->now();
 	uint64_t ns = sched_run_ns(&v->sv, now < until ? now : until);
 	end(c, NULL);
 	return ns;
@@ -808,32 +491,12 @@ void sd_dom_counters_reset(struct sched_dom *d)
 	for (size_t i = 0; i < sizeof(d->c) / sizeof(uint64_t); i++)
 		__atomic_store_n(&f[i], 0, __ATOMIC_RELAXED);
 }
-
-void sd_lockstat(unsigned cpu, struct sd_lockstat *out, bool reset)
-{
-	if (cpu >= NR)
-		return;
-	struct ctx *c = me();
-	begin(c);
-	home_lock(c, cpu);
-	*out = rqs[cpu].st;
-	out->try_fail = __atomic_load_n(&rqs[cpu].try_fail, __ATOMIC_RELAXED);
-	if (reset) {
-		struct sd_lockstat *st = &rqs[cpu].st;
-		st->acquires = st->waits = st->wait_cycles = st->max_wait = st->finishes = 0;
-		for (unsigned k = 0; k < 24; k++)
-			st->log2[k] = 0;
-		__atomic_store_n(&rqs[cpu].try_fail, 0, __ATOMIC_RELAXED);
-	}
-	end(c, NULL);
-}
-
 /* Door-level rules, every rq held: what sd_notify/sd_block keep between the door's flags
  * and the scheduler's state. */
 static unsigned door_audit(sched_print_fn pr, void *arg)
 {
 	unsigned bad = 0;
-	for (const struct sched_dom *d = S.doms; d; d = d->next_dom) {
+	for (const struct sched_dom *d = door_s.doms; d; d = d->next_dom) {
 		for (struct sched_vcpu *sv = d->vcpus; sv; sv = sv->next_in_dom) {
 			struct sd_vcpu *v = door_vcpu(sv);
 			/* blocked: asleep in the scheduler; paused: asleep, or running until its
@@ -849,7 +512,7 @@ static unsigned door_audit(sched_print_fn pr, void *arg)
 				   "state %u%s\n",
 				   d->id, sv->id, v->blocked, v->paused, v->running_on, st,
 				   !v->blocked && !v->paused ? " (a lost wake)" : "");
-				sched_trace_vcpu(&S, sv, 16, pr, arg);
+				sched_trace_vcpu(&door_s, sv, 16, pr, arg);
 				bad++;
 			}
 		}
@@ -859,8 +522,8 @@ static unsigned door_audit(sched_print_fn pr, void *arg)
 
 unsigned sd_audit(sched_print_fn pr, void *arg, unsigned (*more)(void *arg), void *more_arg)
 {
-	struct ctx *c = enter_wide();
-	unsigned bad = sched_audit(&S, pr, arg) + door_audit(pr, arg);
+	struct ctx *c = door_enter_wide();
+	unsigned bad = sched_audit(&door_s, pr, arg) + door_audit(pr, arg);
 	if (more)
 		bad += more(more_arg);
 	end(c, NULL);

@@ -1,19 +1,14 @@
 /* The service domain's calls beyond core/hypercall.c's table (HC_PING, HC_CONSOLE_READ
- * and include/sliver/service.h), console input for it, and the hypervisor's own debug keys
- * (Ctrl-] then a key), which work even when no service domain is alive. Calls that report
- * for people return text lines in the formats tools/ parse. */
-#include "arch/x86_64/power.h"
+ * and include/sliver/service.h) and console input for it. Calls that report for people
+ * return text lines in the formats tools/ parse; the hypervisor's own debug keys print the
+ * same reports (core/service_keys.c). */
+#include "core/service_priv.h"
 #include "arch/x86_64/tsc.h"
 #include "core/conin.h"
-#include "core/vmm.h"
-#include "drivers/console.h"
 #include "lib/fmt.h"
 #include "lib/string.h"
 #include "sliver/errno.h"
 #include "sliver/hypercall.h"
-#include "sliver/service.h"
-
-#define TEXT_MAX 4096
 
 static void *gbuf(struct domain *d, uint64_t gpa, uint64_t len)
 {
@@ -30,15 +25,6 @@ static struct vcpu *target_vcpu(uint64_t dom, uint64_t vcpu)
 	struct domain *d = target(dom);
 	return d && vcpu < d->nr_vcpus ? d->vcpu[vcpu] : NULL;
 }
-
-/* A text answer: formats into a bounded buffer, then copies to the guest in one go. A
- * line that does not fit is dropped whole and the answer ends with a truncation note. */
-#define TEXT_NOTE "(truncated)\n"
-struct text {
-	char buf[TEXT_MAX];
-	size_t len;
-	bool full;
-};
 
 static void text_vadd(struct text *t, const char *fmt, va_list ap)
 {
@@ -181,7 +167,7 @@ static void text_sched_pr(void *arg, const char *fmt, ...)
 }
 
 /* The policy and its keys, as the policy shows them (sched_config_show). */
-static void sched_text(struct text *t)
+void svc_sched_text(struct text *t)
 {
 	text_add(t, "sched=%s", sd_sched()->ops->name);
 	sd_config_show(text_sched_pr, t);
@@ -231,7 +217,7 @@ static int64_t hc_vcpu_affinity(struct domain *d, const uint64_t a[5])
 
 /* --- latency and counters --- */
 
-static void lat_text(struct text *t, const struct vcpu *v, bool histogram)
+void svc_lat_text(struct text *t, const struct vcpu *v, bool histogram)
 {
 	static struct hist snap; /* 9 KiB: not on the stack; callers are serialized */
 	hist_snapshot(&v->lat, &snap);
@@ -302,7 +288,7 @@ static int64_t hc_vcpu_counters(struct domain *d, const uint64_t a[5])
 	return (int64_t)len;
 }
 
-static void pcpu_info(unsigned cpu, struct sliver_pcpu_info *p)
+void svc_pcpu_info(unsigned cpu, struct sliver_pcpu_info *p)
 {
 	struct vmm_cpu *pc = percpu[cpu].vmm;
 	struct vcpu *cur = pc->curr;
@@ -340,7 +326,7 @@ static int64_t hc_pcpu_info(struct domain *d, uint64_t cpu, uint64_t gpa, uint64
 	if (cpu >= cpu_count())
 		return -SLIVER_ENOENT;
 	struct sliver_pcpu_info p;
-	pcpu_info((unsigned)cpu, &p);
+	svc_pcpu_info((unsigned)cpu, &p);
 	if (len > sizeof(p))
 		len = sizeof(p);
 	void *buf = gbuf(d, gpa, len);
@@ -400,7 +386,7 @@ static int64_t hc_counters_reset(uint64_t dom)
 static uint32_t trace_from[MAX_CPUS], trace_to[MAX_CPUS];
 static bool trace_window, trace_open;
 
-static void trace_text(struct text *t)
+void svc_trace_text(struct text *t)
 {
 	static struct sched_trace_rec rec[SCHED_TRACE_LEN];
 	for (unsigned c = 0; c < sd_sched()->nr_pcpus; c++) {
@@ -441,7 +427,7 @@ static int64_t hc_trace(struct domain *d, uint64_t op, uint64_t gpa, uint64_t le
 	case SLIVER_TRACE_DUMP:
 		t.len = 0;
 		t.full = false;
-		trace_text(&t);
+		svc_trace_text(&t);
 		return text_out(d, gpa, len, &t);
 	default:
 		return -SLIVER_EINVAL;
@@ -463,7 +449,7 @@ int64_t hypercall_ext(struct vcpu *v, uint64_t nr, const uint64_t a[5], enum exi
 	case HC_CONSOLE_READ:
 		return hc_console_read(d, a[0], a[1]);
 	case HC_SCHED_GET:
-		sched_text(&t);
+		svc_sched_text(&t);
 		return text_out(d, a[0], a[1], &t);
 	case HC_VCPU_PIN:
 		return hc_vcpu_pin(a[0], a[1], a[2]);
@@ -473,7 +459,7 @@ int64_t hypercall_ext(struct vcpu *v, uint64_t nr, const uint64_t a[5], enum exi
 		struct vcpu *tv = target_vcpu(a[0], a[1]);
 		if (!tv)
 			return -SLIVER_ESRCH;
-		lat_text(&t, tv, a[2] & SLIVER_LAT_HIST);
+		svc_lat_text(&t, tv, a[2] & SLIVER_LAT_HIST);
 		return text_out(d, a[3], a[4], &t);
 	}
 	case HC_VCPU_COUNTERS:
@@ -496,110 +482,8 @@ int64_t hypercall_ext(struct vcpu *v, uint64_t nr, const uint64_t a[5], enum exi
 	}
 }
 
-/* --- debug keys: straight to the console, from the UART interrupt on CPU 0 --- */
-
-static struct text key_text;
-
-static void key_flush(void)
-{
-	console_write(key_text.buf, key_text.len);
-	key_text.len = 0;
-	key_text.full = false;
-}
-
-static void key_domains(void)
-{
-	for (unsigned id = 1; id < SLIVER_MAX_DOMS; id++)
-		if (domains[id])
-			domain_print_stats(domains[id]);
-}
-
-static void key_latency(void)
-{
-	for (unsigned id = 1; id < SLIVER_MAX_DOMS; id++) {
-		struct domain *d = domain_get(id);
-		for (unsigned i = 0; d && i < d->nr_vcpus; i++) {
-			lat_text(&key_text, d->vcpu[i], false);
-			key_flush();
-		}
-	}
-}
-
-static void sched_print(void *arg, const char *fmt, ...)
-{
-	(void)arg;
-	va_list ap;
-	va_start(ap, fmt);
-	vprintk(fmt, ap);
-	va_end(ap);
-}
-
-static void key_runqueues(void)
-{
-	sched_text(&key_text);
-	key_flush();
-	sd_dump(sched_print, NULL);
-}
-
-static void key_pcpus(void)
-{
-	for (unsigned c = 0; c < cpu_count(); c++) {
-		struct sliver_pcpu_info p;
-		pcpu_info(c, &p);
-		struct vmm_cpu *pc = percpu[c].vmm;
-		static struct hist snap; /* 9 KiB: not on the stack; the median too */
-		hist_snapshot(&pc->decision, &snap);
-		printk("perf cpu%u idle_ms=%lu busy_ms=%lu sched_calls=%lu decision_avg_cycles=%lu "
-		       "decision_p50_cycles=%lu decision_p99_cycles=%lu running=d%uv%u "
-		       "run_until_us=%ld need_resched=%u\n",
-		       c, p.idle_ns / 1000000, p.busy_ns / 1000000, p.sched_calls,
-		       p.decision_avg_cycles,
-		       (unsigned long)(snap.n ? hist_percentile(&snap, 500000) : 0),
-		       p.decision_p99_cycles, p.cur_dom, p.cur_vcpu,
-		       pc->run_until == SCHED_NEVER ? -1l : (long)(pc->run_until / 1000),
-		       pc->need_resched);
-	}
-}
-
-static void key_trace(void)
-{
-	trace_text(&key_text);
-	key_flush();
-}
-
-/* One line per pCPU and per vCPU: where everything stands (end of a run, key 'v'). */
-void service_report(void)
-{
-	key_pcpus();
-	for (unsigned id = 1; id < SLIVER_MAX_DOMS; id++) {
-		struct domain *d = domains[id];
-		for (unsigned i = 0; d && i < d->nr_vcpus; i++) {
-			struct vcpu *v = d->vcpu[i];
-			struct sd_info in;
-			sd_info(&v->s, &in);
-			printk("vcpu d%uv%u sched_state=%u prio=%u pcpu=%u running_on=%d "
-			       "blocked=%d "
-			       "paused=%d irr=%lx:%lx:%lx:%lx\n",
-			       id, i, in.state, in.prio, in.pcpu, in.running_on, in.blocked,
-			       in.paused, v->irr[0], v->irr[1], v->irr[2], v->irr[3]);
-		}
-	}
-}
-
-static void key_quit(void)
-{
-	printk("sliver: power off requested on the console\n");
-	hv_exit(EXIT_PASS);
-}
-
 void service_init(void)
 {
 	conin_set_notify(console_notify);
-	conin_register_key('d', "domains: state and counters", key_domains);
-	conin_register_key('l', "wake-to-run latency of every vCPU", key_latency);
-	conin_register_key('r', "run queues and scheduler parameters", key_runqueues);
-	conin_register_key('p', "pCPUs: idle time, scheduling decisions", key_pcpus);
-	conin_register_key('t', "the scheduler trace", key_trace);
-	conin_register_key('v', "pCPUs and vCPUs: where each stands", service_report);
-	conin_register_key('q', "power off (ends the emulator)", key_quit);
+	service_keys_init();
 }

@@ -170,7 +170,7 @@ static inline struct vmm_cpu *vmm_this(void)
 	return this_cpu()->vmm;
 }
 
-/* domain.c */
+/* domain.c (creation), domain_end.c (the end, pause) */
 struct domain *domain_create(unsigned id, const struct boot_module *m);
 /* vmm.create_loop=N: creates a domain from m N times and undoes each creation, failing
  * the k-th frame allocation in turn; prints the free frames before and after. */
@@ -270,7 +270,7 @@ enum exit_action exit_io(struct vcpu *v, struct hv_exit *e);
 void exit_pc_init(void); /* once, after tsc_calibrate */
 bool exit_pc_io(struct vcpu *v, uint16_t port, unsigned size, bool in, uint64_t *val,
 		enum exit_action *act);
-/* domain.c: isa-debug-exit: `sliver: d<id> exited status=<v>`, then as domain_shutdown. */
+/* domain_end.c: isa-debug-exit: `sliver: d<id> exited status=<v>`, then as domain_shutdown. */
 void domain_exit_status(struct domain *d, uint32_t status);
 enum exit_action exit_hlt(struct vcpu *v, struct hv_exit *e);
 enum exit_action exit_pause_loop(struct vcpu *v, struct hv_exit *e);
@@ -319,7 +319,8 @@ void ping_stop(void);		   /* the run is over (before the counters are printed) *
 void ping_reply(unsigned from_dom);
 void ping_report(void);
 
-/* service.c: the service domain's further calls (hypercall_ext), debug keys */
+/* service.c: the service domain's further calls (hypercall_ext); service_keys.c: the debug
+ * keys and service_report */
 void service_init(void);
 void service_report(void);
 /* A reply to a ping the service domain sent: true when it was one (ping.c asks first). */

@@ -1,4 +1,4 @@
-# guests/lapic: the virtual local APIC (core/vlapic.c; issue 13). Every check of d1 ok
+# guests/lapic: the virtual local APIC (core/vlapic*.c; issue 13). Every check of d1 ok
 # (xAPIC page, then x2APIC MSRs; NMIs sent while vCPU 1 handles one wait for its IRET:
 # nmi_blocking), the garbage domain survives and shuts down cleanly, the domain without
 # lapic=1 crashes on its first APIC page access and nothing else does.

@@ -3,7 +3,7 @@ SCHED_SRCS := sched/sched.c sched/credit.c sched/credit_vt.c sched/credit_cap.c 
               sched/credit_balance.c sched/rr.c sched/yield_to.c
 SCHED_SRCS += sched/credit_config.c sched/credit_wake.c sched/credit_pick.c sched/credit_check.c
 SCHED_SRCS += sched/eevdf.c sched/eevdf_ops.c sched/eevdf_bw.c
-SCHED_SRCS += sched/credit1.c sched/credit1_acct.c
+SCHED_SRCS += sched/credit1.c sched/credit1_acct.c sched/credit1_config.c
 HV_SRCS += $(SCHED_SRCS)
 # What sched/ uses of lib/ (linked once in the hypervisor by mk/platform.mk).
 SCHED_LIB := lib/cmdline.c
@@ -25,8 +25,13 @@ $(BUILD)/sliver-sim: $(SIM_SRCS) $(wildcard test/sim/*.h sched/*.h lib/cmdline.h
 	@mkdir -p $(dir $@)
 	$(HOSTCC) $(SIM_CFLAGS) -o $@ $(SIM_SRCS) -lm
 
-UNIT_TESTS += sched_credit
-UNIT_SRCS_sched_credit := test/unit/test_sched_credit.c $(SCHED_SRCS) $(SCHED_LIB)
+# The credit policy's rules on one pCPU (sched_credit), between pCPUs and what the outside
+# changes or reads (sched_credit_ops), on one fixture (test/unit/credit_fixture.c).
+UNIT_TESTS += sched_credit sched_credit_ops
+UNIT_SRCS_sched_credit := test/unit/test_sched_credit.c test/unit/credit_fixture.c \
+                          $(SCHED_SRCS) $(SCHED_LIB)
+UNIT_SRCS_sched_credit_ops := test/unit/test_sched_credit_ops.c test/unit/credit_fixture.c \
+                              $(SCHED_SRCS) $(SCHED_LIB)
 
 UNIT_TESTS += sched_domain
 UNIT_SRCS_sched_domain := test/unit/test_sched_domain.c $(SCHED_SRCS) $(SCHED_LIB)

@@ -4,7 +4,7 @@ GUEST_ELFS += $(BUILD)/guests/service.elf
 $(eval $(call guest_rule,service))
 
 # Hypervisor side: the service domain's calls, console input for it, debug keys.
-HV_SRCS += core/service.c
+HV_SRCS += core/service.c core/service_keys.c
 
 # Every shell command through autorun (2 pCPUs), each output parsed. Twins (mk/e2e.mk):
 # Bochs/VMX and QEMU/SVM (-svm).

@@ -1,11 +1,12 @@
-# The scheduler door's torture test (test/torture/README.md): core/sched_door.c and sched/ on
+# The scheduler door's torture test (test/torture/README.md): core/sched_door*.c and sched/ on
 # the host, threads as pCPUs, under ThreadSanitizer; a seeded serial interleaving with
 # injected try-lock failures that replays exactly; and a mutant with a broken lock that
 # must be caught.
 TORTURE_SRCS := test/torture/torture.c test/torture/checks.c test/torture/host.c \
-                core/sched_door.c lib/lockorder.c lib/lockranks.c $(SCHED_SRCS) $(SCHED_LIB)
+                core/sched_door.c core/sched_door_lock.c lib/lockorder.c lib/lockranks.c \
+                $(SCHED_SRCS) $(SCHED_LIB)
 TORTURE_DEPS := $(TORTURE_SRCS) $(wildcard test/torture/*.h test/torture/shim/arch/x86_64/*.h \
-                core/sched_door.h sched/*.h lib/lockorder.h)
+                core/sched_door.h core/sched_door_priv.h sched/*.h lib/lockorder.h)
 TORTURE_CFLAGS := -std=gnu11 -O1 -g $(WARN) -Itest/torture/shim -Iinclude -I. -pthread
 
 $(BUILD)/torture-tsan: $(TORTURE_DEPS)

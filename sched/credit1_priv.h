@@ -1,7 +1,8 @@
 /* sched=credit1: Xen 3.0.4's credit scheduler as it was (xen/common/sched_credit.c at tag
  * 3.0.4-branched, 19 Dec 2006; "3.0.4:NNN" below is a line of that file). What credit1.c
- * (the ops, run queues, wake, schedule, balancing) and credit1_acct.c (the tick, the
- * accounting, the run-queue sort) share. All state lives in the priv bytes (SCHED_PRIV). */
+ * (the ops, run queues, wake, schedule, balancing), credit1_acct.c (the tick, the
+ * accounting, the run-queue sort) and credit1_config.c (keys, dump, audit) share. All
+ * state lives in the priv bytes (SCHED_PRIV). */
 #ifndef SCHED_CREDIT1_PRIV_H
 #define SCHED_CREDIT1_PRIV_H
 #include "sched/sched.h"
@@ -140,5 +141,11 @@ void c1_acct_stop(struct sched *s, struct c1_vcpu *cv);
 void c1_acct(struct sched *s, uint64_t now);
 void c1_runq_sort(struct sched *s, unsigned p);
 uint64_t c1_next_acct(const struct sched *s);
+
+/* credit1_config.c: the ops that answer the outside */
+unsigned c1_audit(const struct sched *s, sched_print_fn pr, void *arg);
+void c1_dump(struct sched *s, sched_print_fn pr, void *arg);
+int c1_config(struct sched *s, const char *k, size_t kl, const char *val, size_t vl, uint64_t now);
+uint64_t c1_slice_ns(const struct sched *s);
 
 #endif

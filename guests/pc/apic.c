@@ -89,7 +89,7 @@ static bool oneshot(char *got, size_t n)
  * only as far as the window overran, under QEMU TCG). Each interrupt's TSC time gives its
  * period number (time since the first / 500 us, rounded): the last one's must say 37..40
  * and no period may be counted twice. Interrupts may be
- * fewer: missed periods coalesce (core/vlapic.c), which QEMU TCG causes by freezing a
+ * fewer: missed periods coalesce (core/vlapic_timer.c), which QEMU TCG causes by freezing a
  * vCPU while the other runs (docs/svm.md, QEMU item 6); Bochs delivers all 40. */
 static volatile uint64_t tick_tsc[64];
 

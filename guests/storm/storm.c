@@ -16,7 +16,7 @@
  *   bcast     (vcpus=2) fixed IPIs to all including self, fixed IPIs and NMIs to APIC IDs
  *             that do not exist; vCPU 1 halts and counts what it takes
  *   die       spins die_ms (default 5) of guest clock, prints its line and shuts down: with
- *             restart=N on its module the hypervisor re-creates it N times (core/domain.c)
+ *             restart=N on its module the hypervisor re-creates it N times (core/domain_end.c)
  * Every vCPU runs in x2APIC mode (MSR accesses: the cheapest exit, so the highest rate), or
  * with apic=xapic in xAPIC mode (vCPU 0 through the page at 0xFEE00000: each access an EPT
  * or NPT fault exit, decoded).

@@ -367,7 +367,7 @@ uint64_t door_end(uint64_t now, sched_cpumask_t *kick)
 	unsigned agent = D.agent;
 	uint64_t end = release();
 	/* A policy left work for want of a lock (sched_defer): the door's finish, every rq
-	 * taken in order, right after the call (core/sched_door.c, finish()). */
+	 * taken in order, right after the call (core/sched_door_lock.c, door_finish()). */
 	if (D.s->finish) {
 		door_begin(agent, end, DOOR_FINISH);
 		for (unsigned q = 0; q < D.n; q++)

@@ -1,5 +1,5 @@
 /* Unit tests of the scheduler interface through the round-robin policy and the generic
- * layer (parameters, trace ring). The credit policy has its own file, test_sched_credit.c. */
+ * layer (parameters, trace ring). The credit policy has its own files, test_sched_credit*.c. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
