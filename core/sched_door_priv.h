@@ -45,7 +45,7 @@ DOOR_STEP struct ctx *me(void)
 
 DOOR_STEP bool holds(const struct ctx *c, unsigned q)
 {
-	return cpumask_test(c->held, q);
+	return cpumask_has(&c->held, q);
 }
 
 DOOR_STEP void mark(struct ctx *c, unsigned q)

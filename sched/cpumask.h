@@ -80,6 +80,23 @@ static inline bool cpumask_test(sched_cpumask_t m, unsigned p)
 	return x >> (p % 64) & 1; /* 0 for p >= SCHED_MAX_PCPUS: no word matched */
 }
 
+/* p is in *m, a set that lies in memory (a lock record, a summary): one load of its word,
+ * the set not copied. */
+static inline bool cpumask_has(const sched_cpumask_t *m, unsigned p)
+{
+	return p < SCHED_MAX_PCPUS && (m->w[p / 64] >> (p % 64) & 1);
+}
+
+/* *m is {p}, exactly: a set in memory (a vCPU's affinity) looked at in one pass, nothing
+ * built to compare it with. */
+static inline bool cpumask_is_only(const sched_cpumask_t *m, unsigned p)
+{
+	uint64_t d = 0;
+	CPUMASK_EACH_WORD(i)
+	d |= m->w[i] ^ (CPUMASK_WORD_OF(i, p) ? 1ull << (p % 64) : 0);
+	return !d;
+}
+
 static inline void cpumask_set(sched_cpumask_t *m, unsigned p)
 {
 	CPUMASK_EACH_WORD(i)

@@ -321,7 +321,14 @@ sched_cpumask_t cr_finish(struct sched *s, uint64_t now);
 unsigned cr_audit(const struct sched *s, sched_print_fn pr, void *arg);
 
 /* credit_balance.c: between pCPUs */
-sched_cpumask_t cr_tickle(struct sched *s, struct sched_vcpu *v);
+int cr_tickle(struct sched *s, struct sched_vcpu *v);
+/* k with pCPU q (cr_tickle's answer; -1: k as it is). */
+static inline sched_cpumask_t cr_with_kick(sched_cpumask_t k, int q)
+{
+	if (q >= 0)
+		cpumask_set(&k, (unsigned)q);
+	return k;
+}
 unsigned cr_off_pinned(struct sched *s, struct sched_vcpu *v, unsigned p);
 void cr_sleep_off_narrow(struct sched *s, struct sched_vcpu *v, uint64_t now);
 unsigned cr_wake_beside_ahead(struct sched *s, struct sched_vcpu *v, unsigned p, uint64_t now);
