@@ -1,4 +1,4 @@
-/* sliver scheduler interface: one ops table, two policies (credit, rr).
+/* sliver scheduler interface: one ops table, four policies (credit, credit1, eevdf, rr).
  *
  * Storage: the caller owns every object. `struct sched` (one instance, static), one
  * `struct sched_dom` per domain and one `struct sched_vcpu` per vCPU, embedded in the
