@@ -404,7 +404,11 @@ struct sd_vcpu *sd_pick(unsigned cpu, struct sd_vcpu *prev, enum sd_then then, u
 	struct sched_pick pk = sched_pick_next(&door_s, cpu, now);
 	*held = door_p->cycles() - t0;
 	PT_STAMP(PT_PICKED);
-	pk.kick = cpumask_or(pk.kick, k);
+	/* Up to 64 pCPUs the kicks are one word (deliver reads no other). */
+	if (door_nr <= 64)
+		pk.kick.w[0] |= k.w[0];
+	else
+		pk.kick = cpumask_or(pk.kick, k);
 	struct sd_vcpu *v = door_vcpu(pk.vcpu);
 	if (move)
 		SCHED_PUT(prev->move_pending, false);

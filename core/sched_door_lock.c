@@ -113,7 +113,7 @@ static void sync_unpeer(struct sched *s, unsigned q)
 {
 	(void)s;
 	struct ctx *c = me();
-	if (q >= door_nr || !holds(c, q) || cpumask_test(c->base, q))
+	if (q >= door_nr || !holds(c, q) || cpumask_has(&c->base, q))
 		return;
 	cpumask_clear(&c->held, q);
 	c->n--;

@@ -45,7 +45,7 @@ DOOR_STEP struct ctx *me(void)
 
 DOOR_STEP bool holds(const struct ctx *c, unsigned q)
 {
-	return cpumask_test(c->held, q);
+	return cpumask_has(&c->held, q);
 }
 
 DOOR_STEP void mark(struct ctx *c, unsigned q)
@@ -102,10 +102,19 @@ DOOR_STEP void home_lock(struct ctx *c, unsigned q)
 	cpumask_set(&c->base, q);
 }
 
-/* The words of pCPUs that exist only (most calls kick nobody). NULL: none. */
+/* The words of pCPUs that exist only (most calls kick nobody). NULL: none. Up to 64 pCPUs
+ * that is the first word: nothing else is read. */
 DOOR_STEP void deliver(const sched_cpumask_t *mask)
 {
-	if (!mask || cpumask_empty(*mask))
+	if (!mask)
+		return;
+	if (door_nr <= 64) {
+		for (uint64_t m = mask->w[0] & (door_nr == 64 ? ~0ull : (1ull << door_nr) - 1); m;
+		     m &= m - 1)
+			door_p->kick((unsigned)__builtin_ctzll(m), true);
+		return;
+	}
+	if (cpumask_empty(*mask))
 		return;
 	for (unsigned w = 0; w * 64 < door_nr; w++)
 		for (uint64_t m = mask->w[w]; m; m &= m - 1) {

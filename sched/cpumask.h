@@ -3,7 +3,8 @@
  * set").
  *
  * A small struct of 64-bit words, passed by value (32 bytes at 256 pCPUs; every helper is
- * inline, so a set the compiler can see whole stays in registers). Plain helpers for a set
+ * inline, so a set the compiler can see whole stays in registers, as long as no helper
+ * indexes its words with a variable: CPUMASK_WORD_OF). Plain helpers for a set
  * owned by one call; the *_atomic ones and cpumask_load/cpumask_take for the sets several
  * pCPUs write (kicks pending, the policies' idle summaries): each word is one atomic
  * access, so a bit set or cleared by one pCPU is never lost by another's change to another
@@ -37,11 +38,19 @@ static inline sched_cpumask_t cpumask_none(void)
 	return (sched_cpumask_t){{0}};
 }
 
+/* Word p / 64 of a set, and the sets below, written with constant word indices only: a set
+ * indexed by a variable word must live in memory, so the compiler copies a set passed by
+ * value to the stack whole (4 stores, at 256 pCPUs) for every test or change of one bit
+ * (sync_held, a wake's pinned test: make e2e-storm). Compared against each constant, the
+ * word comes from registers or straight from where the set lies. */
+#define CPUMASK_WORD_OF(i, p) ((i) == (p) / 64)
+
 /* {p}. */
 static inline sched_cpumask_t cpumask_of(unsigned p)
 {
-	sched_cpumask_t m = {{0}};
-	m.w[p / 64] = 1ull << (p % 64);
+	sched_cpumask_t m;
+	CPUMASK_EACH_WORD(i)
+	m.w[i] = CPUMASK_WORD_OF(i, p) ? 1ull << (p % 64) : 0;
 	return m;
 }
 
@@ -64,17 +73,42 @@ static inline sched_cpumask_t cpumask_from_u64(uint64_t lo)
 
 static inline bool cpumask_test(sched_cpumask_t m, unsigned p)
 {
-	return p < SCHED_MAX_PCPUS && (m.w[p / 64] >> (p % 64) & 1);
+	uint64_t x = 0;
+	CPUMASK_EACH_WORD(i)
+	if (CPUMASK_WORD_OF(i, p))
+		x = m.w[i];
+	return x >> (p % 64) & 1; /* 0 for p >= SCHED_MAX_PCPUS: no word matched */
+}
+
+/* p is in *m, a set that lies in memory (a lock record, a summary): one load of its word,
+ * the set not copied. */
+static inline bool cpumask_has(const sched_cpumask_t *m, unsigned p)
+{
+	return p < SCHED_MAX_PCPUS && (m->w[p / 64] >> (p % 64) & 1);
+}
+
+/* *m is {p}, exactly: a set in memory (a vCPU's affinity) looked at in one pass, nothing
+ * built to compare it with. */
+static inline bool cpumask_is_only(const sched_cpumask_t *m, unsigned p)
+{
+	uint64_t d = 0;
+	CPUMASK_EACH_WORD(i)
+	d |= m->w[i] ^ (CPUMASK_WORD_OF(i, p) ? 1ull << (p % 64) : 0);
+	return !d;
 }
 
 static inline void cpumask_set(sched_cpumask_t *m, unsigned p)
 {
-	m->w[p / 64] |= 1ull << (p % 64);
+	CPUMASK_EACH_WORD(i)
+	if (CPUMASK_WORD_OF(i, p))
+		m->w[i] |= 1ull << (p % 64);
 }
 
 static inline void cpumask_clear(sched_cpumask_t *m, unsigned p)
 {
-	m->w[p / 64] &= ~(1ull << (p % 64));
+	CPUMASK_EACH_WORD(i)
+	if (CPUMASK_WORD_OF(i, p))
+		m->w[i] &= ~(1ull << (p % 64));
 }
 
 static inline bool cpumask_empty(sched_cpumask_t m)
@@ -152,14 +186,17 @@ static inline unsigned cpumask_count(sched_cpumask_t m)
  * none. */
 static inline unsigned cpumask_next_from(sched_cpumask_t m, unsigned p)
 {
-	unsigned i = p / 64;
-	uint64_t x = m.w[i] & (~0ull << (p % 64));
-	while (!x) {
-		if (++i == SCHED_CPUMASK_WORDS)
-			return SCHED_MAX_PCPUS;
-		x = m.w[i];
+	CPUMASK_EACH_WORD(i)
+	{
+		uint64_t x = m.w[i];
+		if (i < p / 64)
+			continue;
+		if (CPUMASK_WORD_OF(i, p))
+			x &= ~0ull << (p % 64);
+		if (x)
+			return 64 * i + (unsigned)__builtin_ctzll(x);
 	}
-	return 64 * i + (unsigned)__builtin_ctzll(x);
+	return SCHED_MAX_PCPUS;
 }
 
 /* The lowest pCPU of m; SCHED_MAX_PCPUS when m is empty. */

@@ -362,7 +362,7 @@ static sched_cpumask_t set_affinity_body(struct sched *s, struct sched_vcpu *v,
 		if (v->prio == SCHED_PRI_BOOST)
 			cr_unboost(s, v, now); /* moving is not an event */
 		cr_enqueue(s, v);
-		return cpumask_or(sched_take_kicks(s), cr_tickle(s, v));
+		return cr_with_kick(sched_take_kicks(s), cr_tickle(s, v));
 	default:
 		cr_transfer(s, v, sched_least_loaded(s, aff), now);
 		return sched_take_kicks(s);

@@ -4,21 +4,24 @@
  * invariants 4 and 12-14). */
 #include "sched/credit_priv.h"
 
-/* Decides whether v, just queued on its pCPU, must preempt what runs there. */
-sched_cpumask_t cr_tickle(struct sched *s, struct sched_vcpu *v)
+/* Decides whether v, just queued on its pCPU, must preempt what runs there: the one pCPU to
+ * kick, or -1 (a number, not a set: every wake returns through here, cr_with_kick). */
+int cr_tickle(struct sched *s, struct sched_vcpu *v)
 {
 	struct sched_pcpu *pc = &s->pcpu[v->pcpu];
 	struct sched_vcpu *cur = pc->curr;
 	if (!cur || cur->state != SCHED_VS_RUNNING || v->prio < cur->prio) {
 		SCHED_PUT(pc->resched, true);
-		return cpumask_of(v->pcpu);
+		return v->pcpu;
 	}
-	/* Not preempting: let an idle pCPU of its affinity steal it. */
-	int idle = cr_find_idle(s, sched_affinity(s, v));
+	/* Not preempting: let an idle pCPU of its affinity steal it (pinned to its own pCPU,
+	 * which is busy, it has none: no set to build). */
+	int idle =
+		cpumask_is_only(&v->affinity, v->pcpu) ? -1 : cr_find_idle(s, sched_affinity(s, v));
 	if (idle >= 0)
-		return cpumask_of((unsigned)idle);
+		return idle;
 	/* None: its pCPU must at least arm a slice end (it may have had no timer at all). */
-	return pc->armed == SCHED_NEVER ? cpumask_of(v->pcpu) : cpumask_none();
+	return pc->armed == SCHED_NEVER ? (int)v->pcpu : -1;
 }
 
 /* Wake placement of a movable vCPU whose pCPU p has pinned vCPUs waiting (its floor: they
@@ -244,7 +247,7 @@ sched_cpumask_t cr_move_away(struct sched *s, struct sched_vcpu *v, uint64_t now
 	else
 		sched_defer(s);
 	cr_enqueue(s, v);
-	return cr_tickle(s, v);
+	return cr_with_kick(cpumask_none(), cr_tickle(s, v));
 }
 
 /* c, runnable without a wake for balance_hold, has just been moved by balancing to q,
@@ -485,7 +488,8 @@ sched_cpumask_t cr_pull_running(struct sched *s, unsigned p)
 bool cr_hand_to_idle(struct sched *s, unsigned p, struct sched_vcpu *next, uint64_t now,
 		     sched_cpumask_t *kick)
 {
-	if (!cr_may_hand_to_idle(s, p, next))
+	/* Pinned to p: no other pCPU to look for (no set built). */
+	if (!cr_may_hand_to_idle(s, p, next) || cpumask_is_only(&next->affinity, p))
 		return false;
 	int idle = cr_find_idle(s, cpumask_without(sched_affinity(s, next), p));
 	if (idle < 0 || !sched_peek(s, (unsigned)idle))

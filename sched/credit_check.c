@@ -17,7 +17,7 @@ sched_cpumask_t cr_finish(struct sched *s, uint64_t now)
 			cr_heap_del(s, v);
 			cr_transfer(s, v, sched_least_loaded(s, sched_affinity(s, v)), now);
 			cr_enqueue(s, v);
-			k = cpumask_or(k, cr_tickle(s, v));
+			k = cr_with_kick(k, cr_tickle(s, v));
 		}
 	}
 	cr_rw_flush(s, now);

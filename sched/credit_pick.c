@@ -195,7 +195,7 @@ struct sched_pick cr_pick_next(struct sched *s, unsigned p, uint64_t now)
 		r.run_until = now + 1;
 	pc->armed = r.run_until;
 	/* Work queued anywhere that an idle pCPU could run: kick that one to steal. */
-	if (!cpumask_empty(cr_idle_mask(s)) && !cpumask_empty(cr_move_mask(s)))
+	if (cr_idle_any_but(s, SCHED_MAX_PCPUS) && cr_move_any(s))
 		r.kick = cpumask_or(r.kick, cr_kick_idle_for_work(s));
 	cpumask_clear(&r.kick, p);
 	return r;

@@ -219,6 +219,22 @@ static inline sched_cpumask_t cr_pin_mask(const struct sched *s)
 	return cpumask_load(&cs(s)->pin_mask);
 }
 
+/* Whether any pCPU is idle / has movable work queued, besides pCPU `but` (SCHED_MAX_PCPUS:
+ * none excepted): the first word alone on a one-word instance (sched_one_word). */
+static inline bool cr_idle_any_but(const struct sched *s, unsigned but)
+{
+	if (sched_one_word(s))
+		return __atomic_load_n(&cs(s)->idle_mask.w[0], __ATOMIC_RELAXED) &
+		       ~(but < 64 ? 1ull << but : 0);
+	return !cpumask_empty(cpumask_without(cr_idle_mask(s), but));
+}
+static inline bool cr_move_any(const struct sched *s)
+{
+	if (sched_one_word(s))
+		return __atomic_load_n(&cs(s)->move_mask.w[0], __ATOMIC_RELAXED);
+	return !cpumask_empty(cr_move_mask(s));
+}
+
 /* An idle pCPU (no current vCPU, nothing queued) of `mask`, the lowest, or -1. */
 static inline int cr_find_idle(const struct sched *s, sched_cpumask_t mask)
 {
@@ -235,8 +251,7 @@ static inline bool cr_may_balance(const struct sched *s, const struct sched_pcpu
 static inline bool cr_may_hand_to_idle(const struct sched *s, unsigned p,
 				       const struct sched_vcpu *next)
 {
-	return s->pcpu[p].nr_queued && next->prio != SCHED_PRI_BOOST &&
-	       !cpumask_empty(cpumask_without(cr_idle_mask(s), p));
+	return s->pcpu[p].nr_queued && next->prio != SCHED_PRI_BOOST && cr_idle_any_but(s, p);
 }
 
 /* credit.c: run queues, charging */
@@ -321,7 +336,14 @@ sched_cpumask_t cr_finish(struct sched *s, uint64_t now);
 unsigned cr_audit(const struct sched *s, sched_print_fn pr, void *arg);
 
 /* credit_balance.c: between pCPUs */
-sched_cpumask_t cr_tickle(struct sched *s, struct sched_vcpu *v);
+int cr_tickle(struct sched *s, struct sched_vcpu *v);
+/* k with pCPU q (cr_tickle's answer; -1: k as it is). */
+static inline sched_cpumask_t cr_with_kick(sched_cpumask_t k, int q)
+{
+	if (q >= 0)
+		cpumask_set(&k, (unsigned)q);
+	return k;
+}
 unsigned cr_off_pinned(struct sched *s, struct sched_vcpu *v, unsigned p);
 void cr_sleep_off_narrow(struct sched *s, struct sched_vcpu *v, uint64_t now);
 unsigned cr_wake_beside_ahead(struct sched *s, struct sched_vcpu *v, unsigned p, uint64_t now);

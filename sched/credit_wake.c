@@ -64,7 +64,7 @@ static sched_cpumask_t wake_body(struct sched *s, struct sched_vcpu *v, uint64_t
 		cr_heap_del(s, v);
 		boost(s, v, now);
 		cr_enqueue(s, v);
-		return cpumask_or(kick, cr_tickle(s, v));
+		return cr_with_kick(kick, cr_tickle(s, v));
 	case SCHED_VS_PARKED:
 		cr_vclock_advance(s, v->pcpu, now);
 		if (!may_boost(s, v, flags, now))
@@ -72,7 +72,7 @@ static sched_cpumask_t wake_body(struct sched *s, struct sched_vcpu *v, uint64_t
 		cr_unpark(s, v, now);
 		boost(s, v, now);
 		cr_enqueue(s, v);
-		return cpumask_or(kick, cr_tickle(s, v));
+		return cr_with_kick(kick, cr_tickle(s, v));
 	default:
 		break;
 	}
@@ -80,10 +80,12 @@ static sched_cpumask_t wake_body(struct sched *s, struct sched_vcpu *v, uint64_t
 	/* BLOCKED: place it, restore its earning state, then boost, park or queue it. */
 	v->c.wakes++;
 	sched_add(&v->dom->c.wakes, 1);
-	sched_cpumask_t aff = sched_affinity(s, v);
 	unsigned target = v->pcpu;
-	/* Allowed on its own pCPU alone (pinned): nowhere else to look. */
-	if (!cpumask_equal(aff, cpumask_of(target)) &&
+	/* Allowed on its own pCPU alone (pinned): nowhere else to look (its affinity as set
+	 * tells it at once; sched_affinity's words only for the others). */
+	bool pinned = cpumask_is_only(&v->affinity, target);
+	sched_cpumask_t aff = pinned ? cpumask_of(target) : sched_affinity(s, v);
+	if (!pinned && !cpumask_equal(aff, cpumask_of(target)) &&
 	    (!cpumask_test(aff, target) || s->pcpu[target].curr || s->pcpu[target].nr_queued)) {
 		/* Another pCPU is taken only with its lock: an idle one (a hint) waited for in
 		 * the lock order or tried, the others (cr_off_pinned, cr_wake_beside_ahead)
@@ -130,7 +132,7 @@ static sched_cpumask_t wake_body(struct sched *s, struct sched_vcpu *v, uint64_t
 		SCHED_PUT(v->prio,
 			  (uint8_t)SCHED_PRI_UNDER); /* cr_enqueue() sets UNDER/OVER from credit */
 	cr_enqueue(s, v);
-	return cpumask_or(kick, cr_tickle(s, v));
+	return cr_with_kick(kick, cr_tickle(s, v));
 }
 
 /* Puts a vCPU that stopped being runnable into its sleeping earning state. */

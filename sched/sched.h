@@ -1,4 +1,4 @@
-/* sliver scheduler interface: one ops table, two policies (credit, rr).
+/* sliver scheduler interface: one ops table, four policies (credit, credit1, eevdf, rr).
  *
  * Storage: the caller owns every object. `struct sched` (one instance, static), one
  * `struct sched_dom` per domain and one `struct sched_vcpu` per vCPU, embedded in the
@@ -365,6 +365,14 @@ uint64_t sched_charge_for(struct sched *s, struct sched_vcpu *runner, struct sch
  * (pick_next, wake and sleep already include pending kicks in what they return.) */
 static inline sched_cpumask_t sched_take_kicks(struct sched *s)
 {
+	/* Up to 64 pCPUs every kick is in the first word (sched_one_word): one load when none
+	 * waits, as every call asks. */
+	if (s->nr_pcpus <= 64) {
+		sched_cpumask_t k = cpumask_none();
+		if (__atomic_load_n(&s->kick_pending.w[0], __ATOMIC_RELAXED))
+			k.w[0] = __atomic_exchange_n(&s->kick_pending.w[0], 0, __ATOMIC_RELAXED);
+		return k;
+	}
 	return cpumask_take(&s->kick_pending);
 }
 

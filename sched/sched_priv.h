@@ -138,14 +138,34 @@ static inline sched_cpumask_t sched_affinity(const struct sched *s, const struct
 	return cpumask_empty(m) ? all : m;
 }
 
+/* The instance's pCPUs fit in the first word of a set: every set it keeps (affinities cut to
+ * its pCPUs, kicks, summaries) has bits there only, and the questions asked on every call
+ * read that word alone (the other three are known empty): the cost of the one-word sets on
+ * a box of up to 64 pCPUs, the four words past that. */
+static inline bool sched_one_word(const struct sched *s)
+{
+	return s->nr_pcpus <= 64;
+}
+
+/* sched_affinity's first word, for a one-word instance. */
+static inline uint64_t sched_affinity_w0(const struct sched *s, const struct sched_vcpu *v)
+{
+	uint64_t all = s->all_pcpus.w[0], m = v->affinity.w[0] & all;
+	return m ? m : all;
+}
+
 static inline bool sched_allowed(const struct sched *s, const struct sched_vcpu *v, unsigned p)
 {
+	if (sched_one_word(s))
+		return p < 64 && (sched_affinity_w0(s, v) >> p & 1);
 	return cpumask_test(sched_affinity(s, v), p);
 }
 
 /* v may run on pCPU p (< nr_pcpus) only: sched_affinity(s, v) is {p}. */
 static inline bool sched_pinned(const struct sched *s, const struct sched_vcpu *v, unsigned p)
 {
+	if (sched_one_word(s))
+		return sched_affinity_w0(s, v) == 1ull << (p % 64);
 	uint64_t mine = 0, other = 0;
 	CPUMASK_EACH_WORD(i)
 	{
