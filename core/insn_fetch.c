@@ -50,3 +50,12 @@ int insn_fetch(struct vcpu *v, uint8_t *buf, bool *long64, char *why, size_t wl)
 	}
 	return n;
 }
+
+void insn_hex(const uint8_t *b, int n, char out[INSN_HEX_LEN])
+{
+	unsigned k = 0;
+	out[0] = '\0';
+	for (int i = 0; i < n && i < 8; i++)
+		k += (unsigned)fmt_snprintf(out + k, INSN_HEX_LEN - k, "%s%02x", i ? " " : "",
+					    b[i]);
+}

@@ -14,4 +14,8 @@ struct vcpu;
  * short count means a later page failed: the decoder says whether it needed more. */
 int insn_fetch(struct vcpu *v, uint8_t *buf, bool *long64, char *why, size_t wl);
 
+/* The first (up to 8) of n fetched bytes as hex, "0f 01 c1", for a domain's crash line. */
+#define INSN_HEX_LEN (3 * 8)
+void insn_hex(const uint8_t *b, int n, char out[INSN_HEX_LEN]);
+
 #endif

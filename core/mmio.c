@@ -23,11 +23,8 @@ bool mmio_emulate(struct vcpu *v, uint64_t gpa, const struct mmio_ops *ops, cons
 	struct insn_mov in;
 	const char *bad = insn_mov_decode(b, (unsigned)n, long64, &in);
 	if (bad) {
-		char hex[3 * INSN_MAX_LEN + 1];
-		unsigned k = 0;
-		for (int i = 0; i < n && i < 8; i++)
-			k += (unsigned)fmt_snprintf(hex + k, sizeof hex - k, "%s%02x", i ? " " : "",
-						    b[i]);
+		char hex[INSN_HEX_LEN];
+		insn_hex(b, n, hex);
 		domain_crash(v->dom, v, "%s access at 0x%lx by [%s]: %s", what, (unsigned long)gpa,
 			     hex, bad);
 		return false;

@@ -267,11 +267,8 @@ bool vlapic_mmio(struct vcpu *v, struct hv_exit *e)
 	if (!bad && in.size != 4 && !unassigned)
 		bad = "not a 32-bit access (APIC registers are 32-bit)";
 	if (bad) {
-		char hex[3 * INSN_MAX_LEN + 1];
-		unsigned k = 0;
-		for (int i = 0; i < n && i < 8; i++)
-			k += (unsigned)fmt_snprintf(hex + k, sizeof hex - k, "%s%02x", i ? " " : "",
-						    b[i]);
+		char hex[INSN_HEX_LEN];
+		insn_hex(b, n, hex);
 		domain_crash(v->dom, v, "LAPIC access at 0x%lx by [%s]: %s",
 			     (unsigned long)e->ept.gpa, hex, bad);
 		return true;
