@@ -409,8 +409,7 @@ static struct sched_pick c1_pick_next(struct sched *s, unsigned p, uint64_t now)
 		cpumask_set_atomic(&C1S(s)->idlers, p);
 	cp->slice_end = now + C1S(s)->tslice_ns; /* 3.0.4:1204, schedule.c:569 */
 	if (prev && prev != next && prev->state == SCHED_VS_RUNNABLE) {
-		prev->c.preempts++;
-		sched_add(&prev->dom->c.preempts, 1);
+		sched_note_preempt(prev);
 	}
 	if (next) {
 		SCHED_PUT(next->state, (uint8_t)SCHED_VS_RUNNING);

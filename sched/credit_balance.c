@@ -484,9 +484,10 @@ sched_cpumask_t cr_pull_running(struct sched *s, unsigned p)
 /* `next`, just taken off p's queue, is movable and p has other work queued: if an idle pCPU
  * of its affinity exists, send it there (queued, that pCPU kicked) instead of running it
  * here, so that nothing runnable waits behind p's (pinned) queue while an allowed pCPU
- * idles. Not a boost (10): it keeps its lag and priority. */
-bool cr_hand_to_idle(struct sched *s, unsigned p, struct sched_vcpu *next, uint64_t now,
-		     sched_cpumask_t *kick)
+ * idles. Not a boost (10): it keeps its lag and priority. `preempted`: it is the vCPU p
+ * just descheduled, whose preemption is counted before another pCPU can run it. */
+bool cr_hand_to_idle(struct sched *s, unsigned p, struct sched_vcpu *next, bool preempted,
+		     uint64_t now, sched_cpumask_t *kick)
 {
 	/* Pinned to p: no other pCPU to look for (no set built). */
 	if (!cr_may_hand_to_idle(s, p, next) || cpumask_is_only(&next->affinity, p))
@@ -494,6 +495,8 @@ bool cr_hand_to_idle(struct sched *s, unsigned p, struct sched_vcpu *next, uint6
 	int idle = cr_find_idle(s, cpumask_without(sched_affinity(s, next), p));
 	if (idle < 0 || !sched_peek(s, (unsigned)idle))
 		return false;
+	if (preempted) /* it ran here until this pick */
+		sched_note_preempt(next);
 	cr_transfer(s, next, (unsigned)idle, now);
 	cr_enqueue(s, next);
 	cpumask_set(kick, (unsigned)idle);

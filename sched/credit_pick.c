@@ -10,7 +10,8 @@ static uint64_t slice_of(const struct sched *s, const struct sched_vcpu *v)
 }
 
 /* Charges the current vCPU and decides whether it keeps the pCPU. Returns it when it does;
- * otherwise it was requeued (*requeued set), parked, moved or had blocked. */
+ * otherwise it was requeued here (*requeued set), parked, moved or had blocked. A move
+ * counts its preemption here; a requeued one is counted by the pick once it knows. */
 static struct sched_vcpu *decide_current(struct sched *s, unsigned p, uint64_t now,
 					 struct sched_pick *r, bool *requeued,
 					 uint64_t *ratelimit_until)
@@ -22,6 +23,7 @@ static struct sched_vcpu *decide_current(struct sched *s, unsigned p, uint64_t n
 		return NULL;
 	cr_charge(s, cur, now);
 	if (cv(cur)->flags & F_MOVE) {
+		sched_note_preempt(cur);
 		r->kick = cpumask_or(r->kick, cr_move_away(s, cur, now));
 		return NULL;
 	}
@@ -31,6 +33,7 @@ static struct sched_vcpu *decide_current(struct sched *s, unsigned p, uint64_t n
 		int idle = cr_find_idle(s, cpumask_without(sched_affinity(s, cur), p));
 		if (idle >= 0 && pc->nr_queued && cur->prio != SCHED_PRI_BOOST &&
 		    sched_peek(s, (unsigned)idle)) {
+			sched_note_preempt(cur);
 			SCHED_PUT(cur->state, (uint8_t)SCHED_VS_BLOCKED);
 			cr_transfer(s, cur, (unsigned)idle, now);
 			cr_enqueue(s, cur);
@@ -128,7 +131,9 @@ struct sched_pick cr_pick_next(struct sched *s, unsigned p, uint64_t now)
 		if (next) {
 			cr_heap_del_quiet(s, next);
 			if (cr_may_hand_to_idle(s, p, next) &&
-			    cr_hand_to_idle(s, p, next, now, &r.kick)) {
+			    cr_hand_to_idle(s, p, next, requeued && next == cur, now, &r.kick)) {
+				if (next == cur)
+					requeued = false; /* counted, and no longer p's */
 				next = NULL;
 				continue;
 			}
@@ -139,9 +144,14 @@ struct sched_pick cr_pick_next(struct sched *s, unsigned p, uint64_t now)
 		if (capped(next) && !cr_take_lease(s, next, now)) {
 			SCHED_PUT(next->state, (uint8_t)SCHED_VS_BLOCKED);
 			cr_park(s, next, now);
+			if (next == cur)
+				requeued = false; /* parked: not a preemption */
 			next = NULL;
 		}
 	}
+	/* Before the balance below may hand cur to another pCPU. */
+	if (requeued && next != cur)
+		sched_note_preempt(cur);
 	if (new_slice && next && cr_may_balance(s, pc))
 		r.kick =
 			cpumask_or(r.kick, cr_balance_push(s, p, next, requeued ? cur : NULL, now));
@@ -159,10 +169,6 @@ struct sched_pick cr_pick_next(struct sched *s, unsigned p, uint64_t now)
 			next->c.switches++;
 			sched_add(&next->dom->c.switches, 1);
 			cv(next)->run_start = now;
-			if (cur && cur->state == SCHED_VS_RUNNABLE) {
-				cur->c.preempts++;
-				sched_add(&cur->dom->c.preempts, 1);
-			}
 			sched_trace_ev(s, p, now, SCHED_EV_SWITCH, next,
 				       cur ? (int64_t)cur->dom->id : -1);
 		}

@@ -354,8 +354,8 @@ sched_cpumask_t cr_balance_push(struct sched *s, unsigned p, struct sched_vcpu *
 				struct sched_vcpu *prev, uint64_t now);
 sched_cpumask_t cr_kick_idle_for_work(struct sched *s);
 sched_cpumask_t cr_pull_running(struct sched *s, unsigned p);
-bool cr_hand_to_idle(struct sched *s, unsigned p, struct sched_vcpu *next, uint64_t now,
-		     sched_cpumask_t *kick);
+bool cr_hand_to_idle(struct sched *s, unsigned p, struct sched_vcpu *next, bool preempted,
+		     uint64_t now, sched_cpumask_t *kick);
 
 /* ---- inline: on the path of every wake and pick (credit_vt.c has the rest) ------------ */
 

@@ -198,13 +198,12 @@ static struct sched_pick eevdf_pick_next(struct sched *s, unsigned p, uint64_t n
 	unsigned to = cur && !sched_allowed(s, cur, p) ? eevdf_select_cpu(s, cur) : p;
 	if (to != p && sched_peer(s, to)) { /* affinity changed while it ran (the door
 					     * made this pick take every lock) */
+		sched_note_preempt(cur);
 		eevdf_dequeue(s, cur);
 		eevdf_move(s, cur, to, now);
 		eevdf_update_curr(s, cur->pcpu, now);
 		eevdf_enqueue(s, cur, false);
 		r.kick = cpumask_or(r.kick, eevdf_check_preempt(s, cur));
-		cur->c.preempts++;
-		sched_add(&cur->dom->c.preempts, 1);
 		cur = NULL;
 	}
 	if (cur && !eevdf_bw_runnable(s, cur, now)) { /* check_cfs_rq_runtime, fair.c:6097 */
@@ -218,8 +217,7 @@ static struct sched_pick eevdf_pick_next(struct sched *s, unsigned p, uint64_t n
 		next = pick_next_entity(s, p);
 		if (cur && next != cur) { /* put_prev_entity: back in the queue, lag intact */
 			eevdf_queue_add(s, cur);
-			cur->c.preempts++;
-			sched_add(&cur->dom->c.preempts, 1);
+			sched_note_preempt(cur);
 		}
 		/* A re-picked current keeps its stash: pick_next_task_fair only calls
 		 * set_next_entity for a new one. */

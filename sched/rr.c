@@ -307,8 +307,7 @@ static struct sched_pick rr_pick(struct sched *s, unsigned p, uint64_t now)
 			return r;
 		}
 		rv(cur)->flags &= (uint8_t)~RR_YIELD;
-		cur->c.preempts++;
-		sched_add(&cur->dom->c.preempts, 1);
+		sched_note_preempt(cur);
 		if (allowed) {
 			SCHED_PUT(cur->state, (uint8_t)SCHED_VS_RUNNABLE);
 			rr_enqueue(s, pc, cur);

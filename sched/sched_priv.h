@@ -119,6 +119,14 @@ static inline void sched_add(uint64_t *c, uint64_t n)
 	__atomic_fetch_add(c, n, __ATOMIC_RELAXED);
 }
 
+/* v was descheduled while still runnable. Counted by the pCPU that descheduled it, before
+ * any other pCPU can take v (its counters are then that pCPU's to write). */
+static inline void sched_note_preempt(struct sched_vcpu *v)
+{
+	v->c.preempts++;
+	sched_add(&v->dom->c.preempts, 1);
+}
+
 /* The instance's FIFO tie-breaker: unique across pCPUs. */
 static inline uint64_t sched_next_seq(struct sched *s)
 {
