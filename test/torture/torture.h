@@ -86,6 +86,6 @@ void audit(void);			   /* sd_audit with the lost-wake check, every rq held */
 void check_run_time(uint64_t t_end);	   /* every pCPU stopped: charged = ran, to the ns */
 void check_run_time_now(unsigned step_no); /* serial mode, at this instant */
 void lost_wake_snapshot(void);		   /* before the last second (nothing blocks in it) */
-void lost_wake_check(void);		   /* after it: every runnable vCPU ran */
+bool lost_wake_check(bool report);	   /* after it: every runnable vCPU ran */
 
 #endif
