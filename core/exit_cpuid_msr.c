@@ -201,10 +201,12 @@ static enum exit_action msr_unknown(struct vcpu *v, struct hv_exit *e, bool writ
  * CPUID says, and guests use them unasked (kvm-unit-tests' pmu_init reads them at start):
  * they read 0 and writes are dropped, as KVM does without a PMU (arch/x86/kvm/x86.c,
  * kvm_get_msr_common / kvm_set_msr_common, MSR_K7_EVNTSEL0 ... MSR_K7_PERFCTR3). Nothing
- * counts: RDPMC stays #GP. */
+ * counts: RDPMC stays #GP. The same for the interrupt-pending message MSR (0 = no C1E),
+ * which Linux reads unchecked on the family 0xF models of AMD erratum 400 (QEMU's qemu64). */
 static bool amd_legacy_pmc(uint32_t index)
 {
-	return index >= MSR_K7_EVNTSEL0 && index <= MSR_K7_PERFCTR3 &&
+	return ((index >= MSR_K7_EVNTSEL0 && index <= MSR_K7_PERFCTR3) ||
+		index == MSR_K8_INT_PENDING_MSG) &&
 	       cpuid(0, 0).ebx == 0x68747541u; /* "Auth" of AuthenticAMD */
 }
 

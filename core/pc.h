@@ -100,6 +100,10 @@ const char *pc_load_mods(struct domain *d, const void *img, size_t len, void *me
 void pc_write_memory(struct domain *d, const struct mb1_mod *mods, const uint32_t *start,
 		     unsigned nmods, uint32_t entry);
 void domain_pc_reload(struct domain *d);
+/* linux_load.c: checks (mem NULL) or loads a boot=linux domain's kernel, initrd, command
+ * line and zero page (core/linuxboot.h). */
+const char *linux_domain_load(struct domain *d, const void *img, size_t len, void *mem,
+			      uint32_t *entry, char *why, size_t wl);
 /* domain_load.c: checks (mem NULL) or loads a module's image as its boot= says (clean: mem is
  * zeroed already, an ELF's bss is not zeroed again). */
 const char *domain_image_load(struct domain *d, const void *img, size_t len, void *mem,

@@ -121,6 +121,7 @@ struct domain {
 	uint16_t real_cs, real_ip; /* boot=real: the entry */
 	uint16_t fwcfg_sel;	   /* fw_cfg selector (exit_pc.c) */
 	uint32_t fwcfg_off;	   /* fw_cfg data offset */
+	uint16_t pm1_en;	   /* PM1a_EN as written (exit_pc.c; nothing raises an event) */
 	/* Counters (atomic adds: several vCPUs may count at once). */
 	uint64_t exits[HV_NR_EXIT_REASONS];
 	uint64_t hypercalls, io_exits, io_other, events_sent, events_received, wakes;
