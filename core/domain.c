@@ -508,6 +508,7 @@ static void apply_evt_allow(struct domain *d)
 void domain_start(struct domain *d)
 {
 	apply_evt_allow(d);
+	d->start_ns = now_ns();
 	/* A vCPU that waits for the virtual LAPIC's SIPI starts blocked. */
 	for (unsigned i = 0; i < d->nr_vcpus; i++)
 		sd_start(&d->vcpu[i]->s, vlapic_waiting(d->vcpu[i]));

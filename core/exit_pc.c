@@ -106,7 +106,9 @@ bool exit_pc_io(struct vcpu *v, uint16_t port, unsigned size, bool in, uint64_t 
 		} else if (in) {
 			*val = port == PC_PORT_PM1A_CNT ? PM1_CNT_SCI_EN : 0;
 		} else if ((cnt & PM1_CNT_SLP_EN) && PM1_CNT_SLP_TYP(cnt) == PC_S5_SLP_TYP) {
-			printk("sliver: d%u ACPI S5: powered off\n", d->id);
+			uint64_t us = (now_ns() - d->start_ns) / 1000;
+			printk("sliver: d%u ACPI S5: powered off %lu.%03lu ms after its start\n",
+			       d->id, (unsigned long)(us / 1000), (unsigned long)(us % 1000));
 			domain_exit_status(d, 0);
 			*act = ACT_DEAD;
 		} else {

@@ -23,7 +23,8 @@ const char *linux_domain_load(struct domain *d, const void *img, size_t len, voi
 		    strcmp(owner, d->name))
 			continue;
 		if (rd) {
-			fmt_snprintf(why, wl, "two initrd modules (" LINUX_INITRD_KEY "=%s): one only",
+			fmt_snprintf(why, wl,
+				     "two initrd modules (" LINUX_INITRD_KEY "=%s): one only",
 				     d->name);
 			return why;
 		}

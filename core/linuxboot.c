@@ -41,8 +41,7 @@ static void wr64(uint8_t *p, uint64_t v)
 	memcpy(p, &v, 8);
 }
 
-const char *linux_check(const void *img, size_t len, struct linux_image *li, char *why,
-			size_t wl)
+const char *linux_check(const void *img, size_t len, struct linux_image *li, char *why, size_t wl)
 {
 	const uint8_t *p = img;
 	if (len < LBP_INIT_SIZE + 4)
@@ -81,7 +80,8 @@ const char *linux_place(const struct linux_image *li, size_t initrd_len, uint64_
 	if ((uint64_t)LINUX_KERNEL_GPA + li->pm_len > end)
 		end = LINUX_KERNEL_GPA + (uint64_t)li->pm_len;
 	if (end > mem_size)
-		FAIL("kernel does not fit: it needs memory up to 0x%llx (init_size 0x%x at 0x%llx), "
+		FAIL("kernel does not fit: it needs memory up to 0x%llx (init_size 0x%x at "
+		     "0x%llx), "
 		     "mem is 0x%llx",
 		     (unsigned long long)end, li->init_size, (unsigned long long)out,
 		     (unsigned long long)mem_size);
@@ -135,8 +135,8 @@ const char *linux_load(const void *img, size_t len, const void *initrd, size_t i
 	memcpy(m + LINUX_KERNEL_GPA, p + li.pm_offset, li.pm_len);
 	if (initrd_len)
 		memcpy(m + initrd_at, initrd, initrd_len);
-	size_t cl_max = li.cmdline_size < LINUX_CMDLINE_MAX - 1 ? li.cmdline_size
-								 : LINUX_CMDLINE_MAX - 1;
+	size_t cl_max =
+		li.cmdline_size < LINUX_CMDLINE_MAX - 1 ? li.cmdline_size : LINUX_CMDLINE_MAX - 1;
 	size_t cl_len = strlen(cmdline);
 	if (cl_len > cl_max)
 		cl_len = cl_max;

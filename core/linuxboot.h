@@ -22,7 +22,7 @@
 #define LINUX_CMDLINE_GPA 0x20000u
 #define LINUX_CMDLINE_MAX 0x1000u
 #define LINUX_KERNEL_GPA  0x100000u
-#define LINUX_MIN_VERSION 0x20a /* 2.10: init_size, pref_address, kernel_alignment */
+#define LINUX_MIN_VERSION 0x20a	      /* 2.10: init_size, pref_address, kernel_alignment */
 #define LINUX_INITRD_KEY  "initrd_of" /* the module that is a boot=linux domain's initrd */
 
 /* boot.rst's "The real-mode kernel header" and "The zero page", offsets in struct
@@ -63,8 +63,7 @@ struct linux_image {
 
 /* Checks a bzImage: its length, the boot flag 0xAA55, "HdrS", protocol 2.10 or later,
  * LOADED_HIGH, sizes that fit in the file. NULL, or the reason in why[]. */
-const char *linux_check(const void *img, size_t len, struct linux_image *li, char *why,
-			size_t wl);
+const char *linux_check(const void *img, size_t len, struct linux_image *li, char *why, size_t wl);
 
 /* Places the kernel, its decompression buffer and an initrd of initrd_len bytes (0: none)
  * in mem_size bytes of RAM: *initrd_at gets the initrd's GPA. Refuses what does not fit

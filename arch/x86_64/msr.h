@@ -9,6 +9,7 @@
 #define MSR_IA32_TSC	       0x10
 #define MSR_IA32_APIC_BASE     0x1b
 #define MSR_IA32_TSC_ADJUST    0x3b
+#define MSR_IA32_BIOS_SIGN_ID  0x8b /* microcode update signature (SDM Vol. 4 2-2) */
 #define MSR_IA32_MTRRCAP       0xfe
 #define MSR_IA32_SYSENTER_CS   0x174
 #define MSR_IA32_MCG_CAP       0x179

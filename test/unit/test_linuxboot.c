@@ -108,7 +108,8 @@ static void test_place(void **state)
 	assert_null(linux_place(&li, 5000, 128u << 20, &at, why, sizeof why));
 	assert_int_equal(at, (128u << 20) - 0x2000);
 	/* An initrd that would overlap the decompression buffer. */
-	assert_non_null(linux_place(&li, (128u << 20) - 0x4000000, 128u << 20, &at, why, sizeof why));
+	assert_non_null(
+		linux_place(&li, (128u << 20) - 0x4000000, 128u << 20, &at, why, sizeof why));
 	assert_non_null(strstr(why, "initrd"));
 	/* initrd_addr_max caps it; memory above 4 GiB is never used for it. */
 	li.initrd_max = 0x5fffffff;
@@ -148,7 +149,8 @@ static void test_zero_page(void **state)
 	assert_memory_equal(m + rdat, rd, sizeof rd);
 	assert_int_equal(get64(zp + LBP_ACPI_RSDP), PC_ACPI_GPA);
 	assert_int_equal(zp[LBP_E820_ENTRIES], 3);
-	const uint64_t want[3][3] = {{0, 0x9f000, 1}, {0x9f000, 0x61000, 2}, {0x100000, mem - 0x100000, 1}};
+	const uint64_t want[3][3] = {
+		{0, 0x9f000, 1}, {0x9f000, 0x61000, 2}, {0x100000, mem - 0x100000, 1}};
 	for (unsigned i = 0; i < 3; i++) {
 		const uint8_t *e = zp + LBP_E820_TABLE + 20 * i;
 		assert_int_equal(get64(e), want[i][0]);
