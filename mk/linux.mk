@@ -39,7 +39,8 @@ e2e-linux_EXPECT = $(E2E_END) --reject 'crashed|refused|Kernel panic|BUG:|Oops|u
 e2e-linux_CHECK = @tools/linux-boot-time build/e2e/$@.log
 $(eval $(call e2e_twin,e2e-linux,$(BUILD)/linux-bios.iso,--cpus 2 --timeout 170))
 
-# 2 vCPUs (Linux starts the AP by INIT-SIPI-SIPI through the virtual LAPIC) and the
+# 2 vCPUs (Linux starts the AP by INIT-SIPI-SIPI through the virtual LAPIC), a reboot
+# through the 8042 into the same kernel (the RTC tells /init it is the second boot) and the
 # refusals, under QEMU/SVM only (Bochs runs two busy vCPUs at about 1.6x the wall time).
 e2e-linux-smp-svm: $(BUILD)/linux-smp-bios.iso
 	tools/e2e.sh $@ $(E2E_END) --reject 'crashed|Kernel panic|BUG:|Oops|unchecked MSR|Call Trace' \
@@ -50,6 +51,11 @@ e2e-linux-smp-svm: $(BUILD)/linux-smp-bios.iso
 	    --expect '^\(d1\) \[ *[0-9.]+\] smp: Brought up 1 node, 2 CPUs$$' \
 	    --expect '^\(d1\) linux-init: userspace up, uptime [0-9.]+ s, 2 cpus$$' \
 	    --expect '^\(d1\) linux-init: PASS$$' \
+	    --expect '^\(d1\) linux-init: RTC set to 2060, rebooting$$' \
+	    --expect '^sliver: d1 soft reset through the 8042 \(pulse\)$$' \
+	    --expect '^sliver: d1 firmware: boot again \(image reloaded\)$$' \
+	    --expect '^\(d1\) linux-init: booted again, RTC year 2060$$' \
+	    --reject 'linux-init: FAIL' \
 	    --expect '^sliver: d1 ACPI S5: powered off [0-9.]+ ms after its start$$' \
 	    --expect '^sliver: d1 exited status=0$$' \
 	    -- --emu qemu --icount --cpus 2 --timeout 170 $<

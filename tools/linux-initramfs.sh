@@ -3,7 +3,8 @@
 # at test time from Debian's busybox-static: /bin/busybox and an /init that prints the
 # marker on its console (ttyS0 through the kernel's console= word), the kernel's uptime at
 # that point, and powers off (busybox poweroff -f: the reboot system call, which the kernel
-# carries out through ACPI S5 when the DSDT has \_S5).
+# carries out through ACPI S5 when the DSDT has \_S5); with linux_reboot=1 on the kernel's
+# command line it first reboots once.
 set -euo pipefail
 out=$1
 bb=/bin/busybox
@@ -21,6 +22,21 @@ cat >"$dir/init" <<'INIT'
 /bin/busybox mount -t proc proc /proc
 /bin/busybox echo "linux-init: userspace up, uptime $(/bin/busybox cut -d' ' -f1 /proc/uptime) s, $(/bin/busybox grep -c ^processor /proc/cpuinfo) cpus"
 /bin/busybox echo "linux-init: PASS"
+# linux_reboot=1 on the kernel command line (the kernel hands unknown words to init as its
+# environment): reboot once, told apart by the RTC, which a PC keeps across a reset.
+if [ "$linux_reboot" = 1 ]; then
+	/bin/busybox mount -t devtmpfs dev /dev
+	# (Linux's rtc-cmos refuses years after 2069 without an ACPI 2.0 FADT century field.)
+	if [ "$(/bin/busybox date -u +%Y)" -lt 2060 ]; then
+		/bin/busybox date -u -s "2060-01-01 00:00:00" >/dev/null
+		if /bin/busybox hwclock -u -w; then
+			/bin/busybox echo "linux-init: RTC set to 2060, rebooting"
+			/bin/busybox reboot -f
+		fi
+		/bin/busybox echo "linux-init: FAIL: cannot set the RTC"
+	fi
+	/bin/busybox echo "linux-init: booted again, RTC year $(/bin/busybox date -u +%Y)"
+fi
 /bin/busybox poweroff -f
 INIT
 chmod 755 "$dir/init"
