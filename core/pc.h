@@ -71,9 +71,9 @@ struct pc_state {
 	/* System control port A (0x92), the Reset Control Register (0xCF9), the 8042. */
 	uint8_t port92, rcr;
 	uint8_t kbd_cmd, kbd_out, kbd_ccb, kbd_data;
-	bool kbd_obf;
-	uint32_t testdev_io;  /* pc-testdev's port 0xE0 */
-	uint8_t *testdev_mem; /* PC_TESTDEV_LEN bytes, allocated at the first access */
+	bool kbd_obf, kbd_aux; /* output buffer full; its byte is the AUX port's */
+	uint32_t testdev_io;   /* pc-testdev's port 0xE0 */
+	uint8_t *testdev_mem;  /* PC_TESTDEV_LEN bytes, allocated at the first access */
 	uint64_t resets;
 };
 
