@@ -17,6 +17,7 @@
 #include "core/evpolicy.h"
 #include "core/mm.h"
 #include "core/pc.h"
+#include "core/linuxboot.h"
 #include "core/pcboot.h"
 #include "core/scrub.h"
 #include "drivers/console.h"
@@ -202,10 +203,10 @@ static const char *module_words(struct domain *d, const char *cl, uint64_t *mem,
 	enum pc_boot boot = PC_BOOT_SLIVER;
 	if (cmdline_has(cl, "boot") &&
 	    (!cmdline_get(cl, "boot", val, sizeof val) || !pc_boot_parse(val, &boot)))
-		return "boot= must be sliver, mb1 or real";
+		return "boot= must be sliver, mb1, real or linux";
 	d->boot = (uint8_t)boot;
 	if (boot != PC_BOOT_SLIVER && *mem < (PC_MIN_MEM >> 20))
-		return "boot=mb1/real needs mem= of 2 MiB or more";
+		return "boot=mb1/real/linux needs mem= of 2 MiB or more";
 	uint64_t load = 0x7c00;
 	if (cmdline_has(cl, "load") &&
 	    (boot != PC_BOOT_REAL || !cmdline_get_u64(cl, "load", &load) || load > UINT32_MAX))
@@ -239,15 +240,15 @@ static void refuse_q(unsigned id, const struct boot_module *m, const char *why)
 		refuse(id, m, why);
 }
 
-/* The boot=mb1 module (boot index) named name, or -1. Its name as domain_create gives it:
- * name=, else default_name_of with its id (boot index + 1, core/vmm.c). */
-static int mb1_owner(const char *name)
+/* The boot=<boot> module (boot index) named name, or -1. Its name as domain_create gives
+ * it: name=, else default_name_of with its id (boot index + 1, core/vmm.c). */
+static int mod_owner(const char *name, const char *boot)
 {
 	char val[32];
 	for (unsigned j = 0; j < boot_info.nr_modules; j++) {
 		const char *cl = boot_info.modules[j].cmdline;
-		if (cmdline_has(cl, MB1_MOD_KEY) || !cmdline_get(cl, "boot", val, sizeof val) ||
-		    strcmp(val, "mb1"))
+		if (cmdline_has(cl, MB1_MOD_KEY) || cmdline_has(cl, LINUX_INITRD_KEY) ||
+		    !cmdline_get(cl, "boot", val, sizeof val) || strcmp(val, boot))
 			continue;
 		if (!cmdline_get(cl, "name", val, sizeof val))
 			default_name_of(val, j + 1, cl);
@@ -257,18 +258,22 @@ static int mb1_owner(const char *name)
 	return -1;
 }
 
-/* A module with mb1.module_of=<name> is no domain: it belongs to that boot=mb1 domain,
- * which loads it (mb1_mods_load). A line when it names none. */
+/* A module with mb1.module_of=<name> (initrd_of=<name>) is no domain: it belongs to that
+ * boot=mb1 (boot=linux) domain, which loads it (pc_load_mods, linux_domain_load). A line
+ * when it names none. */
 static void mb1_module_check(unsigned id, const struct boot_module *m, char *why, size_t wl)
 {
 	char owner[32];
-	if (!cmdline_get(m->cmdline, MB1_MOD_KEY, owner, sizeof owner) || !owner[0]) {
-		refuse_q(id, m,
-			 MB1_MOD_KEY "= must be the name of a boot=mb1 domain (1-31 characters)");
+	bool lx = !cmdline_has(m->cmdline, MB1_MOD_KEY);
+	const char *key = lx ? LINUX_INITRD_KEY : MB1_MOD_KEY, *boot = lx ? "linux" : "mb1";
+	if (!cmdline_get(m->cmdline, key, owner, sizeof owner) || !owner[0]) {
+		fmt_snprintf(why, wl, "%s= must be the name of a boot=%s domain (1-31 characters)",
+			     key, boot);
+		refuse_q(id, m, why);
 		return;
 	}
-	if (mb1_owner(owner) < 0) {
-		fmt_snprintf(why, wl, MB1_MOD_KEY "=%s names no boot=mb1 module", owner);
+	if (mod_owner(owner, boot) < 0) {
+		fmt_snprintf(why, wl, "%s=%s names no boot=%s module", key, owner, boot);
 		refuse_q(id, m, why);
 	}
 }
@@ -286,7 +291,8 @@ struct domain *domain_create_mem(unsigned id, const struct boot_module *m, uint6
 				 uint64_t mem_bytes)
 {
 	char why[160];
-	if (cmdline_has(m->cmdline, MB1_MOD_KEY)) { /* a boot=mb1 domain's module: no id */
+	if (cmdline_has(m->cmdline, MB1_MOD_KEY) || /* a boot=mb1|linux domain's module: no id */
+	    cmdline_has(m->cmdline, LINUX_INITRD_KEY)) {
 		mb1_module_check(id, m, why, sizeof why);
 		return NULL;
 	}
@@ -502,6 +508,7 @@ static void apply_evt_allow(struct domain *d)
 void domain_start(struct domain *d)
 {
 	apply_evt_allow(d);
+	d->start_ns = now_ns();
 	/* A vCPU that waits for the virtual LAPIC's SIPI starts blocked. */
 	for (unsigned i = 0; i < d->nr_vcpus; i++)
 		sd_start(&d->vcpu[i]->s, vlapic_waiting(d->vcpu[i]));

@@ -4,6 +4,7 @@
  * the creation's steps so that each file has one job. */
 #include "core/domain_priv.h"
 #include "arch/x86_64/tsc.h"
+#include "core/pc.h"
 #include "core/pcboot.h"
 #include "lib/string.h"
 
@@ -41,6 +42,10 @@ const char *domain_image_load(struct domain *d, const void *img, size_t len, voi
 		err = mb1_load(img, len, mem, d->mem_bytes, &entry, why, wl);
 		info->entry = entry;
 		return err;
+	case PC_BOOT_LINUX:
+		err = linux_domain_load(d, img, len, mem, &entry, why, wl);
+		info->entry = entry;
+		return err;
 	case PC_BOOT_REAL:
 		err = real_load(img, len, mem, d->mem_bytes, d->real_load, &d->real_cs, &d->real_ip,
 				why, wl);
@@ -63,5 +68,7 @@ const char *domain_image_kind(const struct domain *d, const struct elf_image_inf
 		return "multiboot1";
 	if (d->boot == PC_BOOT_REAL)
 		return "real-mode";
+	if (d->boot == PC_BOOT_LINUX)
+		return "Linux bzImage";
 	return info->is64 ? "64-bit ELF" : "32-bit ELF";
 }

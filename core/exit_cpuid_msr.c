@@ -53,11 +53,18 @@ static struct cpuid_regs cpuid_filter(const struct vcpu *v, uint32_t leaf, uint3
 		if (v->dom->lapic)
 			r.edx = v->id;
 		return r;
+	case 0x15: /* TSC = crystal (ECX, Hz) * EBX / EAX: the rate sliver measured against
+		    * the PIT, which the guest's TSC runs at (the host's leaf is meaningless in
+		    * an emulator: Bochs says 3.5 GHz for a 50 MHz TSC; Linux trusts it) */
+		if (tsc_hz <= UINT32_MAX)
+			return (struct cpuid_regs){1, 1, (uint32_t)tsc_hz, 0};
+		return (struct cpuid_regs){1, (uint32_t)((tsc_hz + 500000) / 1000000), 1000000, 0};
+	case 0x16: /* base and maximum frequency in MHz (the TSC's), no bus frequency */
+		return (struct cpuid_regs){(uint32_t)((tsc_hz + 500000) / 1000000),
+					   (uint32_t)((tsc_hz + 500000) / 1000000), 0, 0};
 	case 0:
 	case 2:
 	case 4:
-	case 0x15:
-	case 0x16: /* TSC and core frequency */
 	case 0x80000000u:
 	case 0x80000002u:
 	case 0x80000003u:
@@ -201,10 +208,12 @@ static enum exit_action msr_unknown(struct vcpu *v, struct hv_exit *e, bool writ
  * CPUID says, and guests use them unasked (kvm-unit-tests' pmu_init reads them at start):
  * they read 0 and writes are dropped, as KVM does without a PMU (arch/x86/kvm/x86.c,
  * kvm_get_msr_common / kvm_set_msr_common, MSR_K7_EVNTSEL0 ... MSR_K7_PERFCTR3). Nothing
- * counts: RDPMC stays #GP. */
+ * counts: RDPMC stays #GP. The same for the interrupt-pending message MSR (0 = no C1E),
+ * which Linux reads unchecked on the family 0xF models of AMD erratum 400 (QEMU's qemu64). */
 static bool amd_legacy_pmc(uint32_t index)
 {
-	return index >= MSR_K7_EVNTSEL0 && index <= MSR_K7_PERFCTR3 &&
+	return ((index >= MSR_K7_EVNTSEL0 && index <= MSR_K7_PERFCTR3) ||
+		index == MSR_K8_INT_PENDING_MSG) &&
 	       cpuid(0, 0).ebx == 0x68747541u; /* "Auth" of AuthenticAMD */
 }
 
@@ -244,6 +253,9 @@ enum exit_action exit_rdmsr(struct vcpu *v, struct hv_exit *e)
 		break;
 	case MSR_IA32_MTRRCAP:
 		val = 0; /* no variable or fixed ranges, no WC */
+		break;
+	case MSR_IA32_BIOS_SIGN_ID: /* microcode revision (bits 63:32), as KVM's default */
+		val = 1ull << 32;
 		break;
 	case MSR_IA32_MCG_CAP: /* MCA with zero banks, no MCG_CTL: every MCi_* MSR is #GP */
 	case MSR_IA32_MCG_STATUS:
@@ -303,6 +315,9 @@ enum exit_action exit_wrmsr(struct vcpu *v, struct hv_exit *e)
 		break;
 	case MSR_IA32_MCG_STATUS:
 		ok = val == 0; /* no machine check is ever in progress */
+		break;
+	case MSR_IA32_BIOS_SIGN_ID: /* Linux writes 0 before CPUID to read it: no effect */
+		ok = true;
 		break;
 	default: {
 		int r = hv_msr_write(h, e->msr.index, val); /* SWAPGS/SYSCALL MSRs */

@@ -1,16 +1,37 @@
 /* Port I/O. COM1 (0x3f8-0x3ff) is enough of a 16550 for polling output: THR writes go to
  * the domain console, the divisor latch, LCR, MCR and scratch registers keep what was
- * written. LSR says "transmitter empty" unless the vCPU's finished line waits for room in
- * the console's ring (core/dcon.c, backpressure): then it reads busy and the vCPU that
- * read it blocks until the drain has made room, and a THR write blocks until then and is
- * done again (no byte is lost). Port 0xE9 (the Bochs/QEMU debug port) writes to the
- * console too, with the same wait. The minimal PC's ports are exit_pc.c's. Every other port
- * reads all-ones and ignores writes; those are counted. String I/O is not emulated: the domain is
- * crashed with that reason. */
+ * written. A PC domain's COM1 also interrupts as a 16450 on a PC does (National PC16550D
+ * datasheet, "Interrupt Identification Register"): the THR-empty interrupt is pending when
+ * IER's ETBEI is set (0 -> 1 with THR empty) and after each THR write (the byte leaves at
+ * once), and cleared by the IIR read that reports it (IIR 0x02) or by clearing ETBEI; its
+ * line, gated by MCR OUT2 as on a PC, is ISA IRQ 4: the 8259's input 4 and IOAPIC pin 4
+ * (Linux's 8250 driver sends with it). No receive interrupt (no input). LSR says "transmitter
+ * empty" unless the vCPU's finished line waits for room in the console's ring (core/dcon.c,
+ * backpressure): then it reads busy and the vCPU that read it blocks until the drain has made room,
+ * and a THR write blocks until then and is done again (no byte is lost). Port 0xE9 (the Bochs/QEMU
+ * debug port) writes to the console too, with the same wait. The minimal PC's ports are
+ * exit_pc.c's. Every other port reads all-ones and ignores writes; those are counted. String I/O is
+ * not emulated: the domain is crashed with that reason. */
+#include "core/pc.h"
 #include "core/vmm.h"
 
 #define COM1	 0x3f8
 #define LCR_DLAB 0x80
+
+#define IER_ETBEI 0x02
+#define MCR_OUT2  0x08
+#define COM1_IRQ  4
+
+/* A PC domain's IRQ 4 follows the UART's interrupt output (OUT2 gates it to the bus). */
+static void com1_irq(struct domain *d)
+{
+	struct dcon *c = &d->con;
+	if (!d->pc)
+		return;
+	bool level = c->uart_thre && (c->uart_ier & IER_ETBEI) && (c->uart_mcr & MCR_OUT2);
+	pc_pic_set_irq(d, COM1_IRQ, level);
+	pc_ioapic_set_irq(d, COM1_IRQ, level);
+}
 
 static uint32_t com1_in(struct domain *d, unsigned reg)
 {
@@ -20,8 +41,13 @@ static uint32_t com1_in(struct domain *d, unsigned reg)
 		return (c->uart_lcr & LCR_DLAB) ? c->uart_dll : 0; /* RBR: no input */
 	case 1:
 		return (c->uart_lcr & LCR_DLAB) ? c->uart_dlm : c->uart_ier;
-	case 2:
-		return 0x01; /* IIR: none pending */
+	case 2: /* IIR: THR empty (read: no longer pending), or none */
+		if (d->pc && c->uart_thre && (c->uart_ier & IER_ETBEI)) {
+			c->uart_thre = false;
+			com1_irq(d);
+			return 0x02;
+		}
+		return 0x01;
 	case 3:
 		return c->uart_lcr;
 	case 4:
@@ -40,16 +66,21 @@ static void com1_out(struct vcpu *v, unsigned reg, uint8_t val)
 	struct dcon *c = &v->dom->con;
 	switch (reg) {
 	case 0:
-		if (c->uart_lcr & LCR_DLAB)
+		if (c->uart_lcr & LCR_DLAB) {
 			c->uart_dll = val;
-		else
+		} else {
 			dcon_putc(v, (char)val);
+			c->uart_thre = true; /* sent at once: THR empty again */
+		}
 		break;
 	case 1:
-		if (c->uart_lcr & LCR_DLAB)
+		if (c->uart_lcr & LCR_DLAB) {
 			c->uart_dlm = val;
-		else
-			c->uart_ier = val & 0x0f;
+			break;
+		}
+		if ((val & IER_ETBEI) && !(c->uart_ier & IER_ETBEI))
+			c->uart_thre = true; /* enabled with THR empty: pending at once */
+		c->uart_ier = val & 0x0f;
 		break;
 	case 3:
 		c->uart_lcr = val;
@@ -63,6 +94,7 @@ static void com1_out(struct vcpu *v, unsigned reg, uint8_t val)
 	default:
 		break;
 	}
+	com1_irq(v->dom);
 }
 
 enum exit_action exit_io(struct vcpu *v, struct hv_exit *e)

@@ -10,9 +10,15 @@
 #include "core/pc.h"
 #include "core/pcboot.h"
 #include "core/vmm.h"
+#include "drivers/console.h"
 
 enum { FW_CFG_SIGNATURE = 0x0, FW_CFG_ID = 0x1, FW_CFG_NB_CPUS = 0x5 };
 #define PM1_CNT_SCI_EN 1u /* ACPI mode is always on (FADT SMI_CMD = 0) */
+/* PM1_CNT (ACPI 6.5, 4.8.3.2.1): SLP_EN starts the sleep state SLP_TYP names; the DSDT's
+ * \_S5 gives S5 (soft off) SLP_TYP 5 (core/pcboot.c). */
+#define PM1_CNT_SLP_EN	   (1u << 13)
+#define PM1_CNT_SLP_TYP(v) (((v) >> 10) & 7u)
+#define PC_S5_SLP_TYP	   5u
 
 static struct clockconv pm_conv;
 
@@ -82,10 +88,32 @@ bool exit_pc_io(struct vcpu *v, uint16_t port, unsigned size, bool in, uint64_t 
 		return true;
 	}
 	if (port >= PC_PORT_PM1A_EVT && port < PC_PORT_PM1A_CNT + 2) {
-		if (in)
+		/* The control register's high byte, as a 16-bit write or a byte at 0x605. */
+		uint32_t cnt = port == PC_PORT_PM1A_CNT && size >= 2 ? (uint32_t)*val
+			       : port == PC_PORT_PM1A_CNT + 1	     ? (uint32_t)*val << 8
+								     : 0;
+		unsigned en = PC_PORT_PM1A_EVT + 2; /* PM1_EN: kept as written (ACPICA checks
+						     * that GBL_EN reads back) */
+		if (port == en || port == en + 1) {
+			unsigned sh = 8 * (port - en);
+			if (in)
+				*val = (uint16_t)(d->pm1_en >> sh);
+			else if (size >= 2 && sh == 0)
+				d->pm1_en = (uint16_t)*val;
+			else
+				d->pm1_en = (uint16_t)((d->pm1_en & ~(0xffu << sh)) |
+						       (((uint32_t)*val & 0xff) << sh));
+		} else if (in) {
 			*val = port == PC_PORT_PM1A_CNT ? PM1_CNT_SCI_EN : 0;
-		else
+		} else if ((cnt & PM1_CNT_SLP_EN) && PM1_CNT_SLP_TYP(cnt) == PC_S5_SLP_TYP) {
+			uint64_t us = (now_ns() - d->start_ns) / 1000;
+			printk("sliver: d%u ACPI S5: powered off %lu.%03lu ms after its start\n",
+			       d->id, (unsigned long)(us / 1000), (unsigned long)(us % 1000));
+			domain_exit_status(d, 0);
+			*act = ACT_DEAD;
+		} else {
 			__atomic_fetch_add(&d->io_other, 1, __ATOMIC_RELAXED);
+		}
 		return true;
 	}
 	if (port == PC_PORT_FWCFG_SEL && !in && size == 2) {

@@ -71,9 +71,9 @@ struct pc_state {
 	/* System control port A (0x92), the Reset Control Register (0xCF9), the 8042. */
 	uint8_t port92, rcr;
 	uint8_t kbd_cmd, kbd_out, kbd_ccb, kbd_data;
-	bool kbd_obf;
-	uint32_t testdev_io;  /* pc-testdev's port 0xE0 */
-	uint8_t *testdev_mem; /* PC_TESTDEV_LEN bytes, allocated at the first access */
+	bool kbd_obf, kbd_aux; /* output buffer full; its byte is the AUX port's */
+	uint32_t testdev_io;   /* pc-testdev's port 0xE0 */
+	uint8_t *testdev_mem;  /* PC_TESTDEV_LEN bytes, allocated at the first access */
 	uint64_t resets;
 };
 
@@ -100,6 +100,10 @@ const char *pc_load_mods(struct domain *d, const void *img, size_t len, void *me
 void pc_write_memory(struct domain *d, const struct mb1_mod *mods, const uint32_t *start,
 		     unsigned nmods, uint32_t entry);
 void domain_pc_reload(struct domain *d);
+/* linux_load.c: checks (mem NULL) or loads a boot=linux domain's kernel, initrd, command
+ * line and zero page (core/linuxboot.h). */
+const char *linux_domain_load(struct domain *d, const void *img, size_t len, void *mem,
+			      uint32_t *entry, char *why, size_t wl);
 /* domain_load.c: checks (mem NULL) or loads a module's image as its boot= says (clean: mem is
  * zeroed already, an ELF's bss is not zeroed again). */
 const char *domain_image_load(struct domain *d, const void *img, size_t len, void *mem,

@@ -8,6 +8,7 @@
 #include "core/loader.h"
 #include "core/mm.h"
 #include "core/pc.h"
+#include "core/linuxboot.h"
 #include "core/pcboot.h"
 #include "core/vmm.h"
 #include "lib/cmdline.h"
@@ -48,7 +49,8 @@ void pc_write_memory(struct domain *d, const struct mb1_mod *mods, const uint32_
 	mb1_info_build(hv_space_ptr(d->space, PC_INFO_GPA, PC_INFO_SIZE), d->mem_bytes, cl, mods,
 		       start, nmods);
 	acpi_build(hv_space_ptr(d->space, PC_ACPI_GPA, PC_ACPI_SIZE), d->nr_vcpus, d->lapic);
-	pc_rom_build(hv_space_ptr(d->space, PC_ROM_GPA, PC_ROM_SIZE), entry);
+	pc_rom_build(hv_space_ptr(d->space, PC_ROM_GPA, PC_ROM_SIZE), entry,
+		     d->boot == PC_BOOT_LINUX ? LINUX_ZP_GPA : 0);
 	pc_ivt_build(hv_space_ptr(d->space, 0, 0x400));
 }
 

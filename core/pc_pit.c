@@ -246,6 +246,8 @@ void pc_pit_irq_fire(struct domain *d)
 		return;
 	pc_pic_set_irq(d, 0, true); /* a rising edge... */
 	pc_pic_set_irq(d, 0, false);
+	pc_ioapic_set_irq(d, 2, true); /* IRQ 0 is GSI 2 (the MADT's override, as QEMU) */
+	pc_ioapic_set_irq(d, 2, false);
 	irq0_arm(d); /* ...and the next one (missed periods are coalesced into one) */
 }
 

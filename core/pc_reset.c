@@ -5,10 +5,14 @@
  *   x86/init.c).
  * - The Reset Control Register (0xCF9, as on PIIX/ICH chipsets): RST_CPU (bit 2) resets,
  *   hard when SYS_RST (bit 1) or FULL_RST (bit 3) is set, else soft; bits 1 and 3 read back.
- * - The 8042 keyboard controller (0x60 data, 0x64 status/command), without a keyboard:
- *   its command byte (0x20/0x60), self tests (0xAA -> 0x55, 0xAB -> 0), the output port
+ * - The 8042 keyboard controller (0x60 data, 0x64 status/command), without a keyboard or
+ *   mouse: its command byte (0x20/0x60), self tests (0xAA -> 0x55, 0xAB and 0xA9 -> 0), the
+ *   AUX port's enable bit (0xA7/0xA8: command byte bit 5), the loop-back of a byte as if from
+ *   the keyboard or the AUX port (0xD2/0xD3: status bit 5 tells them apart), the output port
  *   (0xD0/0xD1; bit 0 low resets the CPU, bit 1 is A20), A20 (0xDD/0xDF) and the pulse
- *   commands (0xF0-0xFF: 0xFE pulses the reset line): the 8042's reset is a soft one.
+ *   commands (0xF0-0xFF: 0xFE pulses the reset line): the 8042's reset is a soft one. A full
+ *   output buffer raises ISA IRQ 1 (a keyboard byte, command byte bit 0) or IRQ 12 (an AUX
+ *   byte, bit 1) until it is read, as QEMU's 8042 does (Linux's i8042 tests IRQ 12 so).
  * A soft reset sends INIT to every vCPU; a hard one also puts the devices (port 0x92,
  * 0xCF9, the 8042, the PIT, the IOAPIC) back to their power-up state. RAM and the CMOS
  * are kept. The APs then wait for a SIPI; the BSP runs the firmware (pc_fw_boot). */
@@ -27,6 +31,10 @@
 #define KBD_OUT_RESET 0x01 /* the output port's reset line: 0 resets */
 #define KBD_OUT_A20   0x02
 #define KBD_STATUS    0x14 /* system flag (POST passed), keyboard not inhibited */
+#define KBD_STR_AUX   0x20 /* status: the output buffer's byte is from the AUX port */
+#define KBD_CCB_KINT  0x01 /* command byte: keyboard interrupt (IRQ 1) */
+#define KBD_CCB_AINT  0x02 /* AUX interrupt (IRQ 12) */
+#define KBD_CCB_ADIS  0x20 /* AUX port disabled */
 
 /* The 8042 and port 0x92 at power-up (the lock held or nobody else running). */
 static void devices_reset(struct pc_state *pc)
@@ -36,8 +44,14 @@ static void devices_reset(struct pc_state *pc)
 	pc->kbd_cmd = 0;
 	pc->kbd_out = KBD_OUT_RESET | KBD_OUT_A20;
 	pc->kbd_ccb = 0x45; /* keyboard interrupt, system flag, scan code translation */
-	pc->kbd_obf = false;
+	pc->kbd_obf = pc->kbd_aux = false;
 	pc->kbd_data = 0;
+}
+
+/* A byte in the 8042's output buffer (a command's answer or a loop-back). */
+static void kbd_put(struct pc_state *pc, uint8_t b, bool aux)
+{
+	pc->kbd_data = b, pc->kbd_obf = true, pc->kbd_aux = aux;
 }
 
 bool pc_create(struct domain *d)
@@ -117,25 +131,32 @@ static bool kbd_command(struct pc_state *pc, uint8_t cmd)
 	pc->kbd_cmd = 0;
 	switch (cmd) {
 	case 0x20:
-		pc->kbd_data = pc->kbd_ccb, pc->kbd_obf = true;
+		kbd_put(pc, pc->kbd_ccb, false);
 		return false;
 	case 0x60:
 	case 0xd1:
+	case 0xd2:
+	case 0xd3:
 		pc->kbd_cmd = cmd; /* the next data byte is for the controller */
 		return false;
 	case 0xaa:
-		pc->kbd_data = 0x55, pc->kbd_obf = true;
+		kbd_put(pc, 0x55, false);
 		return false;
 	case 0xab:
 	case 0xa9:
-		pc->kbd_data = 0x00, pc->kbd_obf = true;
+		kbd_put(pc, 0x00, false);
+		return false;
+	case 0xa7:
+	case 0xa8:
+		pc->kbd_ccb =
+			cmd == 0xa7 ? pc->kbd_ccb | KBD_CCB_ADIS : pc->kbd_ccb & ~KBD_CCB_ADIS;
 		return false;
 	case 0xad:
 	case 0xae:
 		pc->kbd_ccb = cmd == 0xad ? pc->kbd_ccb | 0x10 : pc->kbd_ccb & ~0x10;
 		return false;
 	case 0xd0:
-		pc->kbd_data = pc->kbd_out, pc->kbd_obf = true;
+		kbd_put(pc, pc->kbd_out, false);
 		return false;
 	case 0xdd:
 	case 0xdf:
@@ -176,12 +197,16 @@ bool pc_reset_io(struct vcpu *v, uint16_t port, bool in, uint64_t *val)
 		}
 	} else if (port == 0x64) {
 		if (in)
-			*val = KBD_STATUS | (pc->kbd_obf ? 1 : 0);
+			*val = KBD_STATUS | (pc->kbd_obf ? 1 : 0) |
+			       (pc->kbd_obf && pc->kbd_aux ? KBD_STR_AUX : 0);
 		else if (kbd_command(pc, b))
 			reset = "the 8042 (pulse)";
 	} else if (in) {
 		*val = pc->kbd_data;
 		pc->kbd_obf = false;
+	} else if (pc->kbd_cmd == 0xd2 || pc->kbd_cmd == 0xd3) {
+		kbd_put(pc, b, pc->kbd_cmd == 0xd3);
+		pc->kbd_cmd = 0;
 	} else if (pc->kbd_cmd == 0x60) {
 		pc->kbd_ccb = b;
 		pc->kbd_cmd = 0;
@@ -191,7 +216,15 @@ bool pc_reset_io(struct vcpu *v, uint16_t port, bool in, uint64_t *val)
 		if (!(b & KBD_OUT_RESET))
 			reset = "the 8042 (output port)";
 	} /* else: a byte for the keyboard, which is absent: no answer */
+	bool irq1 = pc->kbd_obf && !pc->kbd_aux && (pc->kbd_ccb & KBD_CCB_KINT);
+	bool irq12 = pc->kbd_obf && pc->kbd_aux && (pc->kbd_ccb & KBD_CCB_AINT);
 	spin_unlock(&pc->dev_lock);
+	if (port == 0x60 || port == 0x64) { /* the PIC takes dev_lock: outside it */
+		pc_pic_set_irq(v->dom, 1, irq1);
+		pc_ioapic_set_irq(v->dom, 1, irq1);
+		pc_pic_set_irq(v->dom, 12, irq12);
+		pc_ioapic_set_irq(v->dom, 12, irq12);
+	}
 	if (reset)
 		platform_reset(v, hard, reset);
 	return true;

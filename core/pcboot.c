@@ -15,9 +15,9 @@
 	} while (0)
 
 /* The module keys core/domain.c reads (docs/config.md, "Module lines"). */
-static const char *const sliver_keys[] = {"name", "mem",     "vcpus",	  "weight", "cap",
-					  "pin",  "role",    "evt.allow", "lapic",  "boot",
-					  "load", "restart", MB1_MOD_KEY};
+static const char *const sliver_keys[] = {"name", "mem",     "vcpus",	  "weight",   "cap",
+					  "pin",  "role",    "evt.allow", "lapic",    "boot",
+					  "load", "restart", MB1_MOD_KEY, "initrd_of"};
 
 bool pc_sliver_key(const char *w, size_t n)
 {
@@ -39,6 +39,8 @@ bool pc_boot_parse(const char *s, enum pc_boot *b)
 		*b = PC_BOOT_MB1;
 	else if (!strcmp(s, "real"))
 		*b = PC_BOOT_REAL;
+	else if (!strcmp(s, "linux"))
+		*b = PC_BOOT_LINUX;
 	else
 		return false;
 	return true;
@@ -355,9 +357,14 @@ static void acpi_sum(uint8_t *p, size_t len, size_t at)
 void acpi_build(uint8_t *buf, unsigned ncpus, bool ioapic)
 {
 	enum { RSDP = 0, RSDT = 0x40, MADT = 0x80, FADT = 0x300, DSDT = 0x400 };
-	enum { RSDT_LEN = 36 + 8, FADT_LEN = 116, DSDT_LEN = 36 };
-	_Static_assert(MADT + 44 + 8 * 64 + 12 <= FADT, "the MADT of 64 vCPUs overlaps the FADT");
-	uint32_t madt_len = 44 + 8 * ncpus + (ioapic ? 12 : 0);
+	/* The DSDT's AML (ACPI 6.5, 20.2): Name (\_S5, Package (4) {5, 5, 0, 0}): S5 is
+	 * SLP_TYP 5 written to PM1a_CNT with SLP_EN (core/exit_pc.c: the domain powers off). */
+	static const uint8_t s5[] = {0x08, '_',	 'S',  '5',  '_',  0x12, 0x08,
+				     0x04, 0x0a, 0x05, 0x0a, 0x05, 0x00, 0x00};
+	enum { RSDT_LEN = 36 + 8, FADT_LEN = 116, DSDT_LEN = 36 + sizeof s5, ISO_LEN = 10 };
+	_Static_assert(MADT + 44 + 8 * 64 + 12 + 2 * ISO_LEN <= FADT,
+		       "the MADT of 64 vCPUs overlaps the FADT");
+	uint32_t madt_len = 44 + 8 * ncpus + (ioapic ? 12 + 2 * ISO_LEN : 0);
 	memset(buf, 0, PC_ACPI_SIZE);
 	/* RSDP (5.2.5.3), ACPI 1.0 form: signature, checksum, OEM ID, revision 0, RSDT. */
 	memcpy(buf + RSDP, "RSD PTR ", 8);
@@ -384,6 +391,17 @@ void acpi_build(uint8_t *buf, unsigned ncpus, bool ioapic)
 		e[0] = 1, e[1] = 12, e[2] = 0, e[3] = 0;
 		wr32(e + 4, PC_IOAPIC_BASE);
 		wr32(e + 8, 0);
+		/* Interrupt source overrides (type 2, length 10; 5.2.12.5), as QEMU's PC has
+		 * them: ISA IRQ 0 (the PIT) on GSI 2, bus-conforming (edge, high); IRQ 9 (the
+		 * SCI) level, active high: an SCI left active-low would be asserted by its idle
+		 * line (nothing drives it). */
+		static const uint8_t iso[2][4] = {{0, 2, 0x00, 0}, {9, 9, 0x0d, 0}};
+		for (unsigned k = 0; k < 2; k++) {
+			uint8_t *o = e + 12 + ISO_LEN * k;
+			o[0] = 2, o[1] = ISO_LEN, o[2] = 0, o[3] = iso[k][0];
+			wr32(o + 4, iso[k][1]);
+			o[8] = iso[k][2], o[9] = iso[k][3];
+		}
 	}
 	acpi_sum(m, madt_len, 9);
 	/* FADT (5.2.9), revision 1 layout (116 bytes): DSDT 40, SCI_INT 46 (9, as on a
@@ -400,13 +418,14 @@ void acpi_build(uint8_t *buf, unsigned ncpus, bool ioapic)
 	f[88] = 4, f[89] = 2, f[91] = 4;
 	wr32(f + 112, 0);
 	acpi_sum(f, FADT_LEN, 9);
-	/* DSDT: a header and no AML (no devices, no \_S5: power-off is isa-debug-exit). */
+	/* DSDT: a header and \_S5 (no devices). */
 	acpi_header(buf + DSDT, "DSDT", DSDT_LEN, 1);
+	memcpy(buf + DSDT + 36, s5, sizeof s5);
 	acpi_sum(buf + DSDT, DSDT_LEN, 9);
 }
 
 /* The ROM page at PC_ROM_GPA (see pcboot.h). Real-mode entry at PC_ROM_CS:PC_ROM_IP. */
-void pc_rom_build(uint8_t *rom, uint32_t entry)
+void pc_rom_build(uint8_t *rom, uint32_t entry, uint32_t zero_page)
 {
 	enum { PM = 0x20, GDT = 0x40, GDTR = 0x58, RESET = 0xff0 };
 	/* The interrupt handlers the IVT points at (pc_ivt_build): IRET; the master PIC's
@@ -461,6 +480,11 @@ void pc_rom_build(uint8_t *rom, uint32_t entry)
 	wr32(p, MB1_BOOTLOADER_MAGIC);
 	p[4] = 0xbb; /* mov ebx, PC_INFO_GPA */
 	wr32(p + 5, PC_INFO_GPA);
+	if (zero_page) { /* the Linux 32-bit entry: mov esi, zero_page; mov ebx, 0 */
+		p[-1] = 0xbe;
+		wr32(p, zero_page);
+		wr32(p + 5, 0);
+	}
 	p[9] = 0xb9; /* mov ecx, entry */
 	wr32(p + 10, entry);
 	p[14] = 0xff, p[15] = 0xe1; /* jmp ecx */

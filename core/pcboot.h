@@ -19,7 +19,7 @@
 #include <stdint.h>
 #include "lib/clockconv.h"
 
-enum pc_boot { PC_BOOT_SLIVER, PC_BOOT_MB1, PC_BOOT_REAL };
+enum pc_boot { PC_BOOT_SLIVER, PC_BOOT_MB1, PC_BOOT_REAL, PC_BOOT_LINUX };
 
 #define MB1_HEADER_MAGIC     0x1badb002u
 #define MB1_BOOTLOADER_MAGIC 0x2badb002u
@@ -75,7 +75,7 @@ struct mb1_header { /* Multiboot 0.6.96, 3.1.1 */
  * not passed to a boot=mb1 guest's command line. */
 bool pc_sliver_key(const char *w, size_t n);
 
-/* "sliver"/"mb1"/"real" -> *b; false for anything else. */
+/* "sliver"/"mb1"/"real"/"linux" -> *b; false for anything else. */
 bool pc_boot_parse(const char *s, enum pc_boot *b);
 
 /* Finds and checks the multiboot1 header: NULL, or the reason in why[]. */
@@ -138,9 +138,11 @@ void acpi_build(uint8_t *buf, unsigned ncpus, bool ioapic);
 /* The firmware's page, PC_ROM_SIZE bytes at PC_ROM_GPA: at its start (real mode, entered
  * at PC_ROM_CS:PC_ROM_IP) a trampoline into 32-bit protected mode, flat, paging off, that
  * jumps to `entry` with EAX = MB1_BOOTLOADER_MAGIC and EBX = PC_INFO_GPA, as at the
- * first boot (a reboot of a boot=mb1 domain, core/pc_reset.c); at 0xFFFF0, the reset
- * vector, a reset through the 8042 (which the firmware turns into a resume or a boot). */
-void pc_rom_build(uint8_t *rom, uint32_t entry);
+ * first boot (a reboot of a boot=mb1 domain, core/pc_reset.c); with zero_page != 0
+ * (boot=linux) ESI = zero_page and EBX = 0 instead (EAX as the INIT left it). At 0xFFFF0,
+ * the reset vector, a reset through the 8042 (which the firmware turns into a resume or a
+ * boot). */
+void pc_rom_build(uint8_t *rom, uint32_t entry, uint32_t zero_page);
 
 /* The real-mode IVT (1 KiB at 0) as a PC BIOS leaves it, at the ROM's handlers: the
  * vectors of the PICs' IRQs (0x08-0x0F, 0x70-0x77, as the firmware programs them) EOI and

@@ -4,6 +4,7 @@
 #include "arch/x86_64/tsc.h"
 #include "core/mm.h"
 #include "core/pc.h"
+#include "core/linuxboot.h"
 #include "core/pcboot.h"
 #include "core/pingtrace.h"
 #include "core/vmm.h"
@@ -91,6 +92,11 @@ struct vcpu *vcpu_create(struct domain *d, unsigned id, uint64_t entry)
 		printk("sliver: d%u vCPU %u: %s\n", d->id, id, why);
 		frames_free(pa, frames);
 		return NULL;
+	}
+	if (d->boot == PC_BOOT_LINUX) { /* boot.rst, 32-bit boot protocol: ESI = zero page */
+		hv_gpr_set(v->hv, HV_RAX, 0);
+		hv_gpr_set(v->hv, HV_RBX, 0);
+		hv_gpr_set(v->hv, HV_RSI, LINUX_ZP_GPA);
 	}
 	v->s.sv.dom = &d->sd;
 	v->s.sv.id = id;

@@ -88,6 +88,7 @@ struct evport {		/* count, last, senders, allow: under the domain's evlock */
 struct dcon { /* the domain's console: rate limit, drop counts, the emulated COM1 */
 	spinlock_t lock;
 	uint8_t uart_lcr, uart_mcr, uart_scr, uart_ier, uart_dll, uart_dlm;
+	bool uart_thre;	       /* a PC domain's THR-empty interrupt is pending (exit_io.c) */
 	uint64_t tokens;       /* rate limit: bytes it may print now (token bucket) */
 	uint64_t refill;       /* time of the last refill, ns */
 	uint64_t dropped;      /* bytes dropped since the last line that got through */
@@ -121,6 +122,8 @@ struct domain {
 	uint16_t real_cs, real_ip; /* boot=real: the entry */
 	uint16_t fwcfg_sel;	   /* fw_cfg selector (exit_pc.c) */
 	uint32_t fwcfg_off;	   /* fw_cfg data offset */
+	uint16_t pm1_en;	   /* PM1a_EN as written (exit_pc.c; nothing raises an event) */
+	uint64_t start_ns;	   /* now_ns() at domain_start (the power-off line's time) */
 	/* Counters (atomic adds: several vCPUs may count at once). */
 	uint64_t exits[HV_NR_EXIT_REASONS];
 	uint64_t hypercalls, io_exits, io_other, events_sent, events_received, wakes;

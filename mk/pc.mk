@@ -88,7 +88,7 @@ e2e-pc-real_EXPECT = $(E2E_END) --reject 'BAD|crashed' \
     --expect '^sliver: d1 exited status=17$$' \
     --expect '^sliver: module 2 \(boot=mb1 name=nomb1\) refused: no multiboot1 header in the first 8 KiB$$' \
     --expect '^sliver: module 3 \(boot=real name=highreal\) refused: segment 0 at 0x100000\+0x[0-9a-f]+ outside guest memory \[0x500, 0x9f000\)$$' \
-    --expect '^sliver: module 4 \(boot=bios name=bogus\) refused: boot= must be sliver, mb1 or real$$' \
+    --expect '^sliver: module 4 \(boot=bios name=bogus\) refused: boot= must be sliver, mb1, real or linux$$' \
     --expect '^sliver: module 5 \(boot=real name=noload load=0x100\) refused: boot=real image of [0-9]+ bytes at 0x100 outside' \
     --expect '^sliver: module 6 \(mb1.module_of=nosuch\) refused: mb1.module_of=nosuch names no boot=mb1 module$$' \
     --expect '^sliver: module 7 \(mb1.module_of=real\) refused: mb1.module_of=real names no boot=mb1 module$$' \

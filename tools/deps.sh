@@ -4,7 +4,8 @@
 set -euo pipefail
 pkgs=(gcc make binutils python3 bochs bochsbios vgabios bochs-term qemu-system-x86
 	grub-pc-bin grub-efi-amd64-bin grub-common xorriso mtools ovmf libcmocka-dev
-	cppcheck clang-format gnuplot-nox clang libclang-rt-14-dev)
+	cppcheck clang-format gnuplot-nox clang libclang-rt-14-dev
+	linux-image-cloud-amd64 busybox-static cpio) # the boot=linux test's kernel and initramfs
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -67,7 +67,20 @@ static void test_acpi_every_cpu_count(void **state)
 		assert_int_equal(tmr, PC_PORT_PM_TMR);
 		assert_int_equal(f[91], 4);
 		assert_non_null(acpi_lookup(tables, 20, "APIC", map, NULL, &len));
-		assert_int_equal(len, 44 + 8 * n + (ioapic ? 12 : 0));
+		assert_int_equal(len, 44 + 8 * n + (ioapic ? 12 + 2 * 10 : 0));
+		if (ioapic) { /* QEMU's overrides: IRQ 0 on GSI 2, the SCI level, active high */
+			assert_int_equal(ai.isa_gsi[0], 2);
+			assert_int_equal(ai.isa_gsi[9], 9);
+			assert_int_equal(ai.isa_flags[9], 0x0d);
+			assert_int_equal(ai.isa_gsi[4], 4);
+		}
+		/* \_S5 in the DSDT, read by the hypervisor's own AML scan: SLP_TYP 5. */
+		const uint8_t *dsdt = map(pw.dsdt, 36, NULL);
+		assert_non_null(dsdt);
+		uint32_t dlen;
+		memcpy(&dlen, dsdt + 4, 4);
+		assert_true(acpi_find_s5(&pw, dsdt, dlen));
+		assert_int_equal(pw.slp_typ_a, 5);
 		/* A flipped byte anywhere in a table breaks its checksum. */
 		uint8_t *m = (uint8_t *)acpi_lookup(tables, 20, "APIC", map, NULL, &len);
 		size_t at = rnd() % len;
@@ -342,7 +355,7 @@ static void test_rom(void **state)
 {
 	(void)state;
 	uint8_t *rom = mem;
-	pc_rom_build(rom, 0x123456);
+	pc_rom_build(rom, 0x123456, 0);
 	static const uint8_t head[] = {0xfa, 0x2e, 0x66, 0x0f, 0x01, 0x16};
 	assert_memory_equal(rom, head, sizeof head);
 	uint16_t gdtr_off = (uint16_t)(rom[6] | rom[7] << 8);
