@@ -82,6 +82,7 @@ static struct {
 	uint64_t ps; /* picoseconds per instruction */
 	struct lk l[NLOCKS];
 	uint64_t arr[NLOCKS], acq[NLOCKS]; /* of each lock the call holds: arrived, held from */
+	bool tried[NLOCKS];		   /* and whether a try took it */
 	uint64_t busy[SCHED_MAX_PCPUS + 1];
 	uint64_t rng; /* sim.lock_jitter_ns (its own stream: the scenario's draws stay put) */
 	/* the call in progress */
@@ -98,7 +99,7 @@ static struct {
 	uint64_t calls, acquires, waited, try_fail, finishes, decisions, hold_ns, peers;
 	/* the model's own limits (the lockmodel line) */
 	uint64_t inverted, inv_wait_ns, wait_ns, long_waits, long_inverted, overlap, overlap_ns,
-		try_late;
+		try_late, try_stale;
 } D;
 
 static bool counting(void)
@@ -129,6 +130,7 @@ static void taken(unsigned l, uint64_t at, const struct lk_grant *g, enum wclass
 {
 	D.arr[l] = at;
 	D.acq[l] = g->t;
+	D.tried[l] = w == W_TRY;
 	if (!counting())
 		return;
 	uint64_t t = g->t - at;
@@ -158,8 +160,12 @@ static uint64_t acquire(unsigned l, uint64_t at, uint64_t insns, enum wclass w)
 /* Lets go of lock l (held since D.acq[l]) at `rel`. */
 static void let_go(unsigned l, uint64_t rel)
 {
-	uint64_t o = lk_record(&D.l[l], D.arr[l], D.acq[l], rel, (int)D.agent);
-	if (o && counting()) { /* its hold outgrew the gap it was given: the model's limit */
+	unsigned stale;
+	uint64_t o = lk_record(&D.l[l], D.arr[l], D.acq[l], rel, (int)D.agent, D.tried[l], &stale);
+	if (!counting())
+		return;
+	D.try_stale += stale;
+	if (o) { /* its hold outgrew the gap it was given: the model's limit */
 		D.overlap++;
 		D.overlap_ns += o;
 	}
@@ -443,13 +449,13 @@ void door_report(const struct sim_cfg *c, double ping_p99_us)
 	printf("\n");
 	/* Where the one-pass model still departs from arrival order (README.md). */
 	printf("lockmodel inverted=%llu inverted_wait_pct=%.1f long_waits=%llu "
-	       "long_inverted=%llu overlap=%llu overlap_avg_ns=%.0f try_late=%llu\n",
+	       "long_inverted=%llu overlap=%llu overlap_avg_ns=%.0f try_late=%llu try_stale=%llu\n",
 	       (unsigned long long)D.inverted,
 	       D.wait_ns ? 100.0 * (double)D.inv_wait_ns / (double)D.wait_ns : 0.0,
 	       (unsigned long long)D.long_waits, (unsigned long long)D.long_inverted,
 	       (unsigned long long)D.overlap,
 	       D.overlap ? (double)D.overlap_ns / (double)D.overlap : 0.0,
-	       (unsigned long long)D.try_late);
+	       (unsigned long long)D.try_late, (unsigned long long)D.try_stale);
 }
 
 double door_wait_p99_ns(void)

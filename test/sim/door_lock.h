@@ -19,6 +19,7 @@
 struct lk_iv {
 	uint64_t arr, acq, rel; /* arrived at the lock, held from, let go at */
 	int agent;
+	bool tried; /* taken by a try */
 };
 
 struct lk {
@@ -38,14 +39,19 @@ struct lk_grant {
 
 void lk_init(struct lk *k, int agent);
 /* Waits: the first time at or after `at`, behind every call that arrived first, at which
- * a hold of `hold` ns (after the line's transfer from another agent, `xfer`) fits. */
+ * a hold of `hold` ns (after the line's transfer from another agent, `xfer`) fits. It does
+ * not wait for a recorded try made after `at`: processed in time order, that try would have
+ * found this call's ticket taken and failed. */
 struct lk_grant lk_wait(const struct lk *k, uint64_t at, uint64_t hold, int agent, uint64_t xfer);
 /* Tries at `at`: fails when held or queued for then, or when a hold of `hold` would
  * overlap a recorded one (g.t: `at`, plus a transfer when the line is another's). */
 bool lk_try(const struct lk *k, uint64_t at, uint64_t hold, int agent, uint64_t xfer,
 	    struct lk_grant *g);
-/* Records a hold; returns how long it overlaps recorded ones, in ns (0: it kept within the
- * gap it was given). */
-uint64_t lk_record(struct lk *k, uint64_t arr, uint64_t acq, uint64_t rel, int agent);
+/* Records a hold; returns how long it overlaps recorded ones that it waited for, in ns (0:
+ * it kept within the gap it was given), and counts in *stale the recorded tries it ran
+ * into that it did not wait for (tries that would have failed, had the calls been
+ * processed in time order). */
+uint64_t lk_record(struct lk *k, uint64_t arr, uint64_t acq, uint64_t rel, int agent, bool tried,
+		   unsigned *stale);
 
 #endif
