@@ -17,7 +17,7 @@ UNIT_SRCS_cpumask := test/unit/test_cpumask.c $(SCHED_SRCS) $(SCHED_LIB)
 
 # The simulator links the very same sched/ sources, built for speed (no sanitizers).
 SIM_SRCS := test/sim/main.c test/sim/sim.c test/sim/guest.c test/sim/inv.c test/sim/lock.c \
-            test/sim/door.c test/sim/scenario.c test/sim/stats.c test/sim/ideal.c test/sim/gen.c \
+            test/sim/door.c test/sim/door_lock.c test/sim/scenario.c test/sim/stats.c test/sim/ideal.c test/sim/gen.c \
             lib/cmdline.c $(SCHED_SRCS)
 SIM_CFLAGS := -std=gnu11 -O2 -g $(WARN) -Iinclude -I.
 
