@@ -87,13 +87,14 @@ static void ping_fire(struct timer *t, void *arg)
 		next = due + next_interval();
 	}
 	ping.sent++;
-	if (now - due > PING_LATE_NS)
+	bool late = now - due > PING_LATE_NS;
+	if (late)
 		ping.late++;
 	ping.posted_ns = due;
 	ping.posted_at = now;
 	ping.due_ns = next;
 	spin_unlock(&ping.lock);
-	PT_HOOK(pt_ping_fire(ns_to_tsc_deadline(due), fire_tsc));
+	PT_HOOK(pt_ping_fire(ns_to_tsc_deadline(due), fire_tsc, late));
 	PT_HOOK(pt_raising(true));
 	PT_STAMP(PT_RAISE);
 	event_raise(d, SLIVER_PORT_PING, SLIVER_DOMID_HV);

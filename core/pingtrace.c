@@ -108,8 +108,64 @@ void pt_ping_start(unsigned dom, unsigned cpu)
 	pt.sender = cpu;
 }
 
-void pt_ping_fire(uint64_t due_tsc, uint64_t fire_tsc)
+/* Late sends (issue 24): where the sender pCPU was when a ping it sent late (core/ping.c,
+ * PING_LATE_NS) was due, from its last two guest runs (entry, exit, the exit's domain and
+ * raw reason): `guest` (due while a guest ran: the exit that ended the run, then its
+ * handling, came before the send), `entered` (due before the last entry: the loop entered
+ * a guest with the ping due, during the exit before it), `after` (due after the last exit:
+ * its handling, a pick, the switch, idle). */
+struct pt_guest_run {
+	uint64_t entry, exit;
+	uint16_t dom, reason;
+};
+enum pt_late_where { LATE_GUEST, LATE_ENTERED, LATE_AFTER, LATE_N };
+static const char *const late_name[LATE_N] = {"guest", "entered", "after"};
+#define PT_LATE_KEYS 48
+static struct {
+	struct pt_guest_run last[2]; /* the sender's, newest first */
+	struct {
+		uint8_t where;
+		uint16_t dom, reason;
+		uint32_t n;
+		uint64_t sum, max;
+	} k[PT_LATE_KEYS];
+	unsigned nk;
+	uint64_t lost; /* late sends with no key left */
+} late;
+
+static void late_note(uint64_t due, uint64_t fire)
 {
+	const struct pt_guest_run *r = &late.last[0];
+	enum pt_late_where w = !r->exit || due >= r->exit ? LATE_AFTER
+			       : due >= r->entry	  ? LATE_GUEST
+							  : LATE_ENTERED;
+	if (w == LATE_ENTERED)
+		r = &late.last[1];
+	unsigned i = 0;
+	while (i < late.nk &&
+	       !(late.k[i].where == w && late.k[i].dom == r->dom && late.k[i].reason == r->reason))
+		i++;
+	if (i == late.nk) {
+		if (i == PT_LATE_KEYS) {
+			late.lost++;
+			return;
+		}
+		late.nk++;
+		late.k[i].where = (uint8_t)w;
+		late.k[i].dom = r->dom;
+		late.k[i].reason = r->reason;
+	}
+	uint64_t t = fire - due;
+	late.k[i].n++;
+	late.k[i].sum += t;
+	if (t > late.k[i].max)
+		late.k[i].max = t;
+}
+
+void pt_ping_fire(uint64_t due_tsc, uint64_t fire_tsc, bool was_late)
+{
+	if (was_late && fire_tsc > due_tsc)
+		late_note(due_tsc, fire_tsc);
 	pt.live = false;
 	for (unsigned s = 0; s < PT_N; s++)
 		pt.t[s] = 0;
@@ -146,9 +202,15 @@ void pt_run(unsigned dom)
 }
 
 /* After hv_vcpu_run: the entry it made (the echo's) and the exit it returns. */
-void pt_ran(unsigned dom, uint64_t entry_tsc, uint64_t loaded_tsc, uint64_t exit_tsc)
+void pt_ran(unsigned dom, uint64_t entry_tsc, uint64_t loaded_tsc, uint64_t exit_tsc,
+	    unsigned reason)
 {
 	uint64_t now = rdtsc();
+	if (pt.on && entry_tsc && this_cpu()->id == pt.sender) {
+		late.last[1] = late.last[0];
+		late.last[0] =
+			(struct pt_guest_run){entry_tsc, exit_tsc, (uint16_t)dom, (uint16_t)reason};
+	}
 	if (!pt.live || !pt.t[PT_IPI] || (int)this_cpu()->id != pt.target)
 		return;
 	bool echo = dom == pt.dom;
@@ -230,6 +292,13 @@ void pt_report(void)
 	if (!pt.on)
 		return;
 	printk("pingtrace cost ticks=%lu\n", (unsigned long)pt.cost);
+	for (unsigned i = 0; i < late.nk; i++)
+		printk("pingtrace late where=%s dom=%u reason=%u n=%u avg_ticks=%lu "
+		       "max_ticks=%lu\n",
+		       late_name[late.k[i].where], late.k[i].dom, late.k[i].reason, late.k[i].n,
+		       (unsigned long)(late.k[i].sum / late.k[i].n), (unsigned long)late.k[i].max);
+	if (late.lost)
+		printk("pingtrace late unkeyed n=%lu\n", (unsigned long)late.lost);
 	for (unsigned p = 0; p < PATH_N; p++) {
 		if (!pt.n[p])
 			continue;

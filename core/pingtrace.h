@@ -48,13 +48,15 @@ enum pt_stage {
  * pingtrace.c includes neither's header (no include cycle). */
 void pt_stamp(enum pt_stage s);
 void pt_ping_start(unsigned dom, unsigned cpu);
-void pt_ping_fire(uint64_t due_tsc, uint64_t fire_tsc);
+void pt_ping_fire(uint64_t due_tsc, uint64_t fire_tsc, bool late); /* late: PING_LATE_NS */
 void pt_raising(bool on);
 void pt_notify_result(bool woke); /* sd_notify woke the vCPU (SD_WAKE_WOKE) */
 void pt_kick(unsigned cpu);
 void pt_run(unsigned dom); /* hv_vcpu_run is called for a vCPU of domain `dom` */
-/* ... and returned: the TSC of its entry (0: none), of its load, of its exit */
-void pt_ran(unsigned dom, uint64_t entry_tsc, uint64_t loaded_tsc, uint64_t exit_tsc);
+/* ... and returned: the TSC of its entry (0: none), of its load, of its exit, and the exit's
+ * raw reason (struct hv_exit's) */
+void pt_ran(unsigned dom, uint64_t entry_tsc, uint64_t loaded_tsc, uint64_t exit_tsc,
+	    unsigned reason);
 void pt_hypercall(unsigned dom, uint64_t nr);
 void pt_reply(uint64_t tsc);
 void pt_report(void);

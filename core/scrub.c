@@ -4,6 +4,7 @@
  * SCRUB_CHUNK, never to a vCPU that was woken: a wake's pick does no scrubbing); the run's
  * end the rest. Xen frees a dead domain's pages the same way, in preemptible chunks. */
 #include "core/scrub.h"
+#include "arch/x86_64/cpu.h"
 #include "arch/x86_64/memory.h"
 #include "arch/x86_64/spinlock.h"
 #include "core/mm.h"
@@ -35,7 +36,7 @@ static void zero(uint64_t hpa, uint64_t bytes)
 	__asm__ volatile("rep stosq" : "+D"(p), "+c"(n) : "a"(0ull) : "memory");
 }
 
-bool scrub_step(void)
+bool scrub_step(bool irqs)
 {
 	if (!scrub_pending())
 		return false;
@@ -54,7 +55,11 @@ bool scrub_step(void)
 			tail = &head;
 	}
 	spin_unlock(&lock);
+	if (irqs) /* idle: its timers and kicks run as they come, not after the chunk */
+		irq_enable();
 	zero(j->hpa + at, n);
+	if (irqs)
+		irq_disable();
 	if (!j->keep)
 		frames_free(j->hpa + at, n / PAGE_SIZE);
 	spin_lock(&lock);
@@ -67,6 +72,6 @@ bool scrub_step(void)
 
 void scrub_all(void)
 {
-	while (scrub_step())
+	while (scrub_step(false))
 		;
 }

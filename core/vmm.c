@@ -423,7 +423,7 @@ static enum exit_action run_vcpu(struct vmm_cpu *pc, struct vcpu *v)
 		PT_HOOK(pt_run(v->dom->id));
 		hv_vcpu_run(v->hv, dl_tsc, vec, &e);
 		uint64_t exit_tsc = rdtsc();
-		PT_HOOK(pt_ran(v->dom->id, e.entry_tsc, e.loaded_tsc, e.exit_tsc));
+		PT_HOOK(pt_ran(v->dom->id, e.entry_tsc, e.loaded_tsc, e.exit_tsc, e.reason));
 		if (e.entry_tsc) /* from right before the entry to now, right after the exit */
 			v->guest_tsc += exit_tsc - e.entry_tsc;
 		/* Wake-to-run ends at the first entry after the wake-up, VMCS/VMCB load, TLB
@@ -480,9 +480,7 @@ static void after_run(struct vcpu *v, enum exit_action act)
  * a ping source, a kick: a whole domain's scrub must not hold them), or a wait for one. */
 static void idle_step(void)
 {
-	if (scrub_step())
-		irq_drain();
-	else
+	if (!scrub_step(true))
 		cpu_idle_wait();
 }
 
@@ -511,7 +509,7 @@ void vmm_cpu_loop(void)
 		 * slice it was (core/scrub.c; never on a wake's pick). */
 		if (pc->slice_ended) {
 			pc->slice_ended = false;
-			scrub_step();
+			scrub_step(false);
 		}
 		__atomic_store_n(&pc->need_resched, 0, __ATOMIC_RELEASE);
 		uint64_t run_until, held;
