@@ -476,8 +476,8 @@ static void after_run(struct vcpu *v, enum exit_action act)
 		sd_pause_self(&v->s);
 }
 
-/* An idle pCPU: a chunk of a dead domain's memory, then its interrupts (the timers it runs,
- * a ping source, a kick: a whole domain's scrub must not hold them), or a wait for one. */
+/* An idle pCPU: a chunk of a dead domain's memory, zeroed with interrupts on (the timers it
+ * runs, a ping source, a kick: no scrub holds them), or a wait for an interrupt. */
 static void idle_step(void)
 {
 	if (!scrub_step(true))
