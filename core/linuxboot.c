@@ -5,6 +5,7 @@
 #include "core/linuxboot.h"
 #include "core/pcboot.h"
 #include "lib/fmt.h"
+#include "lib/le.h"
 #include "lib/string.h"
 
 #define FAIL(...)                                                                                  \
@@ -16,20 +17,6 @@
 #define E820_RAM      1u
 #define E820_RESERVED 2u
 #define PAGE	      0x1000u
-
-static uint32_t rd32(const uint8_t *p)
-{
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static uint64_t rd64(const uint8_t *p)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-	return v;
-}
 
 static void wr32(uint8_t *p, uint32_t v)
 {
@@ -63,10 +50,10 @@ const char *linux_check(const void *img, size_t len, struct linux_image *li, cha
 		     "file",
 		     sects, li->hdr_end, len);
 	li->pm_len = (uint32_t)(len - li->pm_offset);
-	li->cmdline_size = rd32(p + LBP_CMDLINE_SIZE);
-	li->initrd_max = rd32(p + LBP_INITRD_ADDR_MAX);
-	li->init_size = rd32(p + LBP_INIT_SIZE);
-	li->pref_address = rd64(p + LBP_PREF_ADDRESS);
+	li->cmdline_size = le32(p + LBP_CMDLINE_SIZE);
+	li->initrd_max = le32(p + LBP_INITRD_ADDR_MAX);
+	li->init_size = le32(p + LBP_INIT_SIZE);
+	li->pref_address = le64(p + LBP_PREF_ADDRESS);
 	return NULL;
 }
 

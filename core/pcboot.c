@@ -6,6 +6,7 @@
 #include "core/loader.h"
 #include "lib/cmdline.h"
 #include "lib/fmt.h"
+#include "lib/le.h"
 #include "lib/string.h"
 
 #define FAIL(...)                                                                                  \
@@ -46,21 +47,14 @@ bool pc_boot_parse(const char *s, enum pc_boot *b)
 	return true;
 }
 
-static uint32_t rd32(const uint8_t *p)
-{
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return v;
-}
-
 const char *mb1_find(const void *img, size_t len, struct mb1_header *h, char *why, size_t wl)
 {
 	const uint8_t *p = img;
 	size_t end = len < MB1_SEARCH ? len : MB1_SEARCH;
 	for (size_t off = 0; end >= 12 && off <= end - 12; off += 4) {
-		if (rd32(p + off) != MB1_HEADER_MAGIC)
+		if (le32(p + off) != MB1_HEADER_MAGIC)
 			continue;
-		uint32_t flags = rd32(p + off + 4), sum = rd32(p + off + 8);
+		uint32_t flags = le32(p + off + 4), sum = le32(p + off + 8);
 		if (MB1_HEADER_MAGIC + flags + sum != 0)
 			FAIL("multiboot1 header at 0x%zx: bad checksum", off);
 		/* Bits 0-15 the loader must honour: 0 (align modules), 1 (memory info) are
@@ -74,9 +68,9 @@ const char *mb1_find(const void *img, size_t len, struct mb1_header *h, char *wh
 		if (flags & MB1_HDR_AOUT_KLUDGE) {
 			if (off + 32 > len)
 				FAIL("multiboot1 a.out header truncated");
-			h->header_addr = rd32(p + off + 12), h->load_addr = rd32(p + off + 16);
-			h->load_end_addr = rd32(p + off + 20), h->bss_end_addr = rd32(p + off + 24);
-			h->entry_addr = rd32(p + off + 28);
+			h->header_addr = le32(p + off + 12), h->load_addr = le32(p + off + 16);
+			h->load_end_addr = le32(p + off + 20), h->bss_end_addr = le32(p + off + 24);
+			h->entry_addr = le32(p + off + 28);
 		}
 		return NULL;
 	}
