@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "lib/le.h"
 #include "core/linuxboot.h"
 #include "core/pcboot.h"
 
@@ -26,19 +27,6 @@ static void put32(uint8_t *p, uint32_t v)
 {
 	memcpy(p, &v, 4);
 }
-static uint32_t get32(const uint8_t *p)
-{
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return v;
-}
-static uint64_t get64(const uint8_t *p)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-	return v;
-}
-
 /* A bzImage as Debian's 6.1 cloud kernel's header has it: 39 setup sectors, protocol
  * 2.15, LOADED_HIGH, pref_address 16 MiB, init_size `init`, then pm_len bytes of kernel. */
 static uint8_t *bzimage(size_t pm_len, uint32_t init, size_t *len)
@@ -141,21 +129,21 @@ static void test_zero_page(void **state)
 	assert_memory_equal(zp + LBP_MAGIC, "HdrS", 4);
 	assert_int_equal(zp[LBP_TYPE_OF_LOADER], 0xff);
 	assert_int_equal(zp[LBP_SENTINEL], 0);
-	assert_int_equal(get32(zp + LBP_CMD_LINE_PTR), LINUX_CMDLINE_GPA);
+	assert_int_equal(le32(zp + LBP_CMD_LINE_PTR), LINUX_CMDLINE_GPA);
 	assert_string_equal((char *)m + LINUX_CMDLINE_GPA, "console=tt"); /* cmdline_size 10 */
-	uint32_t rdat = get32(zp + LBP_RAMDISK_IMAGE);
+	uint32_t rdat = le32(zp + LBP_RAMDISK_IMAGE);
 	assert_int_equal(rdat, mem - 0x1000);
-	assert_int_equal(get32(zp + LBP_RAMDISK_SIZE), sizeof rd);
+	assert_int_equal(le32(zp + LBP_RAMDISK_SIZE), sizeof rd);
 	assert_memory_equal(m + rdat, rd, sizeof rd);
-	assert_int_equal(get64(zp + LBP_ACPI_RSDP), PC_ACPI_GPA);
+	assert_int_equal(le64(zp + LBP_ACPI_RSDP), PC_ACPI_GPA);
 	assert_int_equal(zp[LBP_E820_ENTRIES], 3);
 	const uint64_t want[3][3] = {
 		{0, 0x9f000, 1}, {0x9f000, 0x61000, 2}, {0x100000, mem - 0x100000, 1}};
 	for (unsigned i = 0; i < 3; i++) {
 		const uint8_t *e = zp + LBP_E820_TABLE + 20 * i;
-		assert_int_equal(get64(e), want[i][0]);
-		assert_int_equal(get64(e + 8), want[i][1]);
-		assert_int_equal(get32(e + 16), want[i][2]);
+		assert_int_equal(le64(e), want[i][0]);
+		assert_int_equal(le64(e + 8), want[i][1]);
+		assert_int_equal(le32(e + 16), want[i][2]);
 	}
 	/* Checking (mem NULL) gives the same verdict and writes nothing. */
 	assert_null(linux_load(p, len, rd, sizeof rd, "", PC_ACPI_GPA, NULL, mem, &entry, why,
@@ -184,7 +172,7 @@ static void test_random_headers(void **state)
 		const char *err = linux_load(p, len, rd, rdlen, "x", PC_ACPI_GPA, m, mem, &entry,
 					     why, sizeof why);
 		if (!err) {
-			uint32_t at = get32(m + LINUX_ZP_GPA + LBP_RAMDISK_IMAGE);
+			uint32_t at = le32(m + LINUX_ZP_GPA + LBP_RAMDISK_IMAGE);
 			assert_true(!rdlen || (uint64_t)at + rdlen <= mem);
 			assert_int_equal(at & 0xfff, 0);
 			loaded++;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "lib/le.h"
 #include "core/elf.h"
 #include "core/pcboot.h"
 #include "drivers/acpi_tables.h"
@@ -91,40 +92,26 @@ static void test_acpi_every_cpu_count(void **state)
 	}
 }
 
-static uint32_t get32(const uint8_t *p)
-{
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-	return v;
-}
-
 /* The memory map read back as a guest walks it (each entry's size field says where the
  * next one starts): RAM [0, 0x9f000), reserved up to 1 MiB, RAM [1 MiB, mem); contiguous. */
 static void check_mmap(const uint8_t *page, uint64_t mem)
 {
-	uint32_t len = get32(page + 44), addr = get32(page + 48);
+	uint32_t len = le32(page + 44), addr = le32(page + 48);
 	assert_true(addr >= PC_INFO_GPA && addr + len <= PC_INFO_GPA + PC_INFO_SIZE);
 	const uint8_t *p = page + (addr - PC_INFO_GPA), *end = p + len;
 	static const uint32_t type[] = {MB1_MMAP_RAM, MB1_MMAP_RESERVED, MB1_MMAP_RAM};
 	uint64_t next = 0;
 	unsigned i = 0;
-	for (; p < end; p += get32(p) + 4, i++) {
+	for (; p < end; p += le32(p) + 4, i++) {
 		assert_true(i < 3);
-		assert_int_equal(get64(p + 4), next);
-		assert_int_equal(get32(p + 20), type[i]);
-		next = get64(p + 4) + get64(p + 12);
+		assert_int_equal(le64(p + 4), next);
+		assert_int_equal(le32(p + 20), type[i]);
+		next = le64(p + 4) + le64(p + 12);
 	}
 	assert_int_equal(i, 3);
 	assert_int_equal(next, mem);
-	assert_int_equal(get64(page + 0x80 + 12), (uint64_t)get32(page + 4) << 10); /* mem_lower */
-	assert_int_equal(get64(page + 0x80 + 48 + 12), (uint64_t)get32(page + 8) << 10);
+	assert_int_equal(le64(page + 0x80 + 12), (uint64_t)le32(page + 4) << 10); /* mem_lower */
+	assert_int_equal(le64(page + 0x80 + 48 + 12), (uint64_t)le32(page + 8) << 10);
 }
 
 static void test_mb1_info(void **state)
@@ -458,11 +445,11 @@ static void test_mb1_mods(void **state)
 		memset(mem, 0, MEM);
 		assert_null(mb1_mods_place(mods, n, image_end, mem, MEM, at, why, sizeof why));
 		mb1_info_build(page, MEM, "x", mods, at, n);
-		assert_int_equal(get32(page + 20), n);
-		const uint8_t *list = page + (get32(page + 24) - PC_INFO_GPA);
+		assert_int_equal(le32(page + 20), n);
+		const uint8_t *list = page + (le32(page + 24) - PC_INFO_GPA);
 		uint64_t prev_end = image_end;
 		for (unsigned i = 0; i < n; i++) {
-			uint32_t s0 = get32(list + 16 * i), e0 = get32(list + 16 * i + 4);
+			uint32_t s0 = le32(list + 16 * i), e0 = le32(list + 16 * i + 4);
 			assert_int_equal(s0, at[i]);
 			assert_int_equal(s0 & 0xfff, 0);
 			assert_true(s0 >= prev_end && e0 - s0 == mods[i].len && e0 <= MEM);
@@ -473,7 +460,7 @@ static void test_mb1_mods(void **state)
 			assert_non_null(strstr(want, "initrd"));
 			assert_null(strstr(want, MB1_MOD_KEY));
 			assert_null(strstr(want, "mem="));
-			assert_string_equal((char *)page + (get32(list + 16 * i + 8) - PC_INFO_GPA),
+			assert_string_equal((char *)page + (le32(list + 16 * i + 8) - PC_INFO_GPA),
 					    want);
 		}
 		/* Checking without memory gives the same places. */
@@ -536,9 +523,9 @@ static void test_mb1_mods_hostile(void **state)
 	for (unsigned i = 0; i < MB1_MAX_MODS; i++)
 		at[i] = PC_HIGH_MIN + i * 4096;
 	mb1_info_build(page, MEM, longcl, mods, at, MB1_MAX_MODS + 1);
-	assert_int_equal(get32(page + 20), MB1_MAX_MODS);
+	assert_int_equal(le32(page + 20), MB1_MAX_MODS);
 	for (unsigned i = 0; i < MB1_MAX_MODS; i++) {
-		uint32_t str = get32(page + 0x500 + 16 * i + 8) - PC_INFO_GPA;
+		uint32_t str = le32(page + 0x500 + 16 * i + 8) - PC_INFO_GPA;
 		assert_true(str < PC_INFO_SIZE);
 		assert_true(strlen((char *)page + str) < PC_INFO_SIZE - str);
 	}
