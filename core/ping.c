@@ -23,7 +23,14 @@
  * late count: ping d<id> n= lost= min_us= avg_us= p50_us= p90_us= p99_us= p999_us= max_us= mdev_us=
  *   late=
  * n answered + lost = pings scheduled so far (= ping.count once all were due).
- * The service domain's `ping` command (core/service.c) is the interactive twin. */
+ * The service domain's `ping` command (core/service.c) is the interactive twin.
+ *
+ * `ping.uart=1` pings through the domain's COM1 instead of its event ports (issue 28: a Linux
+ * guest answering on its serial line, docs/guests.md "The UART echo"): ping_fire puts the byte
+ * PING_UART_BYTE into its receive FIFO, which raises IRQ 4 as the guest's IER and MCR say
+ * (core/exit_io.c, core/vuart.c), and the round trip ends when the guest writes that byte to
+ * THR (ping_uart_answer; the byte is not printed, the guest's other output is). Same
+ * accounting; a byte that finds the FIFO full is not received (the ping is lost). */
 #include "arch/x86_64/spinlock.h"
 #include "arch/x86_64/tsc.h"
 #include "core/vmm.h"
@@ -34,7 +41,7 @@
 #define PING_LATE_NS 20000ull /* a send later than this after its scheduled time is late */
 
 static struct {
-	bool on, stopped;
+	bool on, stopped, uart;
 	unsigned dom, cpu;
 	uint64_t interval_ns, jitter_ns, count, sent, lost, late, rng;
 	uint64_t due_ns;	     /* scheduled send time of the next ping */
@@ -97,7 +104,10 @@ static void ping_fire(struct timer *t, void *arg)
 	PT_HOOK(pt_ping_fire(ns_to_tsc_deadline(due), fire_tsc, late));
 	PT_HOOK(pt_raising(true));
 	PT_STAMP(PT_RAISE);
-	event_raise(d, SLIVER_PORT_PING, SLIVER_DOMID_HV);
+	if (ping.uart)
+		(void)com1_receive(d, PING_UART_BYTE); /* lost if the FIFO is full */
+	else
+		event_raise(d, SLIVER_PORT_PING, SLIVER_DOMID_HV);
 	PT_HOOK(pt_raising(false));
 	if (more_to_send())
 		timer_set(t, next);
@@ -112,6 +122,7 @@ void ping_start(const char *cmdline)
 	if (dom == 0)
 		return;
 	ping.count = bootarg_u64("ping.count");
+	ping.uart = bootarg_u64("ping.uart");
 	uint64_t cpu = bootarg_u64("ping.cpu");
 	if (us < 10)
 		us = 10;
@@ -129,8 +140,9 @@ void ping_start(const char *cmdline)
 	ping.cpu = (unsigned)cpu;
 	ping.interval_ns = us * 1000;
 	spin_init(&ping.lock, &lock_ping, -1);
-	printk("sliver: ping d%u from pCPU %u every %lu +- %lu us from %lu ms%s\n", ping.dom,
-	       ping.cpu, (unsigned long)us, (unsigned long)jitter_us, (unsigned long)delay_ms,
+	printk("sliver: ping d%u%s from pCPU %u every %lu +- %lu us from %lu ms%s\n", ping.dom,
+	       ping.uart ? " through COM1" : "", ping.cpu, (unsigned long)us,
+	       (unsigned long)jitter_us, (unsigned long)delay_ms,
 	       ping.count ? "" : " until the end of the run");
 	timer_init(&ping.t, ping_fire, NULL);
 	PT_HOOK(pt_ping_start(ping.dom, ping.cpu));
@@ -156,16 +168,10 @@ void ping_stop(void)
 	spin_unlock(&ping.lock);
 }
 
-void ping_reply(unsigned from_dom)
+/* The outstanding ping's answer arrived at `now` (any pCPU, no lock held). */
+static void reply_at(uint64_t now, uint64_t reply_tsc)
 {
-#ifdef SLIVER_PINGTRACE
-	uint64_t reply_tsc = rdtsc();
-#endif
-	if (service_ping_reply(from_dom))
-		return;
-	uint64_t now = now_ns();
-	if (!ping.on || from_dom != ping.dom)
-		return;
+	(void)reply_tsc;
 	spin_lock(&ping.lock);
 	/* A reply that arrived before the outstanding ping was raised answers an earlier one
 	 * (counted lost already; ping_fire took the lock between this reply's arrival and
@@ -181,6 +187,37 @@ void ping_reply(unsigned from_dom)
 		ping.posted_ns = 0;
 	}
 	spin_unlock(&ping.lock);
+}
+
+void ping_reply(unsigned from_dom)
+{
+	uint64_t reply_tsc = 0;
+#ifdef SLIVER_PINGTRACE
+	reply_tsc = rdtsc();
+#endif
+	if (service_ping_reply(from_dom))
+		return;
+	uint64_t now = now_ns();
+	if (!ping.on || ping.uart || from_dom != ping.dom)
+		return;
+	reply_at(now, reply_tsc);
+}
+
+bool ping_uart_is_answer(const struct domain *d, uint8_t b)
+{
+	return ping.on && ping.uart && d->id == ping.dom && b == PING_UART_BYTE;
+}
+
+bool ping_uart_answer(const struct domain *d, uint8_t b)
+{
+	uint64_t reply_tsc = 0;
+#ifdef SLIVER_PINGTRACE
+	reply_tsc = rdtsc();
+#endif
+	if (!ping_uart_is_answer(d, b))
+		return false;
+	reply_at(now_ns(), reply_tsc);
+	return true;
 }
 
 void ping_report(void)

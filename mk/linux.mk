@@ -73,3 +73,9 @@ e2e-linux-smp-svm: $(BUILD)/linux-smp-bios.iso
 	@tools/linux-boot-time build/e2e/$@.log
 SVM_TESTS += e2e-linux-smp-svm
 .PHONY: e2e-linux-smp-svm
+
+# The emulated COM1's registers (core/vuart.c: the receive FIFO of the UART ping, issue 28
+# item 4), pure and host-tested.
+HV_SRCS += core/vuart.c
+UNIT_TESTS += vuart
+UNIT_SRCS_vuart := test/unit/test_vuart.c core/vuart.c
