@@ -9,7 +9,7 @@ UNIT_SRCS_linuxboot := test/unit/test_linuxboot.c core/linuxboot.c core/pcboot.c
 # symlink its package keeps to the newest one.
 # Without it the test fails (the project has no skipped state), saying so in one line.
 LINUX_KERNEL ?= /vmlinuz
-$(BUILD)/linux/initrd.cpio: tools/linux-initramfs.sh
+$(BUILD)/linux/initrd.cpio: tools/linux-initramfs.sh guests/linux/uart-echo.c
 	@mkdir -p $(@D)
 	tools/linux-initramfs.sh $@
 # The ISO: the scenario's files plus the kernel and the initramfs, named as linux.cfg says.
@@ -79,3 +79,19 @@ SVM_TESTS += e2e-linux-smp-svm
 HV_SRCS += core/vuart.c
 UNIT_TESTS += vuart
 UNIT_SRCS_vuart := test/unit/test_vuart.c core/vuart.c
+
+# The UART echo (issue 28 item 4): Linux's /init runs uart-echo on ttyS0 and the hypervisor
+# pings it through COM1 (ping.uart=1): 200 pings, every one answered, then uart-echo exits
+# and Linux powers off. The ping line is the 2006 experiment's figure with a real kernel.
+e2e-linux-echo-svm: $(BUILD)/linux-echo-bios.iso
+	tools/e2e.sh $@ $(E2E_END) --reject 'crashed|refused|Kernel panic|BUG:|Oops|Call Trace|uart-echo: (read|write|raw mode|/dev/ttyS0):' \
+	    --expect '^sliver: ping d1 through COM1 from pCPU 1 every 5000 \+- 500 us from 8000 ms$$' \
+	    --expect '^\(d1\) \[ *[0-9.]+\] serial8250: ttyS0 at I/O 0x3f8 \(irq = 4, base_baud = 115200\) is a 16550A$$' \
+	    --expect '^\(d1\) uart-echo: ready duty=0/0 count=200 fifo=1$$' \
+	    --expect '^\(d1\) uart-echo: answered 200 bytes$$' \
+	    --expect '^sliver: d1 ACPI S5: powered off [0-9.]+ ms after its start$$' \
+	    --expect '^ping d1 n=200 lost=0 ' \
+	    -- --emu qemu --icount --cpus 2 --timeout 170 $<
+	@grep '^ping d1 ' build/e2e/$@.log
+SVM_TESTS += e2e-linux-echo-svm
+.PHONY: e2e-linux-echo-svm
