@@ -30,15 +30,23 @@
  * PING_UART_BYTE into its receive FIFO, which raises IRQ 4 as the guest's IER and MCR say
  * (core/exit_io.c, core/vuart.c), and the round trip ends when the guest writes that byte to
  * THR (ping_uart_answer; the byte is not printed, the guest's other output is). Same
- * accounting; a byte that finds the FIFO full is not received (the ping is lost). */
+ * accounting; a byte that finds the FIFO full is not received (the ping is lost).
+ *
+ * The domains' shares while the pings ran: each domain's CPU time (domains 1..PING_SHARE_DOMS-1,
+ * alive at both ends) between the first ping's send and the last one's (or the run's end),
+ * in % of that window's length, after the summary:
+ *   ping share window_ms=<ms> d1=<%> d2=<%> ...
+ * (the 2006 table's "CPU usage" column, measured by the scheduler instead of xentop). */
 #include "arch/x86_64/spinlock.h"
 #include "arch/x86_64/tsc.h"
 #include "core/vmm.h"
 #include "drivers/console.h"
 #include "core/bootargs.h"
 #include "core/pingtrace.h"
+#include "lib/fmt.h"
 
-#define PING_LATE_NS 20000ull /* a send later than this after its scheduled time is late */
+#define PING_LATE_NS	20000ull /* a send later than this after its scheduled time is late */
+#define PING_SHARE_DOMS 16	 /* the window's shares are kept for domains 1..15 */
 
 static struct {
 	bool on, stopped, uart;
@@ -50,7 +58,23 @@ static struct {
 	struct timer t;
 	spinlock_t lock;
 	struct hist rtt; /* round trips in ns, from the scheduled send time */
+	/* The window's two ends (ping.c's own pCPU, or ping_stop's once the run ends; the
+	 * report reads them after ping_stop): [0] the first send, [1] the last. */
+	bool marked[2];
+	uint64_t mark_ns[2];
+	uint64_t dom_ns[2][PING_SHARE_DOMS]; /* CPU time, UINT64_MAX: not alive then */
 } ping;
+
+/* One end of the shares' window (no lock held: dom_run_ns takes rq locks). */
+static void share_mark(unsigned end)
+{
+	ping.mark_ns[end] = now_ns();
+	for (unsigned id = 1; id < PING_SHARE_DOMS; id++) {
+		struct domain *d = domain_get(id);
+		ping.dom_ns[end][id] = d ? dom_run_ns(d) : UINT64_MAX;
+	}
+	__atomic_store_n(&ping.marked[end], true, __ATOMIC_RELEASE);
+}
 
 /* The next interval: interval +- jitter, uniform (xorshift64). */
 static uint64_t next_interval(void)
@@ -100,7 +124,12 @@ static void ping_fire(struct timer *t, void *arg)
 	ping.posted_ns = due;
 	ping.posted_at = now;
 	ping.due_ns = next;
+	bool first = ping.sent == 1, last = ping.count && ping.sent == ping.count;
 	spin_unlock(&ping.lock);
+	if (first)
+		share_mark(0);
+	if (last)
+		share_mark(1);
 	PT_HOOK(pt_ping_fire(ns_to_tsc_deadline(due), fire_tsc, late));
 	PT_HOOK(pt_raising(true));
 	PT_STAMP(PT_RAISE);
@@ -165,7 +194,34 @@ void ping_stop(void)
 {
 	spin_lock(&ping.lock);
 	ping.stopped = true;
+	/* The last ping marks the window's end itself (ping_fire); else the run's end does. */
+	bool window = ping.on && ping.sent && (!ping.count || ping.sent < ping.count);
 	spin_unlock(&ping.lock);
+	if (window)
+		share_mark(1);
+}
+
+/* ping share window_ms= d<id>=<%.1f>... (share_mark: both ends marked). */
+static void share_report(void)
+{
+	if (!__atomic_load_n(&ping.marked[0], __ATOMIC_ACQUIRE) ||
+	    !__atomic_load_n(&ping.marked[1], __ATOMIC_ACQUIRE) ||
+	    ping.mark_ns[1] <= ping.mark_ns[0])
+		return;
+	uint64_t win = ping.mark_ns[1] - ping.mark_ns[0];
+	char line[400];
+	size_t n = (size_t)fmt_snprintf(line, sizeof line, "ping share window_ms=%lu",
+					(unsigned long)(win / 1000000));
+	for (unsigned id = 1; id < PING_SHARE_DOMS && n < sizeof line; id++) {
+		uint64_t a = ping.dom_ns[0][id], b = ping.dom_ns[1][id];
+		if (a == UINT64_MAX || b == UINT64_MAX || b < a)
+			continue;
+		uint64_t permille = ((b - a) * 1000 + win / 2) / win;
+		n += (size_t)fmt_snprintf(line + n, sizeof line - n, " d%u=%lu.%lu", id,
+					  (unsigned long)(permille / 10),
+					  (unsigned long)(permille % 10));
+	}
+	printk("%s\n", line);
 }
 
 /* The outstanding ping's answer arrived at `now` (any pCPU, no lock held). */
@@ -236,5 +292,6 @@ void ping_report(void)
 		rest++;
 	printk("ping d%u %.*s lost=%lu%s late=%lu\n", ping.dom, (int)(rest - line), line,
 	       (unsigned long)lost, rest, (unsigned long)late);
+	share_report();
 	PT_HOOK(pt_report());
 }

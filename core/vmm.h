@@ -198,6 +198,8 @@ int domain_unpause(struct domain *d);
 void domain_fill_info(const struct domain *d, struct sliver_dom_info *in);
 void domain_fill_counters(const struct domain *d, struct sliver_dom_counters *c);
 void domain_print_stats(const struct domain *d);
+/* CPU time of d's vCPUs up to now (up to the run's end once it ended). Takes rq locks. */
+uint64_t dom_run_ns(const struct domain *d);
 
 /* vcpu.c */
 struct vcpu *vcpu_create(struct domain *d, unsigned id, uint64_t entry);

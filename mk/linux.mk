@@ -91,7 +91,16 @@ e2e-linux-echo-svm: $(BUILD)/linux-echo-bios.iso
 	    --expect '^\(d1\) uart-echo: answered 200 bytes$$' \
 	    --expect '^sliver: d1 ACPI S5: powered off [0-9.]+ ms after its start$$' \
 	    --expect '^ping d1 n=200 lost=0 ' \
+	    --expect '^ping share window_ms=[0-9]+ d1=[0-9]+\.[0-9]$$' \
 	    -- --emu qemu --icount --cpus 2 --timeout 170 $<
 	@grep '^ping d1 ' build/e2e/$@.log
 SVM_TESTS += e2e-linux-echo-svm
 .PHONY: e2e-linux-echo-svm
+
+# The 2006 table with a real kernel (docs/BENCHMARKS.md "Linux echo through the UART"): Linux
+# running uart-echo with a duty cycle next to two spinners on one pCPU, under sched=credit,
+# credit1 and eevdf (tools/linux-echo-table.sh; EMU=bochs ROWS= POLICIES= COUNT= pass through).
+bench-linux-echo: $(BUILD)/linux/vmlinuz $(BUILD)/linux/initrd.cpio
+	$(MAKE) BUILD=$(RELEASE_BUILD) RELEASE=1 all
+	tools/linux-echo-table.sh
+.PHONY: bench-linux-echo
