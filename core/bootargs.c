@@ -35,6 +35,7 @@ static const struct cmdkey keys[] = {
 	{"ping.delay_ms", CMDKEY_U64, 0, MS_MAX, 0},
 	{"ping.seed", CMDKEY_U64, 0, UINT64_MAX, 1},
 	{"ping.cpu", CMDKEY_U64, 0, MAX_CPUS - 1, 0},
+	{"ping.uart", CMDKEY_U64, 0, 1, 0},
 	{"vmm.sched_pcpus", CMDKEY_U64, 0, MAX_CPUS, 0}, /* 0: every pCPU */
 	{"vmm.nmi_test_us", CMDKEY_U64, 0, MS_MAX, 0},
 	{"vmm.break_dom", CMDKEY_U64, 0, SLIVER_MAX_DOMS - 1, 0},

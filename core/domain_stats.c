@@ -8,7 +8,7 @@
 
 /* CPU time of d's vCPUs up to now, the running ones' uncharged interval included: a vCPU
  * that runs alone makes no scheduler call, and its c.run_ns would lag (sched_run_ns). */
-static uint64_t dom_run_ns(const struct domain *d)
+uint64_t dom_run_ns(const struct domain *d)
 {
 	uint64_t ns = 0;
 	/* The report's own printing is nobody's CPU time: counted up to the run's end. */

@@ -1,100 +1,65 @@
-/* Port I/O. COM1 (0x3f8-0x3ff) is enough of a 16550 for polling output: THR writes go to
- * the domain console, the divisor latch, LCR, MCR and scratch registers keep what was
- * written. A PC domain's COM1 also interrupts as a 16450 on a PC does (National PC16550D
- * datasheet, "Interrupt Identification Register"): the THR-empty interrupt is pending when
- * IER's ETBEI is set (0 -> 1 with THR empty) and after each THR write (the byte leaves at
- * once), and cleared by the IIR read that reports it (IIR 0x02) or by clearing ETBEI; its
- * line, gated by MCR OUT2 as on a PC, is ISA IRQ 4: the 8259's input 4 and IOAPIC pin 4
- * (Linux's 8250 driver sends with it). No receive interrupt (no input). LSR says "transmitter
- * empty" unless the vCPU's finished line waits for room in the console's ring (core/dcon.c,
- * backpressure): then it reads busy and the vCPU that read it blocks until the drain has made room,
- * and a THR write blocks until then and is done again (no byte is lost). Port 0xE9 (the Bochs/QEMU
- * debug port) writes to the console too, with the same wait. The minimal PC's ports are
- * exit_pc.c's. Every other port reads all-ones and ignores writes; those are counted. String I/O is
- * not emulated: the domain is crashed with that reason. */
+/* Port I/O. COM1 (0x3f8-0x3ff) is a 16550 whose registers are core/vuart.c's, under the
+ * domain's con.lock (any pCPU's ping source puts bytes into its receive FIFO): THR writes go
+ * to the domain console at once (THR empty again); the receive side gets the hypervisor's
+ * UART ping (ping.uart=1, core/ping.c), whose answer, the byte PING_UART_BYTE written back to
+ * THR, is timed there and not printed. A PC domain's COM1 interrupts as the PC16550D's table
+ * IV says (line status, received data, THR empty); its line, gated by MCR OUT2 as on a PC, is
+ * ISA IRQ 4: the 8259's input 4 and IOAPIC pin 4 (Linux's 8250 driver sends and receives with
+ * it). LSR says "transmitter empty" unless the vCPU's finished line waits for room in the
+ * console's ring (core/dcon.c, backpressure): then it reads busy and the vCPU that read it
+ * blocks until the drain has made room, and a THR write blocks until then and is done again
+ * (no byte is lost). Port 0xE9 (the Bochs/QEMU debug port) writes to the console too, with the
+ * same wait. The minimal PC's ports are exit_pc.c's. Every other port reads all-ones and
+ * ignores writes; those are counted. String I/O is not emulated: the domain is crashed with
+ * that reason. */
 #include "core/pc.h"
 #include "core/vmm.h"
 
 #define COM1	 0x3f8
-#define LCR_DLAB 0x80
+#define COM1_IRQ 4
 
-#define IER_ETBEI 0x02
-#define MCR_OUT2  0x08
-#define COM1_IRQ  4
-
-/* A PC domain's IRQ 4 follows the UART's interrupt output (OUT2 gates it to the bus). */
+/* A PC domain's IRQ 4 follows the UART's interrupt output (con.lock held: the level driven
+ * last is the one the registers say, whichever pCPU changed them). */
 static void com1_irq(struct domain *d)
 {
 	struct dcon *c = &d->con;
-	if (!d->pc)
+	bool level = vuart_irq(&c->uart);
+	if (!d->pc || level == c->uart_line)
 		return;
-	bool level = c->uart_thre && (c->uart_ier & IER_ETBEI) && (c->uart_mcr & MCR_OUT2);
+	c->uart_line = level;
 	pc_pic_set_irq(d, COM1_IRQ, level);
 	pc_ioapic_set_irq(d, COM1_IRQ, level);
 }
 
-static uint32_t com1_in(struct domain *d, unsigned reg)
+static uint8_t com1_in(struct domain *d, unsigned reg)
 {
-	struct dcon *c = &d->con;
-	switch (reg) {
-	case 0:
-		return (c->uart_lcr & LCR_DLAB) ? c->uart_dll : 0; /* RBR: no input */
-	case 1:
-		return (c->uart_lcr & LCR_DLAB) ? c->uart_dlm : c->uart_ier;
-	case 2: /* IIR: THR empty (read: no longer pending), or none */
-		if (d->pc && c->uart_thre && (c->uart_ier & IER_ETBEI)) {
-			c->uart_thre = false;
-			com1_irq(d);
-			return 0x02;
-		}
-		return 0x01;
-	case 3:
-		return c->uart_lcr;
-	case 4:
-		return c->uart_mcr;
-	case 5:
-		return 0x60; /* LSR: THRE | TEMT (exit_io looks at a held line first) */
-	case 6:
-		return 0xb0; /* MSR: DCD DSR CTS */
-	default:
-		return c->uart_scr;
-	}
+	spin_lock(&d->con.lock);
+	uint8_t val = vuart_in(&d->con.uart, reg);
+	com1_irq(d);
+	spin_unlock(&d->con.lock);
+	return val;
 }
 
+/* A THR write goes to the console, unless it is the UART ping's answer (timed by ping.c). */
 static void com1_out(struct vcpu *v, unsigned reg, uint8_t val)
 {
-	struct dcon *c = &v->dom->con;
-	switch (reg) {
-	case 0:
-		if (c->uart_lcr & LCR_DLAB) {
-			c->uart_dll = val;
-		} else {
-			dcon_putc(v, (char)val);
-			c->uart_thre = true; /* sent at once: THR empty again */
-		}
-		break;
-	case 1:
-		if (c->uart_lcr & LCR_DLAB) {
-			c->uart_dlm = val;
-			break;
-		}
-		if ((val & IER_ETBEI) && !(c->uart_ier & IER_ETBEI))
-			c->uart_thre = true; /* enabled with THR empty: pending at once */
-		c->uart_ier = val & 0x0f;
-		break;
-	case 3:
-		c->uart_lcr = val;
-		break;
-	case 4:
-		c->uart_mcr = val;
-		break;
-	case 7:
-		c->uart_scr = val;
-		break;
-	default:
-		break;
-	}
-	com1_irq(v->dom);
+	struct domain *d = v->dom;
+	uint8_t tx = 0;
+	spin_lock(&d->con.lock);
+	bool sent = vuart_out(&d->con.uart, reg, val, &tx);
+	com1_irq(d);
+	spin_unlock(&d->con.lock);
+	if (sent && !ping_uart_answer(d, tx))
+		dcon_putc(v, (char)tx);
+}
+
+bool com1_receive(struct domain *d, uint8_t b)
+{
+	spin_lock(&d->con.lock);
+	bool ok = vuart_rx(&d->con.uart, b);
+	com1_irq(d);
+	spin_unlock(&d->con.lock);
+	return ok;
 }
 
 enum exit_action exit_io(struct vcpu *v, struct hv_exit *e)
@@ -110,9 +75,11 @@ enum exit_action exit_io(struct vcpu *v, struct hv_exit *e)
 	}
 	uint64_t mask = size == 1 ? 0xff : size == 2 ? 0xffff : 0xffffffffu;
 	bool com1 = port >= COM1 && port < COM1 + 8 && size == 1;
-	bool dlab = d->con.uart_lcr & LCR_DLAB;
+	bool dlab = __atomic_load_n(&d->con.uart.lcr, __ATOMIC_RELAXED) & VUART_LCR_DLAB;
 	bool thr = (com1 && port == COM1 && !dlab && !e->io.in) || (port == 0xe9 && size == 1);
-	if (thr && !e->io.in && dcon_busy(v))
+	/* The UART ping's answer is not printed: it never waits for the console. */
+	bool answer = com1 && thr && ping_uart_is_answer(d, (uint8_t)hv_gpr_get(h, HV_RAX));
+	if (thr && !e->io.in && !answer && dcon_busy(v))
 		return dcon_wait(v); /* the OUT is done again once there is room */
 	if (com1 && port == COM1 + 5 && e->io.in && dcon_busy(v)) {
 		uint64_t rax = hv_gpr_get(h, HV_RAX);

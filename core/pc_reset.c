@@ -62,6 +62,7 @@ bool pc_create(struct domain *d)
 	struct pc_state *pc = phys_to_virt(pa);
 	memset(pc, 0, sizeof *pc);
 	d->pc = pc;
+	d->con.uart.intr = true; /* COM1 interrupts on IRQ 4 (core/exit_io.c) */
 	spin_init(&pc->ioapic.lock, &lock_ioapic, -1);
 	pc_ioapic_reset(&pc->ioapic);
 	pc_cmos_init(d);

@@ -23,18 +23,33 @@
  * late count: ping d<id> n= lost= min_us= avg_us= p50_us= p90_us= p99_us= p999_us= max_us= mdev_us=
  *   late=
  * n answered + lost = pings scheduled so far (= ping.count once all were due).
- * The service domain's `ping` command (core/service.c) is the interactive twin. */
+ * The service domain's `ping` command (core/service.c) is the interactive twin.
+ *
+ * `ping.uart=1` pings through the domain's COM1 instead of its event ports (issue 28: a Linux
+ * guest answering on its serial line, docs/guests.md "The UART echo"): ping_fire puts the byte
+ * PING_UART_BYTE into its receive FIFO, which raises IRQ 4 as the guest's IER and MCR say
+ * (core/exit_io.c, core/vuart.c), and the round trip ends when the guest writes that byte to
+ * THR (ping_uart_answer; the byte is not printed, the guest's other output is). Same
+ * accounting; a byte that finds the FIFO full is not received (the ping is lost).
+ *
+ * The domains' shares while the pings ran: each domain's CPU time (domains 1..PING_SHARE_DOMS-1,
+ * alive at both ends) between the first ping's send and the last one's (or the run's end),
+ * in % of that window's length, after the summary:
+ *   ping share window_ms=<ms> d1=<%> d2=<%> ...
+ * (the 2006 table's "CPU usage" column, measured by the scheduler instead of xentop). */
 #include "arch/x86_64/spinlock.h"
 #include "arch/x86_64/tsc.h"
 #include "core/vmm.h"
 #include "drivers/console.h"
 #include "core/bootargs.h"
 #include "core/pingtrace.h"
+#include "lib/fmt.h"
 
-#define PING_LATE_NS 20000ull /* a send later than this after its scheduled time is late */
+#define PING_LATE_NS	20000ull /* a send later than this after its scheduled time is late */
+#define PING_SHARE_DOMS 16	 /* the window's shares are kept for domains 1..15 */
 
 static struct {
-	bool on, stopped;
+	bool on, stopped, uart;
 	unsigned dom, cpu;
 	uint64_t interval_ns, jitter_ns, count, sent, lost, late, rng;
 	uint64_t due_ns;	     /* scheduled send time of the next ping */
@@ -43,7 +58,23 @@ static struct {
 	struct timer t;
 	spinlock_t lock;
 	struct hist rtt; /* round trips in ns, from the scheduled send time */
+	/* The window's two ends (ping.c's own pCPU, or ping_stop's once the run ends; the
+	 * report reads them after ping_stop): [0] the first send, [1] the last. */
+	bool marked[2];
+	uint64_t mark_ns[2];
+	uint64_t dom_ns[2][PING_SHARE_DOMS]; /* CPU time, UINT64_MAX: not alive then */
 } ping;
+
+/* One end of the shares' window (no lock held: dom_run_ns takes rq locks). */
+static void share_mark(unsigned end)
+{
+	ping.mark_ns[end] = now_ns();
+	for (unsigned id = 1; id < PING_SHARE_DOMS; id++) {
+		struct domain *d = domain_get(id);
+		ping.dom_ns[end][id] = d ? dom_run_ns(d) : UINT64_MAX;
+	}
+	__atomic_store_n(&ping.marked[end], true, __ATOMIC_RELEASE);
+}
 
 /* The next interval: interval +- jitter, uniform (xorshift64). */
 static uint64_t next_interval(void)
@@ -93,11 +124,19 @@ static void ping_fire(struct timer *t, void *arg)
 	ping.posted_ns = due;
 	ping.posted_at = now;
 	ping.due_ns = next;
+	bool first = ping.sent == 1, last = ping.count && ping.sent == ping.count;
 	spin_unlock(&ping.lock);
+	if (first)
+		share_mark(0);
+	if (last)
+		share_mark(1);
 	PT_HOOK(pt_ping_fire(ns_to_tsc_deadline(due), fire_tsc, late));
 	PT_HOOK(pt_raising(true));
 	PT_STAMP(PT_RAISE);
-	event_raise(d, SLIVER_PORT_PING, SLIVER_DOMID_HV);
+	if (ping.uart)
+		(void)com1_receive(d, PING_UART_BYTE); /* lost if the FIFO is full */
+	else
+		event_raise(d, SLIVER_PORT_PING, SLIVER_DOMID_HV);
 	PT_HOOK(pt_raising(false));
 	if (more_to_send())
 		timer_set(t, next);
@@ -112,6 +151,7 @@ void ping_start(const char *cmdline)
 	if (dom == 0)
 		return;
 	ping.count = bootarg_u64("ping.count");
+	ping.uart = bootarg_u64("ping.uart");
 	uint64_t cpu = bootarg_u64("ping.cpu");
 	if (us < 10)
 		us = 10;
@@ -129,8 +169,9 @@ void ping_start(const char *cmdline)
 	ping.cpu = (unsigned)cpu;
 	ping.interval_ns = us * 1000;
 	spin_init(&ping.lock, &lock_ping, -1);
-	printk("sliver: ping d%u from pCPU %u every %lu +- %lu us from %lu ms%s\n", ping.dom,
-	       ping.cpu, (unsigned long)us, (unsigned long)jitter_us, (unsigned long)delay_ms,
+	printk("sliver: ping d%u%s from pCPU %u every %lu +- %lu us from %lu ms%s\n", ping.dom,
+	       ping.uart ? " through COM1" : "", ping.cpu, (unsigned long)us,
+	       (unsigned long)jitter_us, (unsigned long)delay_ms,
 	       ping.count ? "" : " until the end of the run");
 	timer_init(&ping.t, ping_fire, NULL);
 	PT_HOOK(pt_ping_start(ping.dom, ping.cpu));
@@ -153,19 +194,40 @@ void ping_stop(void)
 {
 	spin_lock(&ping.lock);
 	ping.stopped = true;
+	/* The last ping marks the window's end itself (ping_fire); else the run's end does. */
+	bool window = ping.on && ping.sent && (!ping.count || ping.sent < ping.count);
 	spin_unlock(&ping.lock);
+	if (window)
+		share_mark(1);
 }
 
-void ping_reply(unsigned from_dom)
+/* ping share window_ms= d<id>=<%.1f>... (share_mark: both ends marked). */
+static void share_report(void)
 {
-#ifdef SLIVER_PINGTRACE
-	uint64_t reply_tsc = rdtsc();
-#endif
-	if (service_ping_reply(from_dom))
+	if (!__atomic_load_n(&ping.marked[0], __ATOMIC_ACQUIRE) ||
+	    !__atomic_load_n(&ping.marked[1], __ATOMIC_ACQUIRE) ||
+	    ping.mark_ns[1] <= ping.mark_ns[0])
 		return;
-	uint64_t now = now_ns();
-	if (!ping.on || from_dom != ping.dom)
-		return;
+	uint64_t win = ping.mark_ns[1] - ping.mark_ns[0];
+	char line[400];
+	size_t n = (size_t)fmt_snprintf(line, sizeof line, "ping share window_ms=%lu",
+					(unsigned long)(win / 1000000));
+	for (unsigned id = 1; id < PING_SHARE_DOMS && n < sizeof line; id++) {
+		uint64_t a = ping.dom_ns[0][id], b = ping.dom_ns[1][id];
+		if (a == UINT64_MAX || b == UINT64_MAX || b < a)
+			continue;
+		uint64_t permille = ((b - a) * 1000 + win / 2) / win;
+		n += (size_t)fmt_snprintf(line + n, sizeof line - n, " d%u=%lu.%lu", id,
+					  (unsigned long)(permille / 10),
+					  (unsigned long)(permille % 10));
+	}
+	printk("%s\n", line);
+}
+
+/* The outstanding ping's answer arrived at `now` (any pCPU, no lock held). */
+static void reply_at(uint64_t now, uint64_t reply_tsc)
+{
+	(void)reply_tsc;
 	spin_lock(&ping.lock);
 	/* A reply that arrived before the outstanding ping was raised answers an earlier one
 	 * (counted lost already; ping_fire took the lock between this reply's arrival and
@@ -181,6 +243,37 @@ void ping_reply(unsigned from_dom)
 		ping.posted_ns = 0;
 	}
 	spin_unlock(&ping.lock);
+}
+
+void ping_reply(unsigned from_dom)
+{
+	uint64_t reply_tsc = 0;
+#ifdef SLIVER_PINGTRACE
+	reply_tsc = rdtsc();
+#endif
+	if (service_ping_reply(from_dom))
+		return;
+	uint64_t now = now_ns();
+	if (!ping.on || ping.uart || from_dom != ping.dom)
+		return;
+	reply_at(now, reply_tsc);
+}
+
+bool ping_uart_is_answer(const struct domain *d, uint8_t b)
+{
+	return ping.on && ping.uart && d->id == ping.dom && b == PING_UART_BYTE;
+}
+
+bool ping_uart_answer(const struct domain *d, uint8_t b)
+{
+	uint64_t reply_tsc = 0;
+#ifdef SLIVER_PINGTRACE
+	reply_tsc = rdtsc();
+#endif
+	if (!ping_uart_is_answer(d, b))
+		return false;
+	reply_at(now_ns(), reply_tsc);
+	return true;
 }
 
 void ping_report(void)
@@ -199,5 +292,6 @@ void ping_report(void)
 		rest++;
 	printk("ping d%u %.*s lost=%lu%s late=%lu\n", ping.dom, (int)(rest - line), line,
 	       (unsigned long)lost, rest, (unsigned long)late);
+	share_report();
 	PT_HOOK(pt_report());
 }

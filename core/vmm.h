@@ -14,6 +14,7 @@
 #include "core/sched_door.h"
 #include "core/timer.h"
 #include "core/vlapic.h"
+#include "core/vuart.h"
 #include "lib/hist.h"
 #include "sched/sched.h"
 #include "sliver/bootinfo.h"
@@ -87,8 +88,8 @@ struct evport {		/* count, last, senders, allow: under the domain's evlock */
 
 struct dcon { /* the domain's console: rate limit, drop counts, the emulated COM1 */
 	spinlock_t lock;
-	uint8_t uart_lcr, uart_mcr, uart_scr, uart_ier, uart_dll, uart_dlm;
-	bool uart_thre;	       /* a PC domain's THR-empty interrupt is pending (exit_io.c) */
+	struct vuart uart;     /* COM1's registers (under lock; exit_io.c, core/vuart.c) */
+	bool uart_line;	       /* the IRQ 4 level COM1 drives now (a PC domain; under lock) */
 	uint64_t tokens;       /* rate limit: bytes it may print now (token bucket) */
 	uint64_t refill;       /* time of the last refill, ns */
 	uint64_t dropped;      /* bytes dropped since the last line that got through */
@@ -197,6 +198,8 @@ int domain_unpause(struct domain *d);
 void domain_fill_info(const struct domain *d, struct sliver_dom_info *in);
 void domain_fill_counters(const struct domain *d, struct sliver_dom_counters *c);
 void domain_print_stats(const struct domain *d);
+/* CPU time of d's vCPUs up to now (up to the run's end once it ended). Takes rq locks. */
+uint64_t dom_run_ns(const struct domain *d);
 
 /* vcpu.c */
 struct vcpu *vcpu_create(struct domain *d, unsigned id, uint64_t entry);
@@ -268,6 +271,9 @@ enum exit_action exit_cpuid(struct vcpu *v, struct hv_exit *e);
 enum exit_action exit_rdmsr(struct vcpu *v, struct hv_exit *e);
 enum exit_action exit_wrmsr(struct vcpu *v, struct hv_exit *e);
 enum exit_action exit_io(struct vcpu *v, struct hv_exit *e);
+/* A byte arrives on d's COM1 (the UART ping): into its receive FIFO, IRQ 4 as it says. Any
+ * pCPU, no lock held. false: lost (an overrun). */
+bool com1_receive(struct domain *d, uint8_t b);
 /* exit_pc.c: the minimal PC's ports (isa-debug-exit, PM timer, fw_cfg, PIC/PIT absent).
  * false: not one of them. *act becomes ACT_DEAD when the guest exited through 0xf4. */
 void exit_pc_init(void); /* once, after tsc_calibrate */
@@ -320,6 +326,11 @@ void ping_start(const char *cmdline);
 void ping_cpu_start(unsigned cpu); /* every pCPU on entering vmm_cpu_loop */
 void ping_stop(void);		   /* the run is over (before the counters are printed) */
 void ping_reply(unsigned from_dom);
+/* ping.uart=1: is b, written to d's COM1 THR, the answer (PING_UART_BYTE from ping.dom, not
+ * printed)? ping_uart_answer: the same, and the round trip of the outstanding ping ends. */
+#define PING_UART_BYTE 0x06 /* ASCII ACK: no console text holds it, no tty gives it a meaning */
+bool ping_uart_is_answer(const struct domain *d, uint8_t b);
+bool ping_uart_answer(const struct domain *d, uint8_t b);
 void ping_report(void);
 
 /* service.c: the service domain's further calls (hypercall_ext); service_keys.c: the debug

@@ -4,9 +4,12 @@
 # marker on its console (ttyS0 through the kernel's console= word), the kernel's uptime at
 # that point, and powers off (busybox poweroff -f: the reboot system call, which the kernel
 # carries out through ACPI S5 when the DSDT has \_S5); with linux_reboot=1 on the kernel's
-# command line it first reboots once.
+# command line it first reboots once. With linux_echo=<spin_us>/<sleep_us> (and
+# linux_echo_count=N) it runs /bin/uart-echo (guests/linux/uart-echo.c, built here with the
+# host's gcc -static) on ttyS0 before powering off: the UART ping's echo (issue 28 item 4).
 set -euo pipefail
 out=$1
+src=$(cd "$(dirname "$0")/.." && pwd)/guests/linux/uart-echo.c
 bb=/bin/busybox
 if ! file -L "$bb" 2>/dev/null | grep -q 'statically linked' && ! ldd "$bb" 2>&1 | grep -q 'not a dynamic'; then
 	echo "linux-initramfs: $bb is not a static busybox (apt-get install busybox-static)" >&2
@@ -16,6 +19,7 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 mkdir -p "$dir/bin" "$dir/proc" "$dir/dev" "$dir/sys"
 cp "$bb" "$dir/bin/busybox"
+gcc -static -O2 -Wall -Wextra -Werror -s -o "$dir/bin/uart-echo" "$src"
 ln -s busybox "$dir/bin/sh"
 cat >"$dir/init" <<'INIT'
 #!/bin/sh
@@ -36,6 +40,11 @@ if [ "$linux_reboot" = 1 ]; then
 		/bin/busybox echo "linux-init: FAIL: cannot set the RTC"
 	fi
 	/bin/busybox echo "linux-init: booted again, RTC year $(/bin/busybox date -u +%Y)"
+fi
+# linux_echo=<spin_us>/<sleep_us> [linux_echo_count=N]: answer the hypervisor's UART ping.
+if [ -n "$linux_echo" ]; then
+	/bin/busybox mount -t devtmpfs dev /dev
+	/bin/uart-echo "$linux_echo" "${linux_echo_count:-0}"
 fi
 /bin/busybox poweroff -f
 INIT
