@@ -23,6 +23,7 @@
 static void com1_irq(struct domain *d)
 {
 	struct dcon *c = &d->con;
+	spin_assert_held(&c->lock); /* uart and uart_line are the dcon lock's (rank 20) */
 	bool level = vuart_irq(&c->uart);
 	if (!d->pc || level == c->uart_line)
 		return;
