@@ -6,6 +6,8 @@
 #include "lib/le.h"
 #include "lib/string.h"
 
+struct boot_info boot_info; /* kmain fills it once at boot; read-only after */
+
 enum {
 	TAG_END = 0,
 	TAG_CMDLINE = 1,

@@ -15,6 +15,7 @@
  * flooding domain never fills it for the others, and since the drain takes records in
  * order, every domain's lines wait behind at most a share of each other domain's. */
 #include "arch/x86_64/tsc.h"
+#include "core/pc.h"
 #include "core/vmm.h"
 #include "drivers/console.h"
 #include "core/bootargs.h"
@@ -274,7 +275,7 @@ uint64_t dcon_write(struct vcpu *v, const char *s, uint64_t n)
 
 /* Could v's held line go in now (or has it none)? Read without the domain's lock: the
  * answer only decides whether v sleeps, and a wrong "yes" costs one more try. */
-static bool room_for(struct vcpu *v)
+bool dcon_room_for(struct vcpu *v)
 {
 	struct domain *d = v->dom;
 	if (!__atomic_load_n(&v->con.held, __ATOMIC_ACQUIRE))
@@ -302,14 +303,6 @@ enum exit_action dcon_wait(struct vcpu *v)
 	__atomic_fetch_or(&waiting_doms[d->id / 64], 1ull << (d->id % 64), __ATOMIC_SEQ_CST);
 	__atomic_fetch_add(&d->con.waits, 1, __ATOMIC_RELAXED);
 	return ACT_HALT;
-}
-
-/* An interrupt ends the wait only when the guest could take it now (IF was set, and the
- * vector passes its TPR/PPR): one it cannot take would end every wait at once, and the
- * guest would spin on the UART. */
-bool dcon_wait_over(struct vcpu *v)
-{
-	return room_for(v) || v->dom->dying || (v->con_wait_if && vcpu_deliverable_irq(v) >= 0);
 }
 
 /* Wakes the waiting vCPUs of d when its ring (and share) has DCON_WAKE_ROOM bytes free. */
@@ -411,4 +404,31 @@ void dcon_start_async(void)
 	conin_set_drained(dcon_drained);
 	if (!conin_start_output(cpu))
 		printk("sliver: console: no IOAPIC route: the console stays synchronous\n");
+}
+
+/* COM1's state is the console's (struct dcon: the 16550 model and its line, under con.lock);
+ * its ports are exit_io.c's. */
+#define COM1_IRQ 4
+
+/* A PC domain's IRQ 4 follows the UART's interrupt output (con.lock held: the level driven
+ * last is the one the registers say, whichever pCPU changed them). */
+void com1_irq(struct domain *d)
+{
+	struct dcon *c = &d->con;
+	spin_assert_held(&c->lock); /* uart and uart_line are the dcon lock's (rank 20) */
+	bool level = vuart_irq(&c->uart);
+	if (!d->pc || level == c->uart_line)
+		return;
+	c->uart_line = level;
+	pc_pic_set_irq(d, COM1_IRQ, level);
+	pc_ioapic_set_irq(d, COM1_IRQ, level);
+}
+
+bool com1_receive(struct domain *d, uint8_t b)
+{
+	spin_lock(&d->con.lock);
+	bool ok = vuart_rx(&d->con.uart, b);
+	com1_irq(d);
+	spin_unlock(&d->con.lock);
+	return ok;
 }

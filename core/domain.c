@@ -20,6 +20,7 @@
 #include "core/linuxboot.h"
 #include "core/pcboot.h"
 #include "core/scrub.h"
+#include "core/vlapic.h"
 #include "drivers/console.h"
 #include "lib/cmdline.h"
 #include "lib/fmt.h"
@@ -29,14 +30,19 @@
 #define MAX_MEM_MIB	2048
 #define MAX_RESTARTS	1000
 
-struct domain *domains[SLIVER_MAX_DOMS];
-
-struct domain *domain_get(unsigned id)
+/* Frees the vCPUs' VMCS/VMCB and the EPT/NPT (small: freed at once). */
+void domain_free_hv(struct domain *d)
 {
-	if (id == 0 || id >= SLIVER_MAX_DOMS)
-		return NULL;
-	struct domain *d = domains[id];
-	return d && !d->dying ? d : NULL;
+	for (unsigned i = 0; i < d->nr_vcpus; i++) {
+		if (d->vcpu[i] && d->vcpu[i]->hv) {
+			hv_vcpu_destroy(d->vcpu[i]->hv);
+			d->vcpu[i]->hv = NULL;
+		}
+	}
+	if (d->space) {
+		hv_space_destroy(d->space);
+		d->space = NULL;
+	}
 }
 
 /* The module's command line: GRUB passes what follows the path on the module2 line. */
@@ -305,7 +311,6 @@ struct domain *domain_create_mem(unsigned id, const struct boot_module *m, uint6
 		printk("sliver: module %u: command line longer than %u characters: the rest was "
 		       "cut\n",
 		       id, BOOT_CMDLINE_MAX - 1);
-	exit_pc_init(); /* once (its values never change: a reader never sees a mix) */
 	uint64_t dpa = frames_alloc(DOM_FRAMES, 1);
 	if (!dpa) {
 		refuse_q(id, m, "out of hypervisor memory");

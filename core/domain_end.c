@@ -12,21 +12,6 @@
 #include "lib/fmt.h"
 #include "sliver/errno.h"
 
-/* Frees the vCPUs' VMCS/VMCB and the EPT/NPT (small: freed at once). */
-void domain_free_hv(struct domain *d)
-{
-	for (unsigned i = 0; i < d->nr_vcpus; i++) {
-		if (d->vcpu[i] && d->vcpu[i]->hv) {
-			hv_vcpu_destroy(d->vcpu[i]->hv);
-			d->vcpu[i]->hv = NULL;
-		}
-	}
-	if (d->space) {
-		hv_space_destroy(d->space);
-		d->space = NULL;
-	}
-}
-
 /* The vCPUs of d, as the door takes them. */
 static unsigned door_vcpus(struct domain *d, struct sd_vcpu **out)
 {

@@ -13,7 +13,7 @@
  * that memory back. NULL when refused (one line says why). */
 struct domain *domain_create_mem(unsigned id, const struct boot_module *m, uint64_t mem_hpa,
 				 uint64_t mem_bytes);
-/* Frees the vCPUs' VMCS/VMCB and the EPT/NPT (core/domain_end.c). */
+/* Frees the vCPUs' VMCS/VMCB and the EPT/NPT (core/domain.c; the end uses it too). */
 void domain_free_hv(struct domain *d);
 /* vCPU i's boot-info page in d's memory (core/domain_load.c). */
 void domain_write_boot_info(struct domain *d, unsigned i);

@@ -18,6 +18,7 @@
 #include "arch/x86_64/msr.h"
 #include "arch/x86_64/tsc.h"
 #include "core/pcboot.h"
+#include "core/vlapic.h"
 #include "core/vmm.h"
 #include "drivers/console.h"
 
@@ -342,5 +343,4 @@ void exit_msr_report(const struct domain *d)
 	printk("msr d%u unknown=%lu last=0x%x\n", d->id,
 	       (unsigned long)__atomic_load_n(&d->msr_unknown, __ATOMIC_RELAXED),
 	       __atomic_load_n(&d->msr_unknown_last, __ATOMIC_RELAXED));
-	exit_stats_report(); /* EXITSTATS builds: once, after the first domain's line */
 }

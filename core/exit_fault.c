@@ -5,6 +5,7 @@
  * faults, failed VM entries and every exit sliver does not handle. One line with the
  * reason, then the register dump (domain_crash). */
 #include "core/mmio.h"
+#include "core/vlapic.h"
 #include "core/vmm.h"
 
 enum exit_action exit_ept(struct vcpu *v, struct hv_exit *e)

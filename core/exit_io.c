@@ -12,25 +12,9 @@
  * same wait. The minimal PC's ports are exit_pc.c's. Every other port reads all-ones and
  * ignores writes; those are counted. String I/O is not emulated: the domain is crashed with
  * that reason. */
-#include "core/pc.h"
 #include "core/vmm.h"
 
-#define COM1	 0x3f8
-#define COM1_IRQ 4
-
-/* A PC domain's IRQ 4 follows the UART's interrupt output (con.lock held: the level driven
- * last is the one the registers say, whichever pCPU changed them). */
-static void com1_irq(struct domain *d)
-{
-	struct dcon *c = &d->con;
-	spin_assert_held(&c->lock); /* uart and uart_line are the dcon lock's (rank 20) */
-	bool level = vuart_irq(&c->uart);
-	if (!d->pc || level == c->uart_line)
-		return;
-	c->uart_line = level;
-	pc_pic_set_irq(d, COM1_IRQ, level);
-	pc_ioapic_set_irq(d, COM1_IRQ, level);
-}
+#define COM1 0x3f8
 
 static uint8_t com1_in(struct domain *d, unsigned reg)
 {
@@ -52,15 +36,6 @@ static void com1_out(struct vcpu *v, unsigned reg, uint8_t val)
 	spin_unlock(&d->con.lock);
 	if (sent && !ping_uart_answer(d, tx))
 		dcon_putc(v, (char)tx);
-}
-
-bool com1_receive(struct domain *d, uint8_t b)
-{
-	spin_lock(&d->con.lock);
-	bool ok = vuart_rx(&d->con.uart, b);
-	com1_irq(d);
-	spin_unlock(&d->con.lock);
-	return ok;
 }
 
 enum exit_action exit_io(struct vcpu *v, struct hv_exit *e)

@@ -24,10 +24,9 @@ static struct clockconv pm_conv;
 
 void exit_pc_init(void)
 {
-	/* Once: clockconv_init's 63 divisions take ~2 ms of Bochs time, too much for every
-	 * restart= re-creation (domain.c calls this at each creation). */
-	if (!pm_conv.mult)
-		pm_conv = clockconv_init(tsc_hz, PC_PM_TIMER_HZ);
+	/* Once, at boot (vmm_boot): clockconv_init's 63 divisions take ~2 ms of Bochs time,
+	 * too much for every restart= re-creation. */
+	pm_conv = clockconv_init(tsc_hz, PC_PM_TIMER_HZ);
 }
 
 static uint8_t fwcfg_byte(struct domain *d)

@@ -27,7 +27,6 @@
 
 #define MBI_COPY_MAX (64 * 1024)
 
-struct boot_info boot_info;
 static uint8_t mbi_copy[MBI_COPY_MAX] __attribute__((aligned(8)));
 static uint8_t bsp_ist_stack[3 * IST_STACK_SIZE] __attribute__((aligned(16)));
 extern uint8_t bsp_stack[], __image_start[], __image_end[];

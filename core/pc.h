@@ -147,7 +147,7 @@ bool pc_pit_io(struct vcpu *v, uint16_t port, bool in, uint64_t *val);
 
 /* pc_reset.c: ports 0x92, 0xCF9, 0x60/0x64. */
 bool pc_reset_io(struct vcpu *v, uint16_t port, bool in, uint64_t *val);
-/* The BSP after an INIT or reset (vlapic_before_entry), on its pCPU before its next entry:
+/* The BSP after an INIT or reset (vcpu_before_entry), on its pCPU before its next entry:
  * what the firmware does at the reset vector. A resume code in CMOS 0x0F (0x05, 0x0A)
  * jumps through the far pointer at 0x467 in real mode; anything else boots the image
  * again (reloaded, as at creation). */

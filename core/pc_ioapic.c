@@ -10,6 +10,7 @@
  * (pc_testdev.c): no other device of the minimal PC raises an interrupt. Register
  * semantics: 82093AA datasheet 3.0; the edge cases as KVM's arch/x86/kvm/ioapic.c. */
 #include "core/pc.h"
+#include "core/vlapic.h"
 #include "core/vmm.h"
 
 #define IOAPIC_VER    (((uint32_t)(PC_IOAPIC_PINS - 1) << 16) | 0x11)

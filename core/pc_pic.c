@@ -10,6 +10,7 @@
  * vector pending is also kept in an atomic for readers that hold a run-queue lock. At
  * power-up the firmware has programmed them as SeaBIOS does (pc_pic_firmware). */
 #include "core/pc.h"
+#include "core/vlapic.h"
 #include "core/vmm.h"
 
 #define ICW1_ICW4  0x01

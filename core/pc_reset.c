@@ -19,6 +19,7 @@
 #include "core/mm.h"
 #include "core/pc.h"
 #include "core/pcboot.h"
+#include "core/vlapic.h"
 #include "core/vmm.h"
 #include "drivers/console.h"
 #include "lib/string.h"

@@ -485,5 +485,4 @@ int64_t hypercall_ext(struct vcpu *v, uint64_t nr, const uint64_t a[5], enum exi
 void service_init(void)
 {
 	conin_set_notify(console_notify);
-	service_keys_init();
 }

@@ -26,5 +26,4 @@ void svc_sched_text(struct text *t);
 void svc_pcpu_info(unsigned cpu, struct sliver_pcpu_info *p);
 void svc_trace_text(struct text *t);
 /* Registers the debug keys (core/service_keys.c). */
-void service_keys_init(void);
 #endif

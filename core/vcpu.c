@@ -1,5 +1,6 @@
-/* vCPUs: creation, the virtual interrupt request bits, blocking and waking, the guest
- * timer, and the register dump of a crash. */
+/* vCPUs: creation, the interrupt to inject and what went in, the state before an entry,
+ * blocking, the timers' callbacks, and the register dump of a crash. Raising a request and
+ * waking are core/vcpu_wake.c's, below the devices that call them. */
 #include <stdarg.h>
 #include "arch/x86_64/tsc.h"
 #include "core/mm.h"
@@ -7,6 +8,7 @@
 #include "core/linuxboot.h"
 #include "core/pcboot.h"
 #include "core/pingtrace.h"
+#include "core/vlapic.h"
 #include "core/vmm.h"
 #include "drivers/console.h"
 #include "lib/string.h"
@@ -175,91 +177,37 @@ void vcpu_irq_injected(struct vcpu *v, int vector)
 		vcpu_irq_clear(v, vector);
 }
 
+void vcpu_nmi_injected(struct vcpu *v)
+{
+	vlapic_nmi_injected(v);
+}
+
+void vcpu_preempted(struct vcpu *v)
+{
+	vlapic_park(v);
+}
+
 bool vcpu_before_entry(struct vcpu *v)
 {
 	v->con_wait = false; /* it runs again: a console wait (dcon_wait) is over */
-	return !v->dom->lapic || vlapic_before_entry(v);
-}
-
-void vcpu_irq_clear(struct vcpu *v, int vector)
-{
-	__atomic_fetch_and(&v->irr[vector / 64], ~(1ull << (vector % 64)), __ATOMIC_ACQ_REL);
-}
-
-static void notify(struct vcpu *v, unsigned flags)
-{
-	PT_STAMP(PT_NOTIFY);
-	enum sd_wake r = sd_notify(&v->s, flags);
-	PT_HOOK(pt_notify_result(r == SD_WAKE_WOKE));
-	if (r == SD_WAKE_WOKE)
-		__atomic_fetch_add(&v->dom->wakes, 1, __ATOMIC_RELAXED);
-}
-
-static void irq_raise(struct vcpu *v, uint8_t vector, unsigned flags)
-{
-	__atomic_fetch_or(&v->irr[vector / 64], 1ull << (vector % 64), __ATOMIC_SEQ_CST);
-	notify(v, flags);
-}
-
-void vcpu_irq_raise(struct vcpu *v, uint8_t vector)
-{
-	irq_raise(v, vector, WAKE_EVENT);
-}
-
-void vcpu_irq_raise_timer(struct vcpu *v, uint8_t vector)
-{
-	irq_raise(v, vector, WAKE_TIMER);
-}
-
-void vcpu_notify(struct vcpu *v, bool timer)
-{
-	notify(v, (timer ? WAKE_TIMER : WAKE_EVENT) | SD_NOTIFY_QUIET);
-}
-
-void vcpu_wake_console(struct vcpu *v)
-{
-	sd_notify(&v->s, WAKE_YIELD);
-}
-
-/* One of v's per-pCPU timer sets (vt + base), live generation *genp. */
-static void vtimer_arm(struct vcpu *v, unsigned base, uint64_t *genp, uint64_t deadline_ns)
-{
-	struct vtimer *vt = &v->vt[base + this_cpu()->id];
-	uint64_t gen = __atomic_add_fetch(genp, 1, __ATOMIC_ACQ_REL);
-	/* 0 cancels; beyond VMM_FAR_NS it would never fire in any run, and converting it to
-	 * a TSC deadline would overflow: treat both as no timer. */
-	uint64_t now = now_ns();
-	if (!deadline_ns || (deadline_ns > now && deadline_ns - now > VMM_FAR_NS)) {
-		timer_cancel(&vt->t);
-		return;
-	}
-	vt->gen = gen;
-	timer_set(&vt->t, deadline_ns);
-}
-
-void vcpu_set_timer(struct vcpu *v, uint64_t deadline_ns)
-{
-	vtimer_arm(v, 0, &v->timer_gen, deadline_ns);
-}
-
-void vcpu_set_lapic_timer(struct vcpu *v, uint64_t deadline_ns)
-{
-	vtimer_arm(v, cpu_count(), &v->lapic_timer_gen, deadline_ns);
-}
-
-uint64_t vcpu_set_pit_timer(struct vcpu *v, uint64_t deadline_ns)
-{
-	vtimer_arm(v, 2 * cpu_count(), &v->pit_timer_gen, deadline_ns);
-	return __atomic_load_n(&v->pit_timer_gen, __ATOMIC_ACQUIRE);
+	if (!v->dom->lapic)
+		return true;
+	if (vlapic_take_init(v))
+		pc_fw_boot(v);
+	return vlapic_before_entry(v);
 }
 
 /* Under v's run-queue lock (sd_block, sd_pick): an interrupt made pending before it blocks,
- * or its domain's end, keeps it running. */
+ * or its domain's end, keeps it running. A vCPU in a console wait (dcon_wait) goes on when
+ * its line has room, and on an interrupt only when the guest could take it now (IF was set,
+ * the vector passes its TPR/PPR): one it cannot take would end every wait at once, and the
+ * guest would spin on the UART. */
 bool vcpu_block_refused(void *arg)
 {
 	struct vcpu *v = arg;
 	if (v->con_wait)
-		return dcon_wait_over(v);
+		return dcon_room_for(v) || v->dom->dying ||
+		       (v->con_wait_if && vcpu_deliverable_irq(v) >= 0);
 	return vcpu_irq_pending(v) || v->dom->dying;
 }
 

@@ -7,24 +7,29 @@
 #include "core/pcboot.h"
 #include "drivers/console.h"
 
+bool vlapic_take_init(struct vcpu *v)
+{
+	struct vlapic *l = L(v);
+	if (!__atomic_exchange_n(&l->init_pending, false, __ATOMIC_ACQ_REL))
+		return false;
+	/* INIT (10.4.7.3): the APIC's registers reset, APIC_BASE and ID kept; the vCPU waits
+	 * for a SIPI. */
+	spin_lock(&l->lock);
+	vl_reset_regs(v);
+	spin_unlock(&l->lock);
+	__atomic_store_n(&l->nmi_pending, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&l->nmi_latched, 0, __ATOMIC_RELEASE);
+	/* The BSP of a PC runs the firmware at the reset vector (SDM Vol. 3A 9.1.4: an INIT
+	 * restarts the BSP there, as a reset does; the APs wait for a SIPI). */
+	if ((l->apic_base & BASE_BSP) && v->dom->boot != PC_BOOT_SLIVER && v->dom->pc)
+		return true;
+	__atomic_store_n(&l->wait_sipi, true, __ATOMIC_RELEASE);
+	return false;
+}
+
 bool vlapic_before_entry(struct vcpu *v)
 {
 	struct vlapic *l = L(v);
-	if (__atomic_exchange_n(&l->init_pending, false, __ATOMIC_ACQ_REL)) {
-		/* INIT (10.4.7.3): the APIC's registers reset, APIC_BASE and ID kept; the vCPU
-		 * waits for a SIPI. */
-		spin_lock(&l->lock);
-		vl_reset_regs(v);
-		spin_unlock(&l->lock);
-		__atomic_store_n(&l->nmi_pending, 0, __ATOMIC_RELEASE);
-		__atomic_store_n(&l->nmi_latched, 0, __ATOMIC_RELEASE);
-		/* The BSP of a PC runs the firmware at the reset vector (SDM Vol. 3A 9.1.4: an
-		 * INIT restarts the BSP there, as a reset does; the APs wait for a SIPI). */
-		if ((l->apic_base & BASE_BSP) && v->dom->boot != PC_BOOT_SLIVER && v->dom->pc)
-			pc_fw_boot(v);
-		else
-			__atomic_store_n(&l->wait_sipi, true, __ATOMIC_RELEASE);
-	}
 	if (__atomic_load_n(&l->wait_sipi, __ATOMIC_ACQUIRE)) {
 		if (!__atomic_exchange_n(&l->sipi_pending, false, __ATOMIC_ACQ_REL))
 			return false;

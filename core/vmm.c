@@ -32,7 +32,6 @@ static volatile bool run_over;
 static uint64_t run_ms;
 static struct timer run_timer;
 static unsigned nr_started;
-uint64_t vmm_run_end_ns;
 
 /* vmm.nmi_test_us=N: the BSP sends an NMI to every other pCPU every N us and each counts
  * what it receives, to check the NMI-exit path (Bochs bug 2: without the fix-up, the host
@@ -96,22 +95,6 @@ static void resched_ipi(struct irq_frame *f)
 {
 	(void)f; /* the sender set need_resched (or only wanted a VM exit) */
 	PT_STAMP(PT_DRAIN);
-}
-
-void vmm_kick_cpu(unsigned cpu, bool resched)
-{
-	if (resched)
-		__atomic_fetch_or(&vmm_cpus[cpu]->need_resched, RESCHED_KICK, __ATOMIC_RELEASE);
-	if (cpu != this_cpu()->id)
-		smp_send_ipi(cpu, VEC_RESCHEDULE);
-	PT_HOOK(pt_kick(cpu));
-}
-
-void vmm_behalf(struct vcpu *v)
-{
-	struct vmm_cpu *pc = vmm_this();
-	if (pc->curr && pc->curr != v && !pc->behalf)
-		pc->behalf = v;
 }
 
 /* The scheduler door's view of the machine (core/sched_door.h). */
@@ -215,6 +198,7 @@ static void finish_run(const char *why)
 		domain_print_stats(domains[id]);
 		exit_msr_report(domains[id]);
 	}
+	exit_stats_report();
 	for (unsigned id = 1; id < SLIVER_MAX_DOMS; id++) {
 		struct domain *d = domains[id];
 		for (unsigned i = 0; d && i < d->nr_vcpus; i++) {
@@ -290,6 +274,7 @@ void vmm_boot(void)
 	apply_sched_args(boot_info.cmdline);
 	vmm_pause_loop_init();
 	dcon_init(boot_info.cmdline);
+	exit_pc_init(); /* before any domain: its values never change, a reader never sees a mix */
 	printk("sliver: %s on, scheduler %s, %u pCPU(s), %u module(s)\n", hv_backend_name(),
 	       sd_sched()->ops->name, cpu_count(), boot_info.nr_modules);
 	if (sd_sched()->nr_pcpus < cpu_count())
@@ -318,6 +303,7 @@ void vmm_boot(void)
 	}
 	ping_start(boot_info.cmdline);
 	service_init();
+	service_keys_init();
 	nmi_test_start();
 	break_dom = bootarg_u64("vmm.break_dom");
 	break_ms = bootarg_u64("vmm.break_ms");
@@ -334,8 +320,8 @@ static void switch_away(struct vmm_cpu *pc, struct vcpu *v)
 	if (v->dom->dying)
 		domain_vcpu_leave(v);
 	else if (!__atomic_load_n(&v->s.blocked, __ATOMIC_ACQUIRE))
-		vlapic_park(v); /* preempted: its timer waits for its next entry (not if it
-				 * blocked, as this pCPU's pick left it: the timer wakes it) */
+		vcpu_preempted(v); /* preempted: its timer waits for its next entry (not if it
+				    * blocked, as this pCPU's pick left it: the timer wakes it) */
 }
 
 /* An exit of v's that only a host interrupt caused (nothing of the guest's to handle), in
@@ -440,7 +426,7 @@ static enum exit_action run_vcpu(struct vmm_cpu *pc, struct vcpu *v)
 		if (e.injected)
 			vcpu_irq_injected(v, vec);
 		if (e.nmi_injected)
-			vlapic_nmi_injected(v);
+			vcpu_nmi_injected(v);
 		irq_drain(); /* host interrupts that caused the exit (timers, kicks) run here */
 		/* The backstop can beat the timer interrupt it stands in for (Bochs: the
 		 * preemption timer at the deadline, the LAPIC's a little later): timers due by

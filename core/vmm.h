@@ -13,7 +13,7 @@
 #include "core/evpolicy.h"
 #include "core/sched_door.h"
 #include "core/timer.h"
-#include "core/vlapic.h"
+#include "core/vlapic_state.h"
 #include "core/vuart.h"
 #include "lib/hist.h"
 #include "sched/sched.h"
@@ -214,6 +214,9 @@ void vcpu_irq_clear(struct vcpu *v, int vector);
 /* The vector chosen by vcpu_deliverable_irq went in at entry: a vLAPIC vector moves to
  * its ISR, an event-port vector is consumed (vcpu_irq_clear). */
 void vcpu_irq_injected(struct vcpu *v, int vector);
+void vcpu_nmi_injected(struct vcpu *v); /* the NMI latched and asked for went in at entry */
+/* v was preempted (not blocked) on this pCPU: its vLAPIC timer waits for its next entry. */
+void vcpu_preempted(struct vcpu *v);
 /* Right before an entry (the vLAPIC's INIT, SIPI, NMI): false when v must not enter
  * (stopped after INIT until a SIPI): block it. */
 bool vcpu_before_entry(struct vcpu *v);
@@ -271,9 +274,6 @@ enum exit_action exit_cpuid(struct vcpu *v, struct hv_exit *e);
 enum exit_action exit_rdmsr(struct vcpu *v, struct hv_exit *e);
 enum exit_action exit_wrmsr(struct vcpu *v, struct hv_exit *e);
 enum exit_action exit_io(struct vcpu *v, struct hv_exit *e);
-/* A byte arrives on d's COM1 (the UART ping): into its receive FIFO, IRQ 4 as it says. Any
- * pCPU, no lock held. false: lost (an overrun). */
-bool com1_receive(struct domain *d, uint8_t b);
 /* exit_pc.c: the minimal PC's ports (isa-debug-exit, PM timer, fw_cfg, PIC/PIT absent).
  * false: not one of them. *act becomes ACT_DEAD when the guest exited through 0xf4. */
 void exit_pc_init(void); /* once, after tsc_calibrate */
@@ -292,12 +292,17 @@ enum exit_action exit_gp(struct vcpu *v, struct hv_exit *e);
 /* The `msr d<id> unknown=<n> last=0x<msr>` line of a run's end (vmm.c, finish_run). */
 void exit_msr_report(const struct domain *d);
 /* exit.c: the `exitstats <kind> n=.. <counter>=..` lines of an EXITSTATS build, once per run
- * (from exit_msr_report, which finish_run calls; nothing in other builds). */
+ * (finish_run, after the domains' lines; nothing in other builds). */
 void exit_stats_report(void);
 enum exit_action exit_ept(struct vcpu *v, struct hv_exit *e); /* the vLAPIC page first */
 enum exit_action exit_fatal(struct vcpu *v, struct hv_exit *e);
 
 /* dcon.c: the domain console (docs/console.md, "Backpressure") */
+/* A byte arrives on d's COM1 (the UART ping): into its receive FIFO, IRQ 4 as it says. Any
+ * pCPU, no lock held. false: lost (an overrun). */
+bool com1_receive(struct domain *d, uint8_t b);
+/* d's IRQ 4 follows its UART's interrupt output (exit_io.c's ports, after each access). */
+void com1_irq(struct domain *d);
 /* One byte (COM1's THR, port 0xE9); a vCPU whose line is held takes none: check
  * dcon_busy first. */
 void dcon_putc(struct vcpu *v, char c);
@@ -307,11 +312,10 @@ uint64_t dcon_write(struct vcpu *v, const char *s, uint64_t n);
 /* Tries v's held line again: true while it is still held (no room: its UART is busy). */
 bool dcon_busy(struct vcpu *v);
 /* v waits for room for its held line: registered for dcon_drained's wake-up; returns
- * ACT_HALT (the pick blocks it unless dcon_wait_over is true by then). */
+ * ACT_HALT (the pick blocks it unless vcpu_block_refused says its wait is over by then). */
 enum exit_action dcon_wait(struct vcpu *v);
-/* vcpu_block_refused for a vCPU in dcon_wait: room for its line, its domain's end, or an
- * interrupt pending while the guest had IF=1. */
-bool dcon_wait_over(struct vcpu *v);
+/* Could v's held line go in now (or has it none)? Read without the domain's lock. */
+bool dcon_room_for(struct vcpu *v);
 /* The UART's interrupt, after the drain (no lock held): wakes the vCPUs that have room. */
 void dcon_drained(void);
 void dcon_flush(struct domain *d);
@@ -336,15 +340,23 @@ void ping_report(void);
 /* service.c: the service domain's further calls (hypercall_ext); service_keys.c: the debug
  * keys and service_report */
 void service_init(void);
+void service_keys_init(void); /* the debug keys (service_keys.c) */
 void service_report(void);
 /* A reply to a ping the service domain sent: true when it was one (ping.c asks first). */
 bool service_ping_reply(unsigned from_dom);
 
-/* vmm.c */
+/* pcpu.c: what every layer may ask of the pCPUs, below the loop that runs them (vmm.c) */
 extern uint64_t vmm_run_end_ns; /* 0 until the run is over (run_ms, all ended), then its end */
 /* A timer callback of v's runs on this pCPU (interrupt context): if another vCPU's exit is
  * being handled here, that exit was v's doing and is charged to v (issue 30). */
-void vmm_behalf(struct vcpu *v);
+static inline void vmm_behalf(struct vcpu *v)
+{
+	struct vmm_cpu *pc = vmm_this();
+	if (pc->curr && pc->curr != v && !pc->behalf)
+		pc->behalf = v;
+}
+/* A decision is due on cpu (resched: RESCHED_KICK) or it only has to leave its guest: the
+ * reschedule IPI, unless cpu is this one. */
 void vmm_kick_cpu(unsigned cpu, bool resched);
 
 #endif

@@ -10,7 +10,7 @@ UNIT_SRCS_mulshift := test/unit/test_mulshift.c lib/clockconv.c
 UNIT_SRCS_cpulist := test/unit/test_cpulist.c core/cpulist.c
 
 HV_SRCS += arch/x86_64/hv.c \
-	core/vmm.c core/sched_door.c core/sched_door_lock.c core/scrub.c core/domain.c core/domain_load.c core/domain_end.c core/domain_stats.c core/vcpu.c core/loader.c core/cpulist.c core/event.c core/evpolicy.c core/hypercall.c \
+	core/vmm.c core/pcpu.c core/domain_table.c core/sched_door.c core/sched_door_lock.c core/scrub.c core/domain.c core/domain_load.c core/domain_end.c core/domain_stats.c core/vcpu.c core/vcpu_wake.c core/loader.c core/cpulist.c core/event.c core/evpolicy.c core/hypercall.c \
 	core/dcon.c core/ping.c core/exit.c core/exit_cpuid_msr.c core/exit_io.c \
 	core/exit_hlt.c core/exit_cr.c core/exit_fault.c core/gwalk.c core/insn_fetch.c core/insn_mov.c \
 	core/vlapic.c core/vlapic_timer.c core/vlapic_ipi.c core/vlapic_regs.c \
