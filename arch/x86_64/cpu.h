@@ -183,6 +183,9 @@ struct percpu {
 	uint8_t *ist_stack;	    /* 3 * IST_STACK_SIZE */
 	void *timers;		    /* core/timer.c's per-CPU queue */
 	void *vmm;		    /* owned by the VMM (core/) */
+	/* Host interrupts and NMIs handled on this CPU (irq_dispatch): core/vmm.c's same path
+	 * compares it around an exit to know that none ran (a timer, a kick). */
+	uint64_t irqs;
 	struct lockorder_cpu locks; /* the spin locks it holds (spinlock.h, LOCK_CHECK) */
 };
 

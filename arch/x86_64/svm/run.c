@@ -193,6 +193,8 @@ static void inject(struct svm_vcpu *s, int vector, struct hv_exit *e)
 		vb->eventinj = 0;
 		if (unlikely((vb->vintr & V_IRQ) || (vb->intercept_misc1 & INTERCEPT_VINTR)))
 			set_vintr_window(s, false);
+		/* An NMI single step still under way is a window too (nmi_window). */
+		e->calm = !s->nmi_step;
 		return;
 	}
 	/* QEMU 7.2 TCG takes the INTR intercept inside an STI shadow and saves no shadow
@@ -274,7 +276,7 @@ void svm_vcpu_run(struct hv_vcpu *v, uint64_t deadline_tsc, int inject_vector, s
 	struct svm_vcpu *s = to_svm(v);
 	struct vmcb *vb = s->vmcb;
 	e->kind = HV_EXIT_NONE;
-	e->injected = e->nmi_injected = false;
+	e->injected = e->nmi_injected = e->calm = false;
 	e->entry_tsc = 0;
 	unsigned cpu = this_cpu()->id;
 	if (!load_here(s, cpu, e))
