@@ -9,6 +9,7 @@
  * guest bit and run the host NMI handler through `int $2`, whose IRET unblocks NMIs. */
 #include "arch/x86_64/panic.h"
 #include "arch/x86_64/tsc.h"
+#include "arch/x86_64/vmx/enter.h"
 #include "arch/x86_64/vmx/vmx.h"
 #include "lib/compiler.h"
 
