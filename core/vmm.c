@@ -395,8 +395,9 @@ static enum exit_action run_vcpu(struct vmm_cpu *pc, struct vcpu *v)
 			return ACT_DEAD;
 		if (__atomic_load_n(&v->s.paused, __ATOMIC_ACQUIRE))
 			return ACT_PAUSE;
-		vec = -1;
+		vec = HV_INJECT_SAME;
 		if (!same) {
+			vec = -1;
 			if (!vcpu_before_entry(v)) { /* INIT without SIPI yet */
 				if (vcpu_block(v))
 					return ACT_BLOCK;

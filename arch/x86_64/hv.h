@@ -223,6 +223,12 @@ int hv_vcpu_loaded_on(struct hv_vcpu *v);
  * opens a window (sti; nop; cli) to take them. e->calm says the entry delivered nothing
  * and left no window open (see struct hv_exit). */
 void hv_vcpu_run(struct hv_vcpu *v, uint64_t deadline_tsc, int inject_vector, struct hv_exit *e);
+/* inject_vector HV_INJECT_SAME: the last entry again, with nothing to deliver; only right
+ * after an exit of v on this pCPU whose e->calm was set, with interrupts kept disabled and
+ * nothing asked of v since but its registers, RIP and flags (hv_gpr_set, hv_skip_exit_insn)
+ * or an exception (hv_inject_exception). The backend skips what cannot have changed (the
+ * VMCS / VMCB is current here, no reset or NMI asked for, no window open). */
+#define HV_INJECT_SAME (-2)
 
 /* RSP, from the VMCS / VMCB (the other registers are v->gpr). */
 uint64_t hv_rsp_get(struct hv_vcpu *v);

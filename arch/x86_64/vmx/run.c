@@ -267,20 +267,31 @@ void vmx_vcpu_run(struct hv_vcpu *hv, uint64_t deadline_tsc, int inject_vector, 
 	struct vmx_vcpu *v = to_vmx(hv);
 	e->kind = HV_EXIT_NONE;
 	e->injected = e->nmi_injected = e->calm = false;
-	e->entry_tsc = 0;
-	if (!load_here(v, e))
-		return;
+	if (likely(inject_vector == HV_INJECT_SAME && !(v->pending_exc | v->nmi_requested))) {
+		/* The last entry again (hv.h): the VMCS is still current here, no reset was
+		 * asked for since, no window is open; an exception the handler raised (a single
+		 * step) or an NMI asked for after all take the whole path. */
+		e->calm = true;
 #ifdef SLIVER_PINGTRACE
-	e->loaded_tsc = rdtsc();
+		e->loaded_tsc = rdtsc();
 #endif
-	if (unlikely(v->reset_pending)) { /* INIT/SIPI: the VMCS is current here now */
-		v->reset_pending = false;
-		vmcs_reset_real(v);
+	} else {
+		e->entry_tsc = 0;
+		if (!load_here(v, e))
+			return;
+#ifdef SLIVER_PINGTRACE
+		e->loaded_tsc = rdtsc();
+#endif
+		if (unlikely(v->reset_pending)) { /* INIT/SIPI: the VMCS is current here now */
+			v->reset_pending = false;
+			vmcs_reset_real(v);
+		}
+		inject(v, inject_vector < 0 ? -1 : inject_vector, e);
 	}
-	inject(v, inject_vector, e);
 	uint64_t now = rdtsc();
 	arm_preemption_timer(v, deadline_tsc, now);
 	if (unlikely(v->vmx_error)) {
+		e->entry_tsc = 0;
 		e->kind = HV_EXIT_ENTRY_FAIL;
 		e->fail.error = v->vmx_error_field;
 		e->fail.why = "a VMREAD/VMWRITE failed (fail.error = VMCS field)";
