@@ -403,9 +403,9 @@ static enum exit_action run_vcpu(struct vmm_cpu *pc, struct vcpu *v)
 					return ACT_BLOCK;
 				continue;
 			}
-			/* No event-port vector pending and no vLAPIC: nothing to deliver, so the TPR
-			 * and priority scan of vcpu_deliverable_irq is skipped (a vector set after this
-			 * test kicks the pCPU, as it would after the scan). */
+			/* No event-port vector pending and no vLAPIC: nothing to deliver, so the
+			 * TPR and priority scan of vcpu_deliverable_irq is skipped (a vector set
+			 * after this test kicks the pCPU, as it would after the scan). */
 			if (d->lapic || (__atomic_load_n(&v->irr[0], __ATOMIC_ACQUIRE) |
 					 __atomic_load_n(&v->irr[1], __ATOMIC_ACQUIRE) |
 					 __atomic_load_n(&v->irr[2], __ATOMIC_ACQUIRE) |
@@ -425,7 +425,7 @@ static enum exit_action run_vcpu(struct vmm_cpu *pc, struct vcpu *v)
 					dl_tsc = 0; /* already due: exit at once */
 				else if (dl - now < VMM_FAR_NS)
 					dl_tsc = ns_to_tsc_deadline(dl);
-				/* A deadline already due stays due; a far one is looked at again. */
+				/* One already due stays due; a far one is looked at again. */
 				dl_known = !backstop_ns && dl_tsc != UINT64_MAX;
 				last_dl = dl;
 				last_dl_tsc = dl_tsc;

@@ -15,8 +15,6 @@
 
 #include "arch/x86_64/vmx/vmx.h"
 
-#define VMX_G(n) #n "*8(%%rdi)"
-
 static inline __attribute__((always_inline)) int vmx_enter(struct vmx_gprs *g, bool launched,
 							   uint64_t *host_rsp)
 {
@@ -33,21 +31,21 @@ static inline __attribute__((always_inline)) int vmx_enter(struct vmx_gprs *g, b
 			 "mov %%rsp, (%%rdx)\n"
 			 "1:\n\t"
 			 "test %%esi, %%esi\n\t" /* the flags survive the moves below */
-			 "mov " VMX_G(0) ", %%rax\n\t"
-			 "mov " VMX_G(1) ", %%rcx\n\t"
-			 "mov " VMX_G(2) ", %%rdx\n\t"
-			 "mov " VMX_G(3) ", %%rbx\n\t"
-			 "mov " VMX_G(5) ", %%rbp\n\t"
-			 "mov " VMX_G(6) ", %%rsi\n\t"
-			 "mov " VMX_G(8) ", %%r8\n\t"
-			 "mov " VMX_G(9) ", %%r9\n\t"
-			 "mov " VMX_G(10) ", %%r10\n\t"
-			 "mov " VMX_G(11) ", %%r11\n\t"
-			 "mov " VMX_G(12) ", %%r12\n\t"
-			 "mov " VMX_G(13) ", %%r13\n\t"
-			 "mov " VMX_G(14) ", %%r14\n\t"
-			 "mov " VMX_G(15) ", %%r15\n\t"
-			 "mov " VMX_G(7) ", %%rdi\n\t"
+			 "mov 0(%%rdi), %%rax\n\t"
+			 "mov 8(%%rdi), %%rcx\n\t"
+			 "mov 16(%%rdi), %%rdx\n\t"
+			 "mov 24(%%rdi), %%rbx\n\t"
+			 "mov 40(%%rdi), %%rbp\n\t"
+			 "mov 48(%%rdi), %%rsi\n\t"
+			 "mov 64(%%rdi), %%r8\n\t"
+			 "mov 72(%%rdi), %%r9\n\t"
+			 "mov 80(%%rdi), %%r10\n\t"
+			 "mov 88(%%rdi), %%r11\n\t"
+			 "mov 96(%%rdi), %%r12\n\t"
+			 "mov 104(%%rdi), %%r13\n\t"
+			 "mov 112(%%rdi), %%r14\n\t"
+			 "mov 120(%%rdi), %%r15\n\t"
+			 "mov 56(%%rdi), %%rdi\n\t"
 			 "jz 2f\n\t"
 			 "vmresume\n\t"
 			 "jmp 3f\n"
@@ -64,22 +62,22 @@ static inline __attribute__((always_inline)) int vmx_enter(struct vmx_gprs *g, b
 			 "vmx_exit_entry:\n\t"
 			 "push %%rdi\n\t"
 			 "mov 8(%%rsp), %%rdi\n\t"
-			 "mov %%rax, " VMX_G(0) "\n\t"
-			 "mov %%rcx, " VMX_G(1) "\n\t"
-			 "mov %%rdx, " VMX_G(2) "\n\t"
-			 "mov %%rbx, " VMX_G(3) "\n\t"
-			 "mov %%rbp, " VMX_G(5) "\n\t"
-			 "mov %%rsi, " VMX_G(6) "\n\t"
-			 "mov %%r8, " VMX_G(8) "\n\t"
-			 "mov %%r9, " VMX_G(9) "\n\t"
-			 "mov %%r10, " VMX_G(10) "\n\t"
-			 "mov %%r11, " VMX_G(11) "\n\t"
-			 "mov %%r12, " VMX_G(12) "\n\t"
-			 "mov %%r13, " VMX_G(13) "\n\t"
-			 "mov %%r14, " VMX_G(14) "\n\t"
-			 "mov %%r15, " VMX_G(15) "\n\t"
+			 "mov %%rax, 0(%%rdi)\n\t"
+			 "mov %%rcx, 8(%%rdi)\n\t"
+			 "mov %%rdx, 16(%%rdi)\n\t"
+			 "mov %%rbx, 24(%%rdi)\n\t"
+			 "mov %%rbp, 40(%%rdi)\n\t"
+			 "mov %%rsi, 48(%%rdi)\n\t"
+			 "mov %%r8, 64(%%rdi)\n\t"
+			 "mov %%r9, 72(%%rdi)\n\t"
+			 "mov %%r10, 80(%%rdi)\n\t"
+			 "mov %%r11, 88(%%rdi)\n\t"
+			 "mov %%r12, 96(%%rdi)\n\t"
+			 "mov %%r13, 104(%%rdi)\n\t"
+			 "mov %%r14, 112(%%rdi)\n\t"
+			 "mov %%r15, 120(%%rdi)\n\t"
 			 "pop %%rax\n\t"
-			 "mov %%rax, " VMX_G(7) "\n\t"
+			 "mov %%rax, 56(%%rdi)\n\t"
 			 "pop %%rdi\n\t"
 			 "pop %%r12\n\t"
 			 "pop %%rbx\n\t"
@@ -88,11 +86,9 @@ static inline __attribute__((always_inline)) int vmx_enter(struct vmx_gprs *g, b
 			 "4:"
 			 : "=a"(failed), "+D"(g), "+S"(l), "+d"(host_rsp)
 			 :
-			 : "rcx", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15",
-			   "memory", "cc");
+			 : "rcx", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "memory",
+			   "cc");
 	return (int)failed;
 }
-
-#undef VMX_G
 
 #endif
