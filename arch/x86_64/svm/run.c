@@ -6,6 +6,7 @@
  * scheduler's LAPIC timer takes the pCPU back by itself: no preemption-timer backstop as
  * VMX needs under Bochs, and deadline_tsc is not used. */
 #include "arch/x86_64/panic.h"
+#include "arch/x86_64/svm/enter.h"
 #include "arch/x86_64/svm/svm.h"
 #include "lib/compiler.h"
 #include "lib/string.h"

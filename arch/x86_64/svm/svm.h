@@ -183,9 +183,6 @@ static inline unsigned svm_insn_bytes(struct svm_vcpu *s, const uint8_t **p)
 	return *p ? n : 0;
 }
 
-/* entry.S: VMSAVE host, VMLOAD guest, VMRUN, VMSAVE guest, VMLOAD host, GIF/IF dance. */
-void svm_enter(struct svm_gprs *g, uint64_t vmcb_pa, uint64_t host_vmcb_pa);
-
 /* PAUSE-loop detection through the PAUSE filter (pause.c). */
 uint32_t svm_ple_grow(const struct hv_pause_loop *p, uint32_t w);
 uint32_t svm_ple_shrink(const struct hv_pause_loop *p, uint32_t w);
