@@ -279,16 +279,26 @@ void svm_vcpu_run(struct hv_vcpu *v, uint64_t deadline_tsc, int inject_vector, s
 	e->kind = HV_EXIT_NONE;
 	e->injected = e->nmi_injected = e->calm = false;
 	unsigned cpu = this_cpu()->id;
-	/* HV_INJECT_SAME takes the whole path here (see docs/svm.md, "Interrupts and events"):
-	 * it is -1 to inject, and the load and ASID checks are a few loads. */
-	e->entry_tsc = 0;
-	if (!load_here(s, cpu, e))
-		return;
-	assign_asid(s, cpu);
+	if (likely(inject_vector == HV_INJECT_SAME &&
+		   !(s->pending_event | s->nmi_requested | s->nmi_step))) {
+		/* The last entry again (hv.h): the VMCB is still loaded here with its ASID, no
+		 * window is open, EVENTINJ is still 0 (inject wrote it). An event to deliver again
+		 * or raised by the handler, an NMI asked for after all or a single step under
+		 * way take the whole path. */
+		e->calm = true;
 #ifdef SLIVER_PINGTRACE
-	e->loaded_tsc = rdtsc();
+		e->loaded_tsc = rdtsc();
 #endif
-	inject(s, inject_vector < 0 ? -1 : inject_vector, e);
+	} else {
+		e->entry_tsc = 0;
+		if (!load_here(s, cpu, e))
+			return;
+		assign_asid(s, cpu);
+#ifdef SLIVER_PINGTRACE
+		e->loaded_tsc = rdtsc();
+#endif
+		inject(s, inject_vector < 0 ? -1 : inject_vector, e);
+	}
 	vb->rax = s->g.r[HV_RAX];
 	s->last_eventinj = vb->eventinj;
 	vb->clean = svm_has(CPUID_8000000A_EDX_VMCB_CLEAN) ? CLEAN_ALL & ~s->dirty : 0;
