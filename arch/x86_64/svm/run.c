@@ -1,6 +1,6 @@
 /* Running a vCPU (APM Vol. 2 15.5-15.6, 15.16, 15.20-15.21): load it on this pCPU (x87/SSE
  * state, a fresh ASID when it comes from elsewhere or the generation turned), inject what
- * is pending or ask for a virtual-interrupt window, VMRUN (entry.S), decode the exit.
+ * is pending or ask for a virtual-interrupt window, VMRUN (enter.h), decode the exit.
  * A physical interrupt always exits (INTR intercept; with V_INTR_MASKING the host's
  * RFLAGS.IF, set under GIF=0 right before VMRUN, gates it, never the guest's IF), so the
  * scheduler's LAPIC timer takes the pCPU back by itself: no preemption-timer backstop as

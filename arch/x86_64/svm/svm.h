@@ -39,7 +39,7 @@ struct svm_gprs {
 };
 
 struct svm_vcpu {
-	union { /* first: entry.S addresses it directly; core reads it as struct hv_vcpu */
+	union { /* first: enter.h addresses it directly; core reads it as struct hv_vcpu */
 		struct svm_gprs g;
 		struct hv_vcpu hv;
 	};

@@ -317,7 +317,7 @@ void vmx_vcpu_run(struct hv_vcpu *hv, uint64_t deadline_tsc, int inject_vector, 
 	v->launched = true;
 	vmx_uncache(v); /* the exit saved the guest state: nothing read before holds */
 #ifdef SLIVER_EXITSTATS
-	v->xs.cur[1] += v->host_rsp != rsp_before; /* entry.S wrote HOST_RSP */
+	v->xs.cur[1] += v->host_rsp != rsp_before; /* enter.h wrote HOST_RSP */
 	exitstats_close(&v->xs);
 #endif
 	/* CR8 exiting keeps the guest off the host's TPR: the scheduler's timer relies on

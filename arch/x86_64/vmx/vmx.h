@@ -44,7 +44,7 @@ struct vmx_gprs {
 extern const uint32_t vmx_lazy_msrs[VMX_NR_LAZY_MSRS];
 
 struct vmx_vcpu {
-	union { /* first: entry.S addresses it directly; core reads it as struct hv_vcpu */
+	union { /* first: enter.h addresses it directly; core reads it as struct hv_vcpu */
 		struct vmx_gprs g;
 		struct hv_vcpu hv;
 	};
