@@ -194,8 +194,14 @@ static void timer_checks(const struct sliver_boot_info *bi, const char *tag)
 	t0 = rt_clock_ns();
 	wr(R_TMICT, 250000);
 	rt_spin_until(t0 + 20000000);
-	uint32_t n = hits[0x80];
+	/* Stopped, then counted: the spin may end late (this vCPU was away: its PAUSE loop
+	 * yielded, and the ticks of that time arrive when it is back; QEMU TCG: tick 38 at
+	 * 21.0 ms, 41 in all), and a tick raised before the stop may arrive after it, as on
+	 * hardware. At most one tick per full period up to the stop; none once counted. */
 	wr(R_TMICT, 0);
+	uint32_t hi = (uint32_t)((rt_clock_ns() - t0) / 500000);
+	rt_spin_us(1000);
+	uint32_t n = hits[0x80];
 	rt_spin_us(2000);
 	/* Under QEMU's emulator (CPUID 0x40000001 says "TCGTCGTCGTCG") the other pCPU's guests
 	 * hold the emulator for up to vmm.svm_backstop_us at a time (docs/svm.md, QEMU items
@@ -203,8 +209,8 @@ static void timer_checks(const struct sliver_boot_info *bi, const char *tag)
 	bool tcg = on_qemu_tcg();
 	uint32_t lo = tcg ? 30 : 37;
 	fmt_snprintf(name, sizeof name, "%speriodic", tag);
-	check(name, n >= lo && n <= 40 && hits[0x80] == n, "%u in 20 ms (want %u..40%s)", n, lo,
-	      tcg ? ", QEMU TCG" : "");
+	check(name, n >= lo && n <= hi && hits[0x80] == n, "%u in 20 ms (want %u..%u%s)", n, lo,
+	      hi, tcg ? ", QEMU TCG" : "");
 	/* TSC deadline: 1 ms of TSC ticks. */
 	hits[0x80] = 0;
 	wr(R_LVT_TIMER, 0x80 | (2u << 17));
