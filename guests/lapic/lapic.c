@@ -209,8 +209,8 @@ static void timer_checks(const struct sliver_boot_info *bi, const char *tag)
 	bool tcg = on_qemu_tcg();
 	uint32_t lo = tcg ? 30 : 37;
 	fmt_snprintf(name, sizeof name, "%speriodic", tag);
-	check(name, n >= lo && n <= hi && hits[0x80] == n, "%u in 20 ms (want %u..%u%s)", n, lo,
-	      hi, tcg ? ", QEMU TCG" : "");
+	check(name, n >= lo && n <= hi && hits[0x80] == n, "%u in 20 ms (want %u..%u%s)", n, lo, hi,
+	      tcg ? ", QEMU TCG" : "");
 	/* TSC deadline: 1 ms of TSC ticks. */
 	hits[0x80] = 0;
 	wr(R_LVT_TIMER, 0x80 | (2u << 17));
