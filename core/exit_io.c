@@ -38,14 +38,6 @@ static void com1_out(struct vcpu *v, unsigned reg, uint8_t val)
 		dcon_putc(v, (char)tx);
 }
 
-/* A port nothing claims: counted, and nothing else changes (reads return all ones, writes
- * are dropped), so the next entry is the same as this one's (ACT_RESUME). */
-static enum exit_action unclaimed(struct domain *d)
-{
-	__atomic_fetch_add(&d->io_other, 1, __ATOMIC_RELAXED);
-	return ACT_RESUME;
-}
-
 enum exit_action exit_io(struct vcpu *v, struct hv_exit *e)
 {
 	struct domain *d = v->dom;
@@ -88,7 +80,7 @@ enum exit_action exit_io(struct vcpu *v, struct hv_exit *e)
 		else if (port == 0xe9 && size == 1)
 			val = 0xe9;
 		else
-			act = unclaimed(d);
+			__atomic_fetch_add(&d->io_other, 1, __ATOMIC_RELAXED);
 		uint64_t rax = hv_gpr_get(h, HV_RAX);
 		/* A 32-bit IN zero-extends into RAX; 8/16-bit ones merge. */
 		rax = size == 4 ? (uint32_t)val : (rax & ~mask) | (val & mask);
@@ -100,8 +92,8 @@ enum exit_action exit_io(struct vcpu *v, struct hv_exit *e)
 		else if (port == 0xe9 && size == 1)
 			dcon_putc(v, (char)val);
 		else
-			act = unclaimed(d);
+			__atomic_fetch_add(&d->io_other, 1, __ATOMIC_RELAXED);
 	}
 	hv_skip_exit_insn(h);
-	return act;
+	return ACT_CONTINUE;
 }
