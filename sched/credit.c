@@ -48,13 +48,7 @@ static bool heap_del(struct sched *s, struct sched_vcpu *v)
 		SCHED_ADD(pc->nr_queued, -1u);
 		break;
 	case HEAP_SLEEP:
-		hn_remove(&cpc(pc)->sleepers, &cv(v)->hn);
-		cpc(pc)->w_sleep -= cv(v)->w_acct;
-		if (cv(v)->flags & F_MSLEEP) {
-			cv(v)->flags &= (uint8_t)~F_MSLEEP;
-			cpc(pc)->nr_msleep--;
-		}
-		cv(v)->heap = HEAP_NONE;
+		cr_sleeper_del(pc, v);
 		return false; /* no run queue changed: the summaries stay (credit_note) */
 	case HEAP_PARK:
 		hn_remove(&cpc(pc)->parked, &cv(v)->hn);
@@ -83,48 +77,6 @@ void cr_enqueue(struct sched *s, struct sched_vcpu *v)
 {
 	cr_enqueue_quiet(s, v);
 	credit_note(s, v->pcpu);
-}
-
-void cr_enqueue_quiet(struct sched *s, struct sched_vcpu *v)
-{
-	SCHED_HELD(s, v->pcpu);
-	struct sched_pcpu *pc = &s->pcpu[v->pcpu];
-	SCHED_PUT(v->state, (uint8_t)SCHED_VS_RUNNABLE);
-	cv(v)->hn.seq = sched_next_seq(s);
-	if (v->prio == SCHED_PRI_BOOST) {
-		/* Least boosted time per weight first (start-time fair queueing on bvt, the
-		 * virtual time only boosted ns advance; credit1 queues boosts FIFO): a vCPU that
-		 * wakes often and spends its boost budget cannot queue ahead of one that wakes
-		 * rarely, however many wakes it makes (the fuzzer next to an echo domain). */
-		cv(v)->hn.key = cv(v)->bvt;
-		cv(v)->heap = HEAP_BOOST;
-		hn_insert(&cpc(pc)->rq_boost, &cv(v)->hn);
-	} else {
-		cv(v)->hn.key = cv(v)->vtime;
-		SCHED_PUT(v->prio,
-			  (uint8_t)(cr_vcredit(s, v) > 0 ? SCHED_PRI_UNDER : SCHED_PRI_OVER));
-		/* Pinned vCPUs (allowed only here) queue apart, so that the movable ones are
-		 * at a heap root where stealing and balancing see them at once, however many
-		 * pinned vCPUs are ahead of them in line. */
-		if (sched_pinned(s, v, v->pcpu)) {
-			cv(v)->heap = HEAP_PIN;
-			hn_insert(&cpc(pc)->rq_pin, &cv(v)->hn);
-		} else {
-			cv(v)->heap = HEAP_NORM;
-			hn_insert(&cpc(pc)->rq_norm, &cv(v)->hn);
-		}
-	}
-	SCHED_ADD(pc->nr_queued, 1);
-}
-
-struct sched_vcpu *cr_queue_head(struct sched_pcpu *pc)
-{
-	struct sched_vcpu *b = cr_min(cpc(pc)->rq_boost);
-	if (b)
-		return b;
-	if (!cpc(pc)->rq_pin || (cpc(pc)->rq_norm && hn_less(cpc(pc)->rq_norm, cpc(pc)->rq_pin)))
-		return cr_min(cpc(pc)->rq_norm);
-	return cr_min(cpc(pc)->rq_pin);
 }
 
 /* Moves a vCPU that is on no run queue (its heap is NONE, SLEEP or PARK) to pCPU `to`,
@@ -171,51 +123,7 @@ void cr_transfer(struct sched *s, struct sched_vcpu *v, unsigned to, uint64_t no
 
 void cr_charge(struct sched *s, struct sched_vcpu *v, uint64_t now)
 {
-	struct sched_dom *d = v->dom;
-	uint64_t ran = now > v->since ? now - v->since : 0;
-	if (ran) /* `now` may be a little behind a peer's (sched.h): never back */
-		v->since = now;
-	/* sched_charge_for: work done for it in others' time is charged as if it ran it, and
-	 * what it ran for others is not (credit: vtime; cap, run_ns, a latency slice's
-	 * budget); a refund larger than this run waits for the next. */
-	uint64_t back = ran < v->refund_ns ? ran : v->refund_ns, owed = v->owed_ns;
-	uint64_t dt = ran - back + owed;
-	v->refund_ns -= back;
-	v->owed_ns = 0;
-	if (capped(v)) {
-		/* Refill first (the lease still counts, so a bucket that was full when the lease
-		 * began keeps the refill earned while it drained), then consume. */
-		sched_dom_lock(s, d);
-		cr_cap_refill(s, d, now);
-		cd(d)->cap_tokens -= (int64_t)dt;
-		cd(d)->cap_reserved -= (int64_t)cv(v)->lease;
-		if (cd(d)->cap_tokens > cr_cap_depth(s, d))
-			cd(d)->cap_tokens = cr_cap_depth(s, d);
-		sched_dom_unlock(s, d);
-		cv(v)->lease = 0;
-	}
-	if (!ran && !owed)
-		return;
-	v->c.run_ns += dt;
-	sched_add(&d->c.run_ns, dt);
-	if (v->prio == SCHED_PRI_BOOST) {
-		v->c.boost_ns += dt;
-		sched_add(&d->c.boost_ns, dt);
-		/* The budget pays for the latency slice used, not for the rest of a normal
-		 * slice the vCPU already held when an event boosted it while running. */
-		uint64_t used = cv(v)->boost_left < dt ? cv(v)->boost_left : dt;
-		cv(v)->boost_left -= used;
-		cv(v)->bvt = cr_vt_add(cv(v)->bvt, used, ew_of(v), &cv(v)->bvrem);
-	}
-	cr_settle_vt(v, now); /* the whole run, `back` included: taken off below */
-	if (owed != back) {
-		uint64_t old = cv(v)->vtime;
-		if (owed > back)
-			cv(v)->vtime = cr_vt_add(cv(v)->vtime, owed - back, ew_of(v), &cv(v)->vrem);
-		else
-			cv(v)->vtime -= cr_ns_to_vt(back - owed, ew_of(v));
-		cv(v)->gvt += cv(v)->vtime - old;
-	}
+	cr_charge_inline(s, v, now);
 }
 
 void cr_unboost(struct sched *s, struct sched_vcpu *v, uint64_t now)

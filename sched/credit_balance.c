@@ -6,14 +6,9 @@
 
 /* Decides whether v, just queued on its pCPU, must preempt what runs there: the one pCPU to
  * kick, or -1 (a number, not a set: every wake returns through here, cr_with_kick). */
-int cr_tickle(struct sched *s, struct sched_vcpu *v)
+int cr_tickle_slow(struct sched *s, struct sched_vcpu *v)
 {
 	struct sched_pcpu *pc = &s->pcpu[v->pcpu];
-	struct sched_vcpu *cur = pc->curr;
-	if (!cur || cur->state != SCHED_VS_RUNNING || v->prio < cur->prio) {
-		SCHED_PUT(pc->resched, true);
-		return v->pcpu;
-	}
 	/* Not preempting: let an idle pCPU of its affinity steal it (pinned to its own pCPU,
 	 * which is busy, it has none: no set to build). */
 	int idle =

@@ -21,7 +21,7 @@ static struct sched_vcpu *decide_current(struct sched *s, unsigned p, uint64_t n
 	*requeued = false;
 	if (!cur || cur->state != SCHED_VS_RUNNING)
 		return NULL;
-	cr_charge(s, cur, now);
+	cr_charge_inline(s, cur, now);
 	if (cv(cur)->flags & F_MOVE) {
 		sched_note_preempt(cur);
 		r->kick = cpumask_or(r->kick, cr_move_away(s, cur, now));
@@ -68,7 +68,7 @@ static struct sched_vcpu *decide_current(struct sched *s, unsigned p, uint64_t n
 	if (expired && !yielded)
 		SCHED_PUT(cur->in_spin_loop, false); /* ran a full slice: a yield target again */
 	if (want && !yielded && cs(s)->p.ratelimit_ns &&
-	    now < cv(cur)->run_start + cs(s)->p.ratelimit_ns && cr_queue_head(pc)) {
+	    now < cv(cur)->run_start + cs(s)->p.ratelimit_ns && cr_queued(pc)) {
 		/* Ratelimit: keep it, decide again when it has run long enough. */
 		*ratelimit_until = cv(cur)->run_start + cs(s)->p.ratelimit_ns;
 		want = false;
@@ -129,7 +129,7 @@ struct sched_pick cr_pick_next(struct sched *s, unsigned p, uint64_t now)
 		}
 		yielder = NULL;
 		if (next) {
-			cr_heap_del_quiet(s, next);
+			cr_dequeue_next(s, pc, next);
 			if (cr_may_hand_to_idle(s, p, next) &&
 			    cr_hand_to_idle(s, p, next, requeued && next == cur, now, &r.kick)) {
 				if (next == cur)
@@ -180,7 +180,7 @@ struct sched_pick cr_pick_next(struct sched *s, unsigned p, uint64_t now)
 		r.vcpu = next;
 		if (next->prio == SCHED_PRI_BOOST)
 			r.run_until = now + cv(next)->boost_left;
-		else if (cr_queue_head(pc))
+		else if (cr_queued(pc))
 			r.run_until = pc->curr_since + cs(s)->p.tslice_ns;
 		if (ratelimit_until)
 			r.run_until = ratelimit_until;
@@ -203,6 +203,6 @@ struct sched_pick cr_pick_next(struct sched *s, unsigned p, uint64_t now)
 	/* Work queued anywhere that an idle pCPU could run: kick that one to steal. */
 	if (cr_idle_any_but(s, SCHED_MAX_PCPUS) && cr_move_any(s))
 		r.kick = cpumask_or(r.kick, cr_kick_idle_for_work(s));
-	cpumask_clear(&r.kick, p);
+	r.kick.w[p / 64] &= ~(1ull << (p % 64)); /* r lies in memory: no copy */
 	return r;
 }

@@ -91,6 +91,7 @@ struct cr_pcpu {
 	uint16_t bal_cursor;		   /* first pCPU of the next balancing look */
 	uint16_t wake_cursor;		   /* next pCPU cr_wake_beside_ahead compares */
 	uint64_t bank_w, bank_ns, bank_vt; /* the bank in vtime, for that W and period */
+	uint64_t budget_w, budget_ns, budget_vt; /* the boost budget's depth in vtime, as bank */
 };
 
 /* credit's part of the instance (sched.priv). */
@@ -257,9 +258,53 @@ static inline bool cr_may_hand_to_idle(const struct sched *s, unsigned p,
 /* credit.c: run queues, charging */
 void cr_heap_del(struct sched *s, struct sched_vcpu *v);
 void cr_enqueue(struct sched *s, struct sched_vcpu *v);
+static inline void cr_enqueue_quiet(struct sched *s, struct sched_vcpu *v);
 void cr_heap_del_quiet(struct sched *s, struct sched_vcpu *v);
-void cr_enqueue_quiet(struct sched *s, struct sched_vcpu *v);
-struct sched_vcpu *cr_queue_head(struct sched_pcpu *pc);
+/* The vCPU that runs next on pc: the boost queue's head, else the lesser of the movable
+ * and the pinned queue's heads (NULL: nothing queued). */
+static inline struct sched_vcpu *cr_queue_head(struct sched_pcpu *pc)
+{
+	struct sched_hnode *b = cpc(pc)->rq_boost, *n = cpc(pc)->rq_norm, *q = cpc(pc)->rq_pin;
+	if (b)
+		return cr_vcpu_of(b);
+	if (!q || (n && hn_less(n, q)))
+		return cr_vcpu_of(n);
+	return cr_vcpu_of(q);
+}
+/* Takes sleeper v off pc's sleeper heap (it keeps earning until the caller says). */
+static inline void cr_sleeper_del(struct sched_pcpu *pc, struct sched_vcpu *v)
+{
+	hn_remove(&cpc(pc)->sleepers, &cv(v)->hn);
+	cpc(pc)->w_sleep -= cv(v)->w_acct;
+	if (cv(v)->flags & F_MSLEEP) {
+		cv(v)->flags &= (uint8_t)~F_MSLEEP;
+		cpc(pc)->nr_msleep--;
+	}
+	cv(v)->heap = HEAP_NONE;
+}
+
+/* A pick's dequeue of the vCPU it runs (cr_heap_del_quiet), inline where that is a run
+ * queue's vCPU (its head, but for a directed yield's target). */
+static inline void cr_dequeue_next(struct sched *s, struct sched_pcpu *pc, struct sched_vcpu *v)
+{
+	uint8_t h = cv(v)->heap;
+	if (h != HEAP_BOOST && h != HEAP_NORM && h != HEAP_PIN) {
+		cr_heap_del_quiet(s, v);
+		return;
+	}
+	hn_remove(h == HEAP_BOOST  ? &cpc(pc)->rq_boost
+		  : h == HEAP_NORM ? &cpc(pc)->rq_norm
+				   : &cpc(pc)->rq_pin,
+		  &cv(v)->hn);
+	SCHED_ADD(pc->nr_queued, -1u);
+	cv(v)->heap = HEAP_NONE;
+}
+
+/* Anything queued on pc (cr_queue_head would not be NULL), without choosing. */
+static inline bool cr_queued(const struct sched_pcpu *pc)
+{
+	return cpc(pc)->rq_boost || cpc(pc)->rq_norm || cpc(pc)->rq_pin;
+}
 void cr_charge(struct sched *s, struct sched_vcpu *v, uint64_t now);
 /* Places v at vtime vt; gvt (service per weight, never rebased) moves by the same amount. */
 static inline void cr_set_vtime(struct sched_vcpu *v, uint64_t vt)
@@ -302,8 +347,51 @@ void cr_activate(struct sched *s, struct sched_pcpu *pc, struct sched_vcpu *v);
 void cr_deactivate(struct sched *s, struct sched_pcpu *pc, struct sched_vcpu *v);
 void cr_sleeper_insert(struct sched *s, struct sched_vcpu *v);
 uint64_t cr_retire_ns(const struct sched_pcpu *pc, const struct sched_vcpu *sl);
-void cr_vclock_advance(struct sched *s, unsigned p, uint64_t now);
+void cr_vclock_advance_slow(struct sched *s, unsigned p, uint64_t now);
 void cr_rw_flush_list(struct sched *s, uint64_t now);
+
+/* The budget clock's step for the `chunk` ns the virtual clock just took from (v0, r0). */
+static inline void cr_bclock_step(struct sched_pcpu *pc, uint64_t v0, uint64_t r0, uint64_t chunk)
+{
+	uint64_t w = cpc(pc)->w_active;
+	if (!cpc(pc)->w_park && cpc(pc)->bclock_rem == r0) {
+		/* The same division from the same remainder: the same step, exactly (no second
+		 * division where nothing is parked). */
+		cpc(pc)->bclock += cpc(pc)->vclock - v0;
+		cpc(pc)->bclock_rem = cpc(pc)->vclock_rem;
+	} else {
+		/* Only parked vCPUs earn: as vclock (a retired vCPU's budget no worse). */
+		uint64_t wb = w > cpc(pc)->w_park ? w - cpc(pc)->w_park : w;
+		cpc(pc)->bclock = cr_vt_add(cpc(pc)->bclock, chunk, wb, &cpc(pc)->bclock_rem);
+	}
+}
+
+/* Advances pCPU p's virtual clock to `now`. Inline, the usual step (a wake, the pick after
+ * it): one chunk in which no sleeper retires, i.e. the first sleeper's key is still ahead
+ * of the clock at its end; the slow path (credit_vt.c) takes it in the same division, with
+ * the retirements on the way. */
+static inline __attribute__((always_inline)) void cr_vclock_advance(struct sched *s, unsigned p,
+								    uint64_t now)
+{
+	SCHED_HELD(s, p);
+	struct sched_pcpu *pc = &s->pcpu[p];
+	if (now <= cpc(pc)->vclock_last)
+		return;
+	uint64_t dt = now - cpc(pc)->vclock_last;
+	if (cpc(pc)->w_active && dt <= VT_CHUNK) {
+		uint64_t v0 = cpc(pc)->vclock, r0 = cpc(pc)->vclock_rem, rem = r0;
+		uint64_t v1 = cr_vt_add(v0, dt, cpc(pc)->w_active, &rem);
+		struct sched_vcpu *sl = cr_min(cpc(pc)->sleepers);
+		if (!sl || (int64_t)(cv(sl)->hn.key - v1) > 0) {
+			cpc(pc)->vclock = v1;
+			cpc(pc)->vclock_rem = rem;
+			cr_bclock_step(pc, v0, r0, dt);
+			cpc(pc)->vclock_last = now;
+			return;
+		}
+	}
+	cr_vclock_advance_slow(s, p, now);
+}
 /* The end of every op: the splits of the domains marked meanwhile (usually none). */
 static inline void cr_rw_flush(struct sched *s, uint64_t now)
 {
@@ -336,7 +424,19 @@ sched_cpumask_t cr_finish(struct sched *s, uint64_t now);
 unsigned cr_audit(const struct sched *s, sched_print_fn pr, void *arg);
 
 /* credit_balance.c: between pCPUs */
-int cr_tickle(struct sched *s, struct sched_vcpu *v);
+int cr_tickle_slow(struct sched *s, struct sched_vcpu *v);
+/* The pCPU to kick for a vCPU just queued (-1: none): its own when it preempts the current
+ * vCPU there (inline: every event wake), else cr_tickle_slow's answer. */
+static inline int cr_tickle(struct sched *s, struct sched_vcpu *v)
+{
+	struct sched_pcpu *pc = &s->pcpu[v->pcpu];
+	struct sched_vcpu *cur = pc->curr;
+	if (!cur || cur->state != SCHED_VS_RUNNING || v->prio < cur->prio) {
+		SCHED_PUT(pc->resched, true);
+		return v->pcpu;
+	}
+	return cr_tickle_slow(s, v);
+}
 /* k with pCPU q (cr_tickle's answer; -1: k as it is). */
 static inline sched_cpumask_t cr_with_kick(sched_cpumask_t k, int q)
 {
@@ -424,15 +524,24 @@ static inline void cr_settle_vt(struct sched_vcpu *v, uint64_t now)
  * and it does not depend on the absolute level of V, which falls behind every runner's
  * vtime when a sleeper retires with its bank (the runners then all read OVER by bank /
  * runners). */
-static inline int64_t cr_boost_budget(struct sched *s, struct sched_vcpu *v)
+static inline __attribute__((always_inline)) int64_t cr_boost_budget(struct sched *s,
+								     struct sched_vcpu *v)
 {
 	struct sched_pcpu *pc = &s->pcpu[v->pcpu];
 	uint64_t w = cpc(pc)->w_active - cpc(pc)->w_park +
 		     (!cv(v)->w_acct		 ? ew_of(v)
 		      : cv(v)->heap == HEAP_PARK ? cv(v)->w_acct
 						 : 0);
-	uint64_t rem = 0;
-	uint64_t floor = cpc(pc)->bclock - cr_vt_add(0, cs(s)->p.period_ns, w ? w : ew_of(v), &rem);
+	if (!w)
+		w = ew_of(v);
+	/* One division per change of W or of the period (cr_bank_vt's cache). */
+	if (w != cpc(pc)->budget_w || cs(s)->p.period_ns != cpc(pc)->budget_ns) {
+		uint64_t rem = 0;
+		cpc(pc)->budget_w = w;
+		cpc(pc)->budget_ns = cs(s)->p.period_ns;
+		cpc(pc)->budget_vt = cr_vt_add(0, cs(s)->p.period_ns, w, &rem);
+	}
+	uint64_t floor = cpc(pc)->bclock - cpc(pc)->budget_vt;
 	if ((int64_t)(cv(v)->bvt - floor) < 0) {
 		cv(v)->bvt = floor;
 		cv(v)->bvrem = 0;
@@ -442,6 +551,92 @@ static inline int64_t cr_boost_budget(struct sched *s, struct sched_vcpu *v)
 	unsigned __int128 m = (unsigned __int128)al * ew_of(v) >> VT_SHIFT;
 	int64_t c = m > ((uint64_t)1 << 62) ? (int64_t)1 << 62 : (int64_t)m;
 	return lag < 0 ? -c : c;
+}
+
+/* Queues v on its pCPU's run queue: by boost budget (bvt) when boosted, else by vtime, a
+ * pinned one apart (inline: every pick's requeue of the vCPU it preempts; cr_enqueue also
+ * notes the pCPU's summaries). */
+static inline void cr_enqueue_quiet(struct sched *s, struct sched_vcpu *v)
+{
+	SCHED_HELD(s, v->pcpu);
+	struct sched_pcpu *pc = &s->pcpu[v->pcpu];
+	SCHED_PUT(v->state, (uint8_t)SCHED_VS_RUNNABLE);
+	cv(v)->hn.seq = sched_next_seq(s);
+	if (v->prio == SCHED_PRI_BOOST) {
+		/* Least boosted time per weight first (start-time fair queueing on bvt, the
+		 * virtual time only boosted ns advance; credit1 queues boosts FIFO): a vCPU that
+		 * wakes often and spends its boost budget cannot queue ahead of one that wakes
+		 * rarely, however many wakes it makes (the fuzzer next to an echo domain). */
+		cv(v)->hn.key = cv(v)->bvt;
+		cv(v)->heap = HEAP_BOOST;
+		hn_insert(&cpc(pc)->rq_boost, &cv(v)->hn);
+	} else {
+		cv(v)->hn.key = cv(v)->vtime;
+		SCHED_PUT(v->prio,
+			  (uint8_t)(cr_vcredit(s, v) > 0 ? SCHED_PRI_UNDER : SCHED_PRI_OVER));
+		/* Pinned vCPUs (allowed only here) queue apart, so that the movable ones are
+		 * at a heap root where stealing and balancing see them at once, however many
+		 * pinned vCPUs are ahead of them in line. */
+		if (sched_pinned(s, v, v->pcpu)) {
+			cv(v)->heap = HEAP_PIN;
+			hn_insert(&cpc(pc)->rq_pin, &cv(v)->hn);
+		} else {
+			cv(v)->heap = HEAP_NORM;
+			hn_insert(&cpc(pc)->rq_norm, &cv(v)->hn);
+		}
+	}
+	SCHED_ADD(pc->nr_queued, 1);
+}
+
+/* Charges v's run up to `now` (cr_charge; inline in the pick, where it runs on every
+ * decision). */
+static inline void cr_charge_inline(struct sched *s, struct sched_vcpu *v, uint64_t now)
+{
+	struct sched_dom *d = v->dom;
+	uint64_t ran = now > v->since ? now - v->since : 0;
+	if (ran) /* `now` may be a little behind a peer's (sched.h): never back */
+		v->since = now;
+	/* sched_charge_for: work done for it in others' time is charged as if it ran it, and
+	 * what it ran for others is not (credit: vtime; cap, run_ns, a latency slice's
+	 * budget); a refund larger than this run waits for the next. */
+	uint64_t back = ran < v->refund_ns ? ran : v->refund_ns, owed = v->owed_ns;
+	uint64_t dt = ran - back + owed;
+	v->refund_ns -= back;
+	v->owed_ns = 0;
+	if (capped(v)) {
+		/* Refill first (the lease still counts, so a bucket that was full when the lease
+		 * began keeps the refill earned while it drained), then consume. */
+		sched_dom_lock(s, d);
+		cr_cap_refill(s, d, now);
+		cd(d)->cap_tokens -= (int64_t)dt;
+		cd(d)->cap_reserved -= (int64_t)cv(v)->lease;
+		if (cd(d)->cap_tokens > cr_cap_depth(s, d))
+			cd(d)->cap_tokens = cr_cap_depth(s, d);
+		sched_dom_unlock(s, d);
+		cv(v)->lease = 0;
+	}
+	if (!ran && !owed)
+		return;
+	v->c.run_ns += dt;
+	sched_add(&d->c.run_ns, dt);
+	if (v->prio == SCHED_PRI_BOOST) {
+		v->c.boost_ns += dt;
+		sched_add(&d->c.boost_ns, dt);
+		/* The budget pays for the latency slice used, not for the rest of a normal
+		 * slice the vCPU already held when an event boosted it while running. */
+		uint64_t used = cv(v)->boost_left < dt ? cv(v)->boost_left : dt;
+		cv(v)->boost_left -= used;
+		cv(v)->bvt = cr_vt_add(cv(v)->bvt, used, ew_of(v), &cv(v)->bvrem);
+	}
+	cr_settle_vt(v, now); /* the whole run, `back` included: taken off below */
+	if (owed != back) {
+		uint64_t old = cv(v)->vtime;
+		if (owed > back)
+			cv(v)->vtime = cr_vt_add(cv(v)->vtime, owed - back, ew_of(v), &cv(v)->vrem);
+		else
+			cv(v)->vtime -= cr_ns_to_vt(back - owed, ew_of(v));
+		cv(v)->gvt += cv(v)->vtime - old;
+	}
 }
 
 #endif

@@ -104,46 +104,13 @@ uint64_t cr_retire_ns(const struct sched_pcpu *pc, const struct sched_vcpu *sl)
 	return need > ((uint64_t)1 << 62) ? UINT64_MAX : (uint64_t)need;
 }
 
-/* The budget clock's step for the `chunk` ns the virtual clock just took from (v0, r0). */
-static inline void bclock_step(struct sched_pcpu *pc, uint64_t v0, uint64_t r0, uint64_t chunk)
+/* cr_vclock_advance beyond its inline step (credit_priv.h): chunks, and the sleepers that
+ * retire on the way, each at the exact virtual time it happens (they stop earning and stop
+ * diluting the others). */
+void cr_vclock_advance_slow(struct sched *s, unsigned p, uint64_t now)
 {
-	uint64_t w = cpc(pc)->w_active;
-	if (!cpc(pc)->w_park && cpc(pc)->bclock_rem == r0) {
-		/* The same division from the same remainder: the same step, exactly (no second
-		 * division where nothing is parked). */
-		cpc(pc)->bclock += cpc(pc)->vclock - v0;
-		cpc(pc)->bclock_rem = cpc(pc)->vclock_rem;
-	} else {
-		/* Only parked vCPUs earn: as vclock (a retired vCPU's budget no worse). */
-		uint64_t wb = w > cpc(pc)->w_park ? w - cpc(pc)->w_park : w;
-		cpc(pc)->bclock = cr_vt_add(cpc(pc)->bclock, chunk, wb, &cpc(pc)->bclock_rem);
-	}
-}
-
-/* Advances pCPU p's virtual clock to `now`, retiring sleepers whose credit reaches the bank
- * at the exact virtual time it happens (they stop earning and stop diluting the others). */
-void cr_vclock_advance(struct sched *s, unsigned p, uint64_t now)
-{
-	SCHED_HELD(s, p);
 	struct sched_pcpu *pc = &s->pcpu[p];
-	if (now <= cpc(pc)->vclock_last)
-		return;
 	uint64_t dt = now - cpc(pc)->vclock_last;
-	/* The usual step (a wake, the pick after it): one chunk in which no sleeper retires,
-	 * i.e. the first sleeper's key is still ahead of the clock at its end. The loop below
-	 * takes it in one pass with the same division; here without the retirement time. */
-	if (cpc(pc)->w_active && dt <= VT_CHUNK) {
-		uint64_t v0 = cpc(pc)->vclock, r0 = cpc(pc)->vclock_rem, rem = r0;
-		uint64_t v1 = cr_vt_add(v0, dt, cpc(pc)->w_active, &rem);
-		struct sched_vcpu *sl = cr_min(cpc(pc)->sleepers);
-		if (!sl || (int64_t)(cv(sl)->hn.key - v1) > 0) {
-			cpc(pc)->vclock = v1;
-			cpc(pc)->vclock_rem = rem;
-			bclock_step(pc, v0, r0, dt);
-			cpc(pc)->vclock_last = now;
-			return;
-		}
-	}
 	while (dt) {
 		uint64_t w = cpc(pc)->w_active;
 		if (!w) {
@@ -154,7 +121,7 @@ void cr_vclock_advance(struct sched *s, unsigned p, uint64_t now)
 		uint64_t chunk = dt > VT_CHUNK ? VT_CHUNK : dt;
 		struct sched_vcpu *sl = cr_min(cpc(pc)->sleepers);
 		if (sl && (int64_t)(cv(sl)->hn.key - cpc(pc)->vclock) <= 0) {
-			cr_heap_del(s, sl);
+			cr_sleeper_del(pc, sl);
 			cr_deactivate(s, pc, sl);
 			continue;
 		}
@@ -165,10 +132,10 @@ void cr_vclock_advance(struct sched *s, unsigned p, uint64_t now)
 		}
 		uint64_t v0 = cpc(pc)->vclock, r0 = cpc(pc)->vclock_rem;
 		cpc(pc)->vclock = cr_vt_add(v0, chunk, w, &cpc(pc)->vclock_rem);
-		bclock_step(pc, v0, r0, chunk);
+		cr_bclock_step(pc, v0, r0, chunk);
 		dt -= chunk;
 		if (sl && (int64_t)(cv(sl)->hn.key - cpc(pc)->vclock) <= 0) {
-			cr_heap_del(s, sl);
+			cr_sleeper_del(pc, sl);
 			cr_deactivate(s, pc, sl);
 		}
 	}

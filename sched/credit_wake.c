@@ -3,7 +3,8 @@
 #include "sched/credit_priv.h"
 
 /* May an event wake of v be boosted? Counts a denial when not. */
-static inline bool may_boost(struct sched *s, struct sched_vcpu *v, unsigned flags, uint64_t now)
+static inline __attribute__((always_inline)) bool may_boost(struct sched *s, struct sched_vcpu *v,
+							    unsigned flags, uint64_t now)
 {
 	if (!(flags & (WAKE_EVENT | WAKE_TIMER)) ||
 	    (flags & (WAKE_MIGRATE | WAKE_YIELD | WAKE_NEW)))
@@ -18,7 +19,8 @@ static inline bool may_boost(struct sched *s, struct sched_vcpu *v, unsigned fla
 	return ok;
 }
 
-static inline void boost(struct sched *s, struct sched_vcpu *v, uint64_t now)
+static inline __attribute__((always_inline)) void boost(struct sched *s, struct sched_vcpu *v,
+							uint64_t now)
 {
 	if (v->prio != SCHED_PRI_BOOST) {
 		v->c.boosts++;
@@ -50,7 +52,7 @@ static sched_cpumask_t wake_body(struct sched *s, struct sched_vcpu *v, uint64_t
 		/* Its pCPU re-arms for the slice's end when others wait: armed for a slice end
 		 * up to 1 ms away, it ran boosted that long, and a boosted vCPU is not preempted
 		 * by another one's wake (sched-fuzz seed 50: a wake waited 0.9 ms). */
-		if (cr_queue_head(&s->pcpu[v->pcpu]) &&
+		if (cr_queued(&s->pcpu[v->pcpu]) &&
 		    s->pcpu[v->pcpu].armed > now + cv(v)->boost_left)
 			cpumask_set(&kick, v->pcpu);
 		return kick;
@@ -108,7 +110,7 @@ static sched_cpumask_t wake_body(struct sched *s, struct sched_vcpu *v, uint64_t
 	struct sched_pcpu *pc = &s->pcpu[target];
 	cr_vclock_advance(s, target, now);
 	if (cv(v)->heap == HEAP_SLEEP)
-		cr_heap_del(s, v); /* still earning: keeps what it earned */
+		cr_sleeper_del(pc, v); /* still earning: keeps what it earned */
 	/* At most one bank of credit, debt kept. The bank in virtual time follows the earning
 	 * weight here now, which may have grown since v went to sleep. */
 	if (cv(v)->flags & F_IDLE_RET)
@@ -131,7 +133,8 @@ static sched_cpumask_t wake_body(struct sched *s, struct sched_vcpu *v, uint64_t
 	else
 		SCHED_PUT(v->prio,
 			  (uint8_t)SCHED_PRI_UNDER); /* cr_enqueue() sets UNDER/OVER from credit */
-	cr_enqueue(s, v);
+	cr_enqueue_quiet(s, v);
+	credit_note(s, target);
 	return cr_with_kick(kick, cr_tickle(s, v));
 }
 
