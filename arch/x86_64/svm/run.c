@@ -1,11 +1,12 @@
 /* Running a vCPU (APM Vol. 2 15.5-15.6, 15.16, 15.20-15.21): load it on this pCPU (x87/SSE
  * state, a fresh ASID when it comes from elsewhere or the generation turned), inject what
- * is pending or ask for a virtual-interrupt window, VMRUN (entry.S), decode the exit.
+ * is pending or ask for a virtual-interrupt window, VMRUN (enter.h), decode the exit.
  * A physical interrupt always exits (INTR intercept; with V_INTR_MASKING the host's
  * RFLAGS.IF, set under GIF=0 right before VMRUN, gates it, never the guest's IF), so the
  * scheduler's LAPIC timer takes the pCPU back by itself: no preemption-timer backstop as
  * VMX needs under Bochs, and deadline_tsc is not used. */
 #include "arch/x86_64/panic.h"
+#include "arch/x86_64/svm/enter.h"
 #include "arch/x86_64/svm/svm.h"
 #include "lib/compiler.h"
 #include "lib/string.h"
@@ -193,6 +194,8 @@ static void inject(struct svm_vcpu *s, int vector, struct hv_exit *e)
 		vb->eventinj = 0;
 		if (unlikely((vb->vintr & V_IRQ) || (vb->intercept_misc1 & INTERCEPT_VINTR)))
 			set_vintr_window(s, false);
+		/* An NMI single step still under way is a window too (nmi_window). */
+		e->calm = !s->nmi_step;
 		return;
 	}
 	/* QEMU 7.2 TCG takes the INTR intercept inside an STI shadow and saves no shadow
@@ -274,16 +277,28 @@ void svm_vcpu_run(struct hv_vcpu *v, uint64_t deadline_tsc, int inject_vector, s
 	struct svm_vcpu *s = to_svm(v);
 	struct vmcb *vb = s->vmcb;
 	e->kind = HV_EXIT_NONE;
-	e->injected = e->nmi_injected = false;
-	e->entry_tsc = 0;
+	e->injected = e->nmi_injected = e->calm = false;
 	unsigned cpu = this_cpu()->id;
-	if (!load_here(s, cpu, e))
-		return;
-	assign_asid(s, cpu);
+	if (likely(inject_vector == HV_INJECT_SAME &&
+		   !(s->pending_event | s->nmi_requested | s->nmi_step))) {
+		/* The last entry again (hv.h): the VMCB is still loaded here with its ASID, no
+		 * window is open, EVENTINJ is still 0 (inject wrote it). An event to deliver again
+		 * or raised by the handler, an NMI asked for after all or a single step under
+		 * way take the whole path. */
+		e->calm = true;
 #ifdef SLIVER_PINGTRACE
-	e->loaded_tsc = rdtsc();
+		e->loaded_tsc = rdtsc();
 #endif
-	inject(s, inject_vector, e);
+	} else {
+		e->entry_tsc = 0;
+		if (!load_here(s, cpu, e))
+			return;
+		assign_asid(s, cpu);
+#ifdef SLIVER_PINGTRACE
+		e->loaded_tsc = rdtsc();
+#endif
+		inject(s, inject_vector < 0 ? -1 : inject_vector, e);
+	}
 	vb->rax = s->g.r[HV_RAX];
 	s->last_eventinj = vb->eventinj;
 	vb->clean = svm_has(CPUID_8000000A_EDX_VMCB_CLEAN) ? CLEAN_ALL & ~s->dirty : 0;
