@@ -185,6 +185,47 @@ static void nmi_after_exit(struct svm_vcpu *s, struct hv_exit *e)
 		s->nmi_masked = s->iret_seen = false;
 }
 
+/* QEMU TCG (docs/svm.md, QEMU item 11): helper_vmrun delivers an EVENTINJ interrupt at once
+ * but also leaves its vector as the CPU's pending exception; when the vCPU's execution loop
+ * stops for the emulator (its icount budget at a timer deadline, the round robin) before
+ * the next #VMEXIT, cpu_handle_exception delivers that vector a second time, whatever the
+ * guest's IF: Linux then spun for ever on an irq_desc lock in the nested handler
+ * (e2e-linux-echo-svm). A virtual interrupt has no such leftover: V_IRQ with the vector
+ * (V_IGN_TPR, priority 15, VINTR not intercepted), which QEMU delivers at the first
+ * instruction boundary where the guest takes interrupts (it is only offered when IF=1 and
+ * no shadow, as EVENTINJ was) and clears once delivered. Whether it went in is known only
+ * after the exit (virq_after_exit). */
+static void give_virq(struct svm_vcpu *s, int vector)
+{
+	struct vmcb *vb = s->vmcb;
+	vb->vintr = (vb->vintr & ~(0xffull << 32 | 0xfull << V_INTR_PRIO_SHIFT)) | V_IRQ |
+		    V_IGN_TPR | 0xfull << V_INTR_PRIO_SHIFT | (uint64_t)vector << 32;
+	vb->intercept_misc1 &= ~INTERCEPT_VINTR;
+	s->dirty |= CLEAN_I | CLEAN_TPR;
+	s->virq = true;
+}
+
+/* After the exit of an entry that offered a vector through V_IRQ: QEMU cleared V_IRQ when it
+ * delivered the vector (e->injected, which core reads before it handles the exit). Still
+ * set: an exit came first (a host interrupt is taken before a virtual one), or cut the
+ * delivery short (its EXITINTINFO is QEMU's own record of it, type 3: not redelivered
+ * from there, core offers the vector again); the offer is withdrawn. */
+static void virq_after_exit(struct svm_vcpu *s, struct hv_exit *e)
+{
+	struct vmcb *vb = s->vmcb;
+	s->virq = false;
+	if (!(vb->vintr & V_IRQ)) {
+		e->injected = true;
+		return;
+	}
+	uint32_t vec = (uint32_t)(vb->vintr >> 32) & 0xff;
+	if ((vb->exitintinfo & EVENT_VALID) && (vb->exitintinfo & EVENT_VECTOR_MASK) == vec &&
+	    (vb->exitintinfo & EVENT_TYPE_MASK) == EVENT_TYPE_EXCEPT)
+		vb->exitintinfo = 0;
+	vb->vintr &= ~(V_IRQ | V_IGN_TPR);
+	s->dirty |= CLEAN_I | CLEAN_TPR;
+}
+
 static void inject(struct svm_vcpu *s, int vector, struct hv_exit *e)
 {
 	struct vmcb *vb = s->vmcb;
@@ -221,6 +262,10 @@ static void inject(struct svm_vcpu *s, int vector, struct hv_exit *e)
 		if (nmi)
 			nmi_window(s, false);
 		if (vector >= 0 && (vb->rflags & RFLAGS_IF) && !shadow) {
+			if (unlikely(svm_caps.qemu_tcg)) {
+				give_virq(s, vector);
+				return;
+			}
 			vb->eventinj = EVENT_VALID | EVENT_TYPE_INTR | (uint32_t)vector;
 			e->injected = true;
 		} else {
@@ -324,6 +369,8 @@ void svm_vcpu_run(struct hv_vcpu *v, uint64_t deadline_tsc, int inject_vector, s
 		panic("svm: host TPR is %lu after #VMEXIT (V_INTR_MASKING missing?)",
 		      (unsigned long)tpr);
 	svm_decode_exit(s, e);
+	if (unlikely(s->virq))
+		virq_after_exit(s, e);
 	if (unlikely(e->kind == HV_EXIT_ENTRY_FAIL)) {
 		e->injected = e->nmi_injected = false;
 	} else {

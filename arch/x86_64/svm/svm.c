@@ -114,6 +114,7 @@ static bool svm_detect(const char **why)
 	msrpm_pass(MSR_CSTAR, true, false);
 	msrpm_pass(MSR_SFMASK, true, false);
 	svm_exits_init();
+	c->qemu_tcg = cpu_is_qemu_tcg();
 	return true;
 }
 

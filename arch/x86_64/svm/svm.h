@@ -17,6 +17,9 @@ struct svm_caps {
 	uint32_t nr_asids;	   /* CPUID 0x8000000A EBX: ASIDs 1 .. nr_asids - 1 */
 	uint64_t guest_cr4_valid;  /* CR4 bits a guest may set */
 	uint64_t guest_efer_valid; /* EFER bits a guest may write */
+	/* QEMU TCG (cpu_is_qemu_tcg): interrupts go in through V_IRQ, not EVENTINJ (run.c;
+	 * docs/svm.md, QEMU item 11). */
+	bool qemu_tcg;
 };
 extern struct svm_caps svm_caps;
 
@@ -70,6 +73,7 @@ struct svm_vcpu {
 	bool step_tf;	    /* the step set RFLAGS.TF (the guest's own was clear) */
 	bool step_db;	    /* the step set the #DB intercept (nobody else had it) */
 	bool maybe_shadow;  /* exited on INTR with IF=1: an STI shadow may be lost */
+	bool virq;	    /* QEMU TCG: the last VMRUN offered a vector through V_IRQ */
 	uint64_t iret_rip;
 	uint8_t exit_len; /* the exiting instruction's length, where decoded (exits.c) */
 #ifdef SLIVER_EXITSTATS
