@@ -126,7 +126,7 @@ enum exit_action exit_cpuid(struct vcpu *v, struct hv_exit *e)
 	hv_gpr_set(h, HV_RCX, r.ecx);
 	hv_gpr_set(h, HV_RDX, r.edx);
 	hv_skip_exit_insn(h);
-	return ACT_CONTINUE;
+	return ACT_RESUME; /* registers only */
 }
 
 /* PAT: eight memory types, each 0 (UC), 1 (WC), 4 (WT), 5 (WP), 6 (WB) or 7 (UC-); any

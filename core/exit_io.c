@@ -38,6 +38,14 @@ static void com1_out(struct vcpu *v, unsigned reg, uint8_t val)
 		dcon_putc(v, (char)tx);
 }
 
+/* A port nothing claims: counted, and nothing else changes (reads return all ones, writes
+ * are dropped), so the next entry is the same as this one's (ACT_RESUME). */
+static enum exit_action unclaimed(struct domain *d)
+{
+	__atomic_fetch_add(&d->io_other, 1, __ATOMIC_RELAXED);
+	return ACT_RESUME;
+}
+
 enum exit_action exit_io(struct vcpu *v, struct hv_exit *e)
 {
 	struct domain *d = v->dom;
@@ -80,7 +88,7 @@ enum exit_action exit_io(struct vcpu *v, struct hv_exit *e)
 		else if (port == 0xe9 && size == 1)
 			val = 0xe9;
 		else
-			__atomic_fetch_add(&d->io_other, 1, __ATOMIC_RELAXED);
+			act = unclaimed(d);
 		uint64_t rax = hv_gpr_get(h, HV_RAX);
 		/* A 32-bit IN zero-extends into RAX; 8/16-bit ones merge. */
 		rax = size == 4 ? (uint32_t)val : (rax & ~mask) | (val & mask);
@@ -92,8 +100,8 @@ enum exit_action exit_io(struct vcpu *v, struct hv_exit *e)
 		else if (port == 0xe9 && size == 1)
 			dcon_putc(v, (char)val);
 		else
-			__atomic_fetch_add(&d->io_other, 1, __ATOMIC_RELAXED);
+			act = unclaimed(d);
 	}
 	hv_skip_exit_insn(h);
-	return ACT_CONTINUE;
+	return act;
 }

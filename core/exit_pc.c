@@ -84,6 +84,7 @@ bool exit_pc_io(struct vcpu *v, uint16_t port, unsigned size, bool in, uint64_t 
 	if (port >= PC_PORT_PM_TMR && port < PC_PORT_PM_TMR + 4 && in) {
 		uint32_t t = pm_timer_count(pm_conv, rdtsc() - tsc_at_boot);
 		*val = t >> (8 * (port - PC_PORT_PM_TMR));
+		*act = ACT_RESUME; /* a read that changes nothing */
 		return true;
 	}
 	if (port >= PC_PORT_PM1A_EVT && port < PC_PORT_PM1A_CNT + 2) {

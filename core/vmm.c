@@ -363,6 +363,17 @@ static enum exit_action run_vcpu(struct vmm_cpu *pc, struct vcpu *v)
 	 * conversion (and now_ns) is then not needed again. */
 	uint64_t last_dl = 0, last_dl_tsc = UINT64_MAX;
 	bool dl_known = false;
+	/* The same path: the last exit's handler changed nothing the entry depends on
+	 * (ACT_RESUME), that entry delivered nothing and left no window open (e.calm: it had
+	 * no vector and no NMI to give), and no host interrupt ran on this pCPU from before
+	 * that entry to after the handler (percpu irqs: every timer that fires, every kick
+	 * that sets an IRR from another pCPU, comes as one). Then vcpu_before_entry, the vector
+	 * and the deadline would come out as they did: the entry goes in with no vector and
+	 * the last deadline (a timer due meanwhile has raised its interrupt, so no same path).
+	 * The checks that read state set without an interrupt (dying, paused, need_resched)
+	 * are made on both paths. */
+	bool same = false;
+	int vec = -1;
 	if (__atomic_exchange_n(&v->reset_lat, false, __ATOMIC_ACQ_REL))
 		hist_reset(&v->lat);
 	while (!__atomic_load_n(&pc->need_resched, __ATOMIC_ACQUIRE)) {
@@ -370,44 +381,47 @@ static enum exit_action run_vcpu(struct vmm_cpu *pc, struct vcpu *v)
 			return ACT_DEAD;
 		if (__atomic_load_n(&v->s.paused, __ATOMIC_ACQUIRE))
 			return ACT_PAUSE;
-		if (!vcpu_before_entry(v)) { /* INIT without SIPI yet */
-			if (vcpu_block(v))
-				return ACT_BLOCK;
-			continue;
-		}
-		/* No event-port vector pending and no vLAPIC: nothing to deliver, so the TPR
-		 * and priority scan of vcpu_deliverable_irq is skipped (a vector set after this
-		 * test kicks the pCPU, as it would after the scan). */
-		int vec = -1;
-		if (d->lapic || (__atomic_load_n(&v->irr[0], __ATOMIC_ACQUIRE) |
-				 __atomic_load_n(&v->irr[1], __ATOMIC_ACQUIRE) |
-				 __atomic_load_n(&v->irr[2], __ATOMIC_ACQUIRE) |
-				 __atomic_load_n(&v->irr[3], __ATOMIC_ACQUIRE)))
-			vec = vcpu_deliverable_irq(v);
-		uint64_t dl = timer_next_deadline();
-		if (pc->run_until < dl)
-			dl = pc->run_until;
-		uint64_t dl_tsc = last_dl_tsc;
-		if (backstop_ns || !dl_known || dl != last_dl) {
-			uint64_t now = now_ns();
-			if (backstop_ns && dl > now + backstop_ns) {
-				dl = now + backstop_ns;
-				timer_set(&pc->backstop, dl);
+		vec = HV_INJECT_SAME;
+		if (!same) {
+			vec = -1;
+			if (!vcpu_before_entry(v)) { /* INIT without SIPI yet */
+				if (vcpu_block(v))
+					return ACT_BLOCK;
+				continue;
 			}
-			dl_tsc = UINT64_MAX;
-			if (dl <= now)
-				dl_tsc = 0; /* already due: exit at once */
-			else if (dl - now < VMM_FAR_NS)
-				dl_tsc = ns_to_tsc_deadline(dl);
-			/* A deadline already due stays due; a far one is looked at again. */
-			dl_known = !backstop_ns && dl_tsc != UINT64_MAX;
-			last_dl = dl;
-			last_dl_tsc = dl_tsc;
+			/* No event-port vector pending and no vLAPIC: nothing to deliver, so the
+			 * TPR and priority scan of vcpu_deliverable_irq is skipped (a vector set
+			 * after this test kicks the pCPU, as it would after the scan). */
+			if (d->lapic || (__atomic_load_n(&v->irr[0], __ATOMIC_ACQUIRE) |
+					 __atomic_load_n(&v->irr[1], __ATOMIC_ACQUIRE) |
+					 __atomic_load_n(&v->irr[2], __ATOMIC_ACQUIRE) |
+					 __atomic_load_n(&v->irr[3], __ATOMIC_ACQUIRE)))
+				vec = vcpu_deliverable_irq(v);
+			uint64_t dl = timer_next_deadline();
+			if (pc->run_until < dl)
+				dl = pc->run_until;
+			if (backstop_ns || !dl_known || dl != last_dl) {
+				uint64_t now = now_ns();
+				if (backstop_ns && dl > now + backstop_ns) {
+					dl = now + backstop_ns;
+					timer_set(&pc->backstop, dl);
+				}
+				uint64_t dl_tsc = UINT64_MAX;
+				if (dl <= now)
+					dl_tsc = 0; /* already due: exit at once */
+				else if (dl - now < VMM_FAR_NS)
+					dl_tsc = ns_to_tsc_deadline(dl);
+				/* One already due stays due; a far one is looked at again. */
+				dl_known = !backstop_ns && dl_tsc != UINT64_MAX;
+				last_dl = dl;
+				last_dl_tsc = dl_tsc;
+			}
 		}
 		struct hv_exit e;
 		pc->behalf = NULL;
 		PT_HOOK(pt_run(v->dom->id));
-		hv_vcpu_run(v->hv, dl_tsc, vec, &e);
+		uint64_t irqs = __atomic_load_n(&this_cpu()->irqs, __ATOMIC_RELAXED);
+		hv_vcpu_run(v->hv, last_dl_tsc, vec, &e);
 		uint64_t exit_tsc = rdtsc();
 		PT_HOOK(pt_ran(v->dom->id, e.entry_tsc, e.loaded_tsc, e.exit_tsc, e.reason));
 		if (e.entry_tsc) /* from right before the entry to now, right after the exit */
@@ -438,6 +452,9 @@ static enum exit_action run_vcpu(struct vmm_cpu *pc, struct vcpu *v)
 		__atomic_fetch_add(&d->exits[r], 1, __ATOMIC_RELAXED);
 		v->exits++;
 		act = exit_dispatch(v, &e);
+		same = act == ACT_RESUME && e.calm;
+		if (act == ACT_RESUME)
+			act = ACT_CONTINUE;
 		if (act != ACT_CONTINUE) {
 			if (pc->behalf)
 				charge_behalf(pc, v, &e, exit_tsc);
@@ -447,6 +464,7 @@ static enum exit_action run_vcpu(struct vmm_cpu *pc, struct vcpu *v)
 		 * emulated access) runs now, not after one more entry and an exit for it: a
 		 * wake on this pCPU waits for the handler, not for the round trip too. */
 		irq_drain();
+		same = same && irqs == __atomic_load_n(&this_cpu()->irqs, __ATOMIC_RELAXED);
 		if (pc->behalf) /* rare: the call is not paid on every exit */
 			charge_behalf(pc, v, &e, exit_tsc);
 		maybe_break(v);

@@ -142,8 +142,19 @@ struct domain {
 
 /* What the loop does after an exit was handled. */
 /* ACT_BLOCK: blocked already; ACT_HALT: wants to block (HLT, HC_BLOCK), which the next pick
- * does unless a wake-up is pending by then (sd_pick SD_THEN_BLOCK: one door call for both). */
-enum exit_action { ACT_CONTINUE = 0, ACT_BLOCK, ACT_HALT, ACT_YIELD, ACT_DEAD, ACT_PAUSE };
+ * does unless a wake-up is pending by then (sd_pick SD_THEN_BLOCK: one door call for both).
+ * ACT_RESUME: continue, and the handler changed nothing the next entry depends on (no
+ * interrupt raised, no timer set, no vLAPIC, TPR or scheduler state touched): run_vcpu may
+ * enter again without computing the vector and the deadline (its same path). */
+enum exit_action {
+	ACT_CONTINUE = 0,
+	ACT_BLOCK,
+	ACT_HALT,
+	ACT_YIELD,
+	ACT_DEAD,
+	ACT_PAUSE,
+	ACT_RESUME
+};
 
 #define RESCHED_KICK  1u
 #define RESCHED_SLICE 2u

@@ -3,8 +3,7 @@
 # deterministic), the counterpart of mk/vmx.mk's Bochs runs.
 HV_SRCS += arch/x86_64/svm/svm.c arch/x86_64/svm/vmcb.c arch/x86_64/svm/npt.c \
 	arch/x86_64/svm/exits.c arch/x86_64/svm/decode.c arch/x86_64/svm/regs.c \
-	arch/x86_64/svm/run.c arch/x86_64/svm/pause.c \
-	arch/x86_64/svm/entry.S
+	arch/x86_64/svm/run.c arch/x86_64/svm/pause.c
 
 # What only SVM shows in the guest e2e twins of mk/vmm.mk (NAME_SVM, mk/e2e.mk): the dense
 # exit-reason indices of arch/x86_64/svm/exits.c (0 INTR, 1 NMI, 3 VINTR, 5 HLT, 6 IOIO,

@@ -2,8 +2,7 @@
 # guest e2e twins of mk/vmm.mk (NAME_VMX, mk/e2e.mk): exit-reason numbers (the basic exit
 # reason, SDM Vol. 3C appendix C) in the `exits` lines, VMX's entry-failure text.
 HV_SRCS += arch/x86_64/vmx/vmx.c arch/x86_64/vmx/vmcs.c arch/x86_64/vmx/ept.c \
-	arch/x86_64/vmx/exits.c arch/x86_64/vmx/regs.c arch/x86_64/vmx/run.c \
-	arch/x86_64/vmx/entry.S
+	arch/x86_64/vmx/exits.c arch/x86_64/vmx/regs.c arch/x86_64/vmx/run.c
 
 # d3 idles: HLT (12) once, I/O (30) for its prints. Pings: at most 19 of the 1500 lost
 # (1.3%, twice the most seen: Bochs answered 1492-1499 on the builds measured, lost 0-7,

@@ -179,10 +179,13 @@ struct percpu {
 	volatile bool online;
 	uint64_t gdt[GDT_ENTRIES] __attribute__((aligned(16)));
 	struct tss64 tss __attribute__((aligned(16)));
-	uint8_t *stack;		    /* CPU_STACK_SIZE bytes, the scheduler loop's stack */
-	uint8_t *ist_stack;	    /* 3 * IST_STACK_SIZE */
-	void *timers;		    /* core/timer.c's per-CPU queue */
-	void *vmm;		    /* owned by the VMM (core/) */
+	uint8_t *stack;	    /* CPU_STACK_SIZE bytes, the scheduler loop's stack */
+	uint8_t *ist_stack; /* 3 * IST_STACK_SIZE */
+	void *timers;	    /* core/timer.c's per-CPU queue */
+	void *vmm;	    /* owned by the VMM (core/) */
+	/* Host interrupts and NMIs handled on this CPU (irq_dispatch): core/vmm.c's same path
+	 * compares it around an exit to know that none ran (a timer, a kick). */
+	uint64_t irqs;
 	struct lockorder_cpu locks; /* the spin locks it holds (spinlock.h, LOCK_CHECK) */
 };
 

@@ -76,6 +76,10 @@ struct hv_exit {
 	bool injected;	 /* the vector passed to hv_vcpu_run was delivered at entry */
 	/* The NMI hv_request_nmi asked for was delivered at entry. */
 	bool nmi_injected;
+	/* The entry had nothing to deliver and asked for no window (no vector, no NMI, no
+	 * pending exception): an entry with inject_vector -1 and no NMI requested is the
+	 * same entry again (core/vmm.c's same path). */
+	bool calm;
 	/* TSC read right before VM entry (VMLAUNCH/VMRESUME, VMRUN), after the VMCS load,
 	 * TLB flushes and the FPU restore (0: no entry was tried): core's wake-to-run sample
 	 * ends here. */
@@ -216,8 +220,15 @@ int hv_vcpu_loaded_on(struct hv_vcpu *v);
  * interrupt to deliver if the guest can take it now (e->injected says whether it was;
  * otherwise an interrupt window is requested). Pending exceptions (hv_inject_exception)
  * go first. Host interrupts that caused the exit are still pending on return: the caller
- * opens a window (sti; nop; cli) to take them. */
+ * opens a window (sti; nop; cli) to take them. e->calm says the entry delivered nothing
+ * and left no window open (see struct hv_exit). */
 void hv_vcpu_run(struct hv_vcpu *v, uint64_t deadline_tsc, int inject_vector, struct hv_exit *e);
+/* inject_vector HV_INJECT_SAME: the last entry again, with nothing to deliver; only right
+ * after an exit of v on this pCPU whose e->calm was set, with interrupts kept disabled and
+ * nothing asked of v since but its registers, RIP and flags (hv_gpr_set, hv_skip_exit_insn)
+ * or an exception (hv_inject_exception). The backend skips what cannot have changed (the
+ * VMCS / VMCB is current here, no reset or NMI asked for, no window open). */
+#define HV_INJECT_SAME (-2)
 
 /* RSP, from the VMCS / VMCB (the other registers are v->gpr). */
 uint64_t hv_rsp_get(struct hv_vcpu *v);

@@ -65,6 +65,7 @@ void irq_dispatch(struct irq_frame *f)
 		if (panic_in_progress())
 			panic_park_this_cpu();
 		if (handlers[2]) {
+			__atomic_fetch_add(&this_cpu()->irqs, 1, __ATOMIC_RELAXED);
 			handlers[2](f);
 			return;
 		}
@@ -76,6 +77,8 @@ void irq_dispatch(struct irq_frame *f)
 		return;
 	if (!handlers[f->vector])
 		panic_exception(f);
+	/* One add (an NMI cannot split it): counted before the handler, whatever it does. */
+	__atomic_fetch_add(&this_cpu()->irqs, 1, __ATOMIC_RELAXED);
 	handlers[f->vector](f);
 	lapic_eoi();
 }

@@ -17,7 +17,7 @@ static const uint64_t *entry(struct svm_vcpu *s, uint64_t pa)
 }
 
 /* Guest-linear to guest-physical, or false (not present / outside memory). */
-static bool translate(struct svm_vcpu *s, uint64_t la, uint64_t *gpa)
+bool svm_translate(struct svm_vcpu *s, uint64_t la, uint64_t *gpa)
 {
 	uint64_t cr3 = s->vmcb->cr3;
 	if (!(s->cr0 & CR0_PG)) {
@@ -90,7 +90,7 @@ static bool fetch(const struct window *w, unsigned off, uint8_t *byte)
 	uint64_t la = w->la + off, gpa;
 	if (!w->long64)
 		la = (uint32_t)la;
-	if (!translate(w->s, la, &gpa))
+	if (!svm_translate(w->s, la, &gpa))
 		return false;
 	const uint8_t *p = hv_space_ptr(w->s->space, gpa, 1);
 	if (!p)
@@ -119,28 +119,10 @@ static void window_open(struct window *w, struct svm_vcpu *s)
 	uint64_t gpa = (uint32_t)w->la; /* paging off (translate's first case, inline) */
 	unsigned in_page = 4096 - (unsigned)(w->la & 0xfff);
 	unsigned n = in_page < 15 ? in_page : 15;
-	if (((s->cr0 & CR0_PG) && !translate(s, w->la, &gpa)) ||
+	if (((s->cr0 & CR0_PG) && !svm_translate(s, w->la, &gpa)) ||
 	    !(w->p = hv_space_ptr(s->space, gpa, n)))
 		return; /* every byte through fetch, which then fails where it should */
 	w->n = n;
-}
-
-/* window_open's first page alone, for the exits whose instruction is usually the bare
- * opcode (exits.c, plain_length): no per-byte state. */
-unsigned svm_insn_bytes(struct svm_vcpu *s, const uint8_t **p)
-{
-	const struct vmcb *vb = s->vmcb;
-	uint64_t la = vb->rip, gpa;
-	if (!(s->efer & EFER_LMA) || !(vb->cs.attrib & SEG_ATTR_L)) /* not 64-bit code */
-		la = (uint32_t)(la + vb->cs.base);
-	unsigned n = 4096 - (unsigned)(la & 0xfff);
-	if (n > 15)
-		n = 15;
-	gpa = (uint32_t)la; /* paging off */
-	if ((s->cr0 & CR0_PG) && !translate(s, la, &gpa))
-		return 0;
-	*p = hv_space_ptr(s->space, gpa, n);
-	return *p ? n : 0;
 }
 
 bool svm_fetch_decode(struct svm_vcpu *s, struct svm_insn *in, const char **why)

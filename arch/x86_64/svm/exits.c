@@ -147,7 +147,8 @@ static bool expected_opcode(uint64_t code, const struct svm_insn *in, uint32_t i
 /* The length of the exiting instruction when its bytes at RIP are exactly the opcode
  * the exit expects, without a prefix (the usual case: CPUID is 0F A2, VMMCALL 0F 01 D9,
  * PAUSE F3 90), else 0 (the decoder then reads prefixes and checks the opcode). */
-static unsigned plain_length(uint64_t code, uint32_t info1, const uint8_t *p, unsigned n)
+static inline __attribute__((always_inline)) unsigned plain_length(uint64_t code, uint32_t info1,
+								   const uint8_t *p, unsigned n)
 {
 	switch (code) {
 	case VMEXIT_CPUID:

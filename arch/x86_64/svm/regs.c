@@ -261,7 +261,7 @@ static bool canonical(uint64_t a)
 }
 
 /* The SWAPGS/SYSCALL MSRs live in the VMCB save area, switched by VMLOAD/VMSAVE around
- * every VMRUN (entry.S): a checked write lands there and the next VMLOAD loads it. */
+ * every VMRUN (enter.h): a checked write lands there and the next VMLOAD loads it. */
 int svm_msr_write(struct hv_vcpu *v, uint32_t msr, uint64_t val)
 {
 	struct vmcb *vb = to_svm(v)->vmcb;

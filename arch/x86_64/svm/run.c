@@ -1,11 +1,12 @@
 /* Running a vCPU (APM Vol. 2 15.5-15.6, 15.16, 15.20-15.21): load it on this pCPU (x87/SSE
  * state, a fresh ASID when it comes from elsewhere or the generation turned), inject what
- * is pending or ask for a virtual-interrupt window, VMRUN (entry.S), decode the exit.
+ * is pending or ask for a virtual-interrupt window, VMRUN (enter.h), decode the exit.
  * A physical interrupt always exits (INTR intercept; with V_INTR_MASKING the host's
  * RFLAGS.IF, set under GIF=0 right before VMRUN, gates it, never the guest's IF), so the
  * scheduler's LAPIC timer takes the pCPU back by itself: no preemption-timer backstop as
  * VMX needs under Bochs, and deadline_tsc is not used. */
 #include "arch/x86_64/panic.h"
+#include "arch/x86_64/svm/enter.h"
 #include "arch/x86_64/svm/svm.h"
 #include "lib/compiler.h"
 #include "lib/string.h"
@@ -184,6 +185,47 @@ static void nmi_after_exit(struct svm_vcpu *s, struct hv_exit *e)
 		s->nmi_masked = s->iret_seen = false;
 }
 
+/* QEMU TCG (docs/svm.md, QEMU item 11): helper_vmrun delivers an EVENTINJ interrupt at once
+ * but also leaves its vector as the CPU's pending exception; when the vCPU's execution loop
+ * stops for the emulator (its icount budget at a timer deadline, the round robin) before
+ * the next #VMEXIT, cpu_handle_exception delivers that vector a second time, whatever the
+ * guest's IF: Linux then spun for ever on an irq_desc lock in the nested handler
+ * (e2e-linux-echo-svm). A virtual interrupt has no such leftover: V_IRQ with the vector
+ * (V_IGN_TPR, priority 15, VINTR not intercepted), which QEMU delivers at the first
+ * instruction boundary where the guest takes interrupts (it is only offered when IF=1 and
+ * no shadow, as EVENTINJ was) and clears once delivered. Whether it went in is known only
+ * after the exit (virq_after_exit). */
+static void give_virq(struct svm_vcpu *s, int vector)
+{
+	struct vmcb *vb = s->vmcb;
+	vb->vintr = (vb->vintr & ~(0xffull << 32 | 0xfull << V_INTR_PRIO_SHIFT)) | V_IRQ |
+		    V_IGN_TPR | 0xfull << V_INTR_PRIO_SHIFT | (uint64_t)vector << 32;
+	vb->intercept_misc1 &= ~INTERCEPT_VINTR;
+	s->dirty |= CLEAN_I | CLEAN_TPR;
+	s->virq = true;
+}
+
+/* After the exit of an entry that offered a vector through V_IRQ: QEMU cleared V_IRQ when it
+ * delivered the vector (e->injected, which core reads before it handles the exit). Still
+ * set: an exit came first (a host interrupt is taken before a virtual one), or cut the
+ * delivery short (its EXITINTINFO is QEMU's own record of it, type 3: not redelivered
+ * from there, core offers the vector again); the offer is withdrawn. */
+static void virq_after_exit(struct svm_vcpu *s, struct hv_exit *e)
+{
+	struct vmcb *vb = s->vmcb;
+	s->virq = false;
+	if (!(vb->vintr & V_IRQ)) {
+		e->injected = true;
+		return;
+	}
+	uint32_t vec = (uint32_t)(vb->vintr >> 32) & 0xff;
+	if ((vb->exitintinfo & EVENT_VALID) && (vb->exitintinfo & EVENT_VECTOR_MASK) == vec &&
+	    (vb->exitintinfo & EVENT_TYPE_MASK) == EVENT_TYPE_EXCEPT)
+		vb->exitintinfo = 0;
+	vb->vintr &= ~(V_IRQ | V_IGN_TPR);
+	s->dirty |= CLEAN_I | CLEAN_TPR;
+}
+
 static void inject(struct svm_vcpu *s, int vector, struct hv_exit *e)
 {
 	struct vmcb *vb = s->vmcb;
@@ -193,6 +235,8 @@ static void inject(struct svm_vcpu *s, int vector, struct hv_exit *e)
 		vb->eventinj = 0;
 		if (unlikely((vb->vintr & V_IRQ) || (vb->intercept_misc1 & INTERCEPT_VINTR)))
 			set_vintr_window(s, false);
+		/* An NMI single step still under way is a window too (nmi_window). */
+		e->calm = !s->nmi_step;
 		return;
 	}
 	/* QEMU 7.2 TCG takes the INTR intercept inside an STI shadow and saves no shadow
@@ -218,6 +262,10 @@ static void inject(struct svm_vcpu *s, int vector, struct hv_exit *e)
 		if (nmi)
 			nmi_window(s, false);
 		if (vector >= 0 && (vb->rflags & RFLAGS_IF) && !shadow) {
+			if (unlikely(svm_caps.qemu_tcg)) {
+				give_virq(s, vector);
+				return;
+			}
 			vb->eventinj = EVENT_VALID | EVENT_TYPE_INTR | (uint32_t)vector;
 			e->injected = true;
 		} else {
@@ -274,16 +322,28 @@ void svm_vcpu_run(struct hv_vcpu *v, uint64_t deadline_tsc, int inject_vector, s
 	struct svm_vcpu *s = to_svm(v);
 	struct vmcb *vb = s->vmcb;
 	e->kind = HV_EXIT_NONE;
-	e->injected = e->nmi_injected = false;
-	e->entry_tsc = 0;
+	e->injected = e->nmi_injected = e->calm = false;
 	unsigned cpu = this_cpu()->id;
-	if (!load_here(s, cpu, e))
-		return;
-	assign_asid(s, cpu);
+	if (likely(inject_vector == HV_INJECT_SAME &&
+		   !(s->pending_event | s->nmi_requested | s->nmi_step))) {
+		/* The last entry again (hv.h): the VMCB is still loaded here with its ASID, no
+		 * window is open, EVENTINJ is still 0 (inject wrote it). An event to deliver again
+		 * or raised by the handler, an NMI asked for after all or a single step under
+		 * way take the whole path. */
+		e->calm = true;
 #ifdef SLIVER_PINGTRACE
-	e->loaded_tsc = rdtsc();
+		e->loaded_tsc = rdtsc();
 #endif
-	inject(s, inject_vector, e);
+	} else {
+		e->entry_tsc = 0;
+		if (!load_here(s, cpu, e))
+			return;
+		assign_asid(s, cpu);
+#ifdef SLIVER_PINGTRACE
+		e->loaded_tsc = rdtsc();
+#endif
+		inject(s, inject_vector < 0 ? -1 : inject_vector, e);
+	}
 	vb->rax = s->g.r[HV_RAX];
 	s->last_eventinj = vb->eventinj;
 	vb->clean = svm_has(CPUID_8000000A_EDX_VMCB_CLEAN) ? CLEAN_ALL & ~s->dirty : 0;
@@ -309,6 +369,8 @@ void svm_vcpu_run(struct hv_vcpu *v, uint64_t deadline_tsc, int inject_vector, s
 		panic("svm: host TPR is %lu after #VMEXIT (V_INTR_MASKING missing?)",
 		      (unsigned long)tpr);
 	svm_decode_exit(s, e);
+	if (unlikely(s->virq))
+		virq_after_exit(s, e);
 	if (unlikely(e->kind == HV_EXIT_ENTRY_FAIL)) {
 		e->injected = e->nmi_injected = false;
 	} else {

@@ -114,6 +114,7 @@ static bool svm_detect(const char **why)
 	msrpm_pass(MSR_CSTAR, true, false);
 	msrpm_pass(MSR_SFMASK, true, false);
 	svm_exits_init();
+	c->qemu_tcg = cpu_is_qemu_tcg();
 	return true;
 }
 
@@ -141,7 +142,7 @@ static int svm_cpu_init(const char **why)
 	wrmsr(MSR_VM_HSAVE_PA, sc->hsave_pa);
 	/* The host state VMRUN does not switch (FS, GS with its base: the per-CPU block, TR,
 	 * LDTR, KERNEL_GS_BASE, STAR/LSTAR/CSTAR/SFMASK, SYSENTER_*) never changes after this
-	 * point, so it is saved once here and VMLOADed after every #VMEXIT (entry.S), as
+	 * point, so it is saved once here and VMLOADed after every #VMEXIT (enter.h), as
 	 * KVM saves it once per vCPU load (APM 15.5.2: VMSAVE/VMLOAD). */
 	__asm__ volatile("vmsave %%rax" : : "a"(sc->host_vmcb_pa) : "memory");
 	/* ASID generation 1, starting at ASID 1 (0 is the host's): every vCPU gets a fresh

@@ -17,6 +17,9 @@ struct svm_caps {
 	uint32_t nr_asids;	   /* CPUID 0x8000000A EBX: ASIDs 1 .. nr_asids - 1 */
 	uint64_t guest_cr4_valid;  /* CR4 bits a guest may set */
 	uint64_t guest_efer_valid; /* EFER bits a guest may write */
+	/* QEMU TCG (cpu_is_qemu_tcg): interrupts go in through V_IRQ, not EVENTINJ (run.c;
+	 * docs/svm.md, QEMU item 11). */
+	bool qemu_tcg;
 };
 extern struct svm_caps svm_caps;
 
@@ -39,7 +42,7 @@ struct svm_gprs {
 };
 
 struct svm_vcpu {
-	union { /* first: entry.S addresses it directly; core reads it as struct hv_vcpu */
+	union { /* first: enter.h addresses it directly; core reads it as struct hv_vcpu */
 		struct svm_gprs g;
 		struct hv_vcpu hv;
 	};
@@ -70,6 +73,7 @@ struct svm_vcpu {
 	bool step_tf;	    /* the step set RFLAGS.TF (the guest's own was clear) */
 	bool step_db;	    /* the step set the #DB intercept (nobody else had it) */
 	bool maybe_shadow;  /* exited on INTR with IF=1: an STI shadow may be lost */
+	bool virq;	    /* QEMU TCG: the last VMRUN offered a vector through V_IRQ */
 	uint64_t iret_rip;
 	uint8_t exit_len; /* the exiting instruction's length, where decoded (exits.c) */
 #ifdef SLIVER_EXITSTATS
@@ -161,12 +165,27 @@ struct svm_insn {
 	uint8_t modrm;
 };
 bool svm_fetch_decode(struct svm_vcpu *s, struct svm_insn *in, const char **why);
+/* Guest-linear to guest-physical through the guest's page tables, or false. */
+bool svm_translate(struct svm_vcpu *s, uint64_t la, uint64_t *gpa);
 /* The exiting instruction's first bytes, those in RIP's page (at most 15; 0 when they
- * cannot be read): *p points at them in guest memory. */
-unsigned svm_insn_bytes(struct svm_vcpu *s, const uint8_t **p);
-
-/* entry.S: VMSAVE host, VMLOAD guest, VMRUN, VMSAVE guest, VMLOAD host, GIF/IF dance. */
-void svm_enter(struct svm_gprs *g, uint64_t vmcb_pa, uint64_t host_vmcb_pa);
+ * cannot be read): *p points at them in guest memory. Inline in the exit decode (exits.c,
+ * plain_length, for the exits whose instruction is usually the bare opcode): no per-byte
+ * state, one translation when paging is on. */
+static inline unsigned svm_insn_bytes(struct svm_vcpu *s, const uint8_t **p)
+{
+	const struct vmcb *vb = s->vmcb;
+	uint64_t la = vb->rip, gpa;
+	if (!(s->efer & EFER_LMA) || !(vb->cs.attrib & SEG_ATTR_L)) /* not 64-bit code */
+		la = (uint32_t)(la + vb->cs.base);
+	unsigned n = 4096 - (unsigned)(la & 0xfff);
+	if (n > 15)
+		n = 15;
+	gpa = (uint32_t)la; /* paging off */
+	if ((s->cr0 & CR0_PG) && !svm_translate(s, la, &gpa))
+		return 0;
+	*p = hv_space_ptr(s->space, gpa, n);
+	return *p ? n : 0;
+}
 
 /* PAUSE-loop detection through the PAUSE filter (pause.c). */
 uint32_t svm_ple_grow(const struct hv_pause_loop *p, uint32_t w);

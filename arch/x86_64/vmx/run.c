@@ -1,13 +1,15 @@
 /* Running a vCPU: make its VMCS current on this pCPU, inject what is pending, arm the
  * VMX-preemption timer, enter, and decode the exit.
  * Bochs bugs (docs: shared/emulators.md): (1) an external interrupt does not force an
- * exit while a guest entered with IF=0 keeps IF=0, so the preemption timer is armed to the
- * same deadline as the LAPIC timer, and at most IF0_BACKSTOP_NS ahead for such an entry
- * (a reschedule IPI to a pCPU with no deadline would wait for the guest's STI); (2) after an NMI
+ * exit while a guest entered with IF=0 keeps IF=0, so an entry with IF=0 (only such an
+ * entry) arms the preemption timer to the same deadline as the LAPIC timer, and at most
+ * IF0_BACKSTOP_NS ahead (a reschedule IPI to a pCPU with no deadline would wait for the
+ * guest's STI); (2) after an NMI
  * exit, "blocking by NMI" stays set in the guest and the host stays NMI-blocked, so we clear the
  * guest bit and run the host NMI handler through `int $2`, whose IRET unblocks NMIs. */
 #include "arch/x86_64/panic.h"
 #include "arch/x86_64/tsc.h"
+#include "arch/x86_64/vmx/enter.h"
 #include "arch/x86_64/vmx/vmx.h"
 #include "lib/compiler.h"
 
@@ -90,8 +92,10 @@ static void inject(struct vmx_vcpu *v, int vector, struct hv_exit *e)
 	bool want_window = false, want_nmi_window = false;
 	bool nmi = v->nmi_requested;
 	if (likely(!nmi && !v->pending_exc && vector < 0 &&
-		   !(v->cpu_ctls & (CPU_INTERRUPT_WINDOW_EXITING | CPU_NMI_WINDOW_EXITING))))
+		   !(v->cpu_ctls & (CPU_INTERRUPT_WINDOW_EXITING | CPU_NMI_WINDOW_EXITING)))) {
+		e->calm = true;
 		return; /* nothing to deliver, no window open: the common exit */
+	}
 	v->nmi_requested = false;
 	if (nmi && !vmx_caps.vnmi && !v->pending_exc) {
 		/* No virtual NMIs: vector 2 at once, without blocking (an NMI that arrives while
@@ -150,19 +154,19 @@ static void inject(struct vmx_vcpu *v, int vector, struct hv_exit *e)
 	}
 }
 
-/* The timer counts only while the guest runs, so its value is rewritten at every entry
- * with a deadline; with none (and IF=1) it holds the same 2^32 - 1 and is not written
- * again (the value last written stays: "save VMX-preemption timer value" is off). `now` is
- * the TSC right before the entry. */
+/* Only an entry with IF=0 needs the timer (Bochs bug 1): with IF=1 the host's LAPIC timer,
+ * armed by core for the same deadline, exits the guest by itself, so the timer holds
+ * 2^32 - 1 and is not written again while the guest keeps entering with IF=1 (the value
+ * last written stays: "save VMX-preemption timer value" is off). With IF=0 it counts only
+ * while the guest runs, so its value is rewritten at every such entry. `now` is the TSC
+ * right before the entry. */
 static void arm_preemption_timer(struct vmx_vcpu *v, uint64_t deadline_tsc, uint64_t now)
 {
+	uint64_t ticks = 0xffffffffull;
 	if (unlikely(!(vmx_rflags(v) & RFLAGS_IF))) {
 		uint64_t cap = now + ns_to_tsc(IF0_BACKSTOP_NS);
 		if (deadline_tsc > cap)
 			deadline_tsc = cap;
-	}
-	uint64_t ticks = 0xffffffffull;
-	if (deadline_tsc != UINT64_MAX) {
 		ticks = deadline_tsc > now ? (deadline_tsc - now) >> vmx_caps.preempt_shift : 0;
 		if (ticks > 0xffffffffull)
 			ticks = 0xffffffffull;
@@ -262,21 +266,32 @@ void vmx_vcpu_run(struct hv_vcpu *hv, uint64_t deadline_tsc, int inject_vector, 
 {
 	struct vmx_vcpu *v = to_vmx(hv);
 	e->kind = HV_EXIT_NONE;
-	e->injected = e->nmi_injected = false;
-	e->entry_tsc = 0;
-	if (!load_here(v, e))
-		return;
+	e->injected = e->nmi_injected = e->calm = false;
+	if (likely(inject_vector == HV_INJECT_SAME && !(v->pending_exc | v->nmi_requested))) {
+		/* The last entry again (hv.h): the VMCS is still current here, no reset was
+		 * asked for since, no window is open; an exception the handler raised (a single
+		 * step) or an NMI asked for after all take the whole path. */
+		e->calm = true;
 #ifdef SLIVER_PINGTRACE
-	e->loaded_tsc = rdtsc();
+		e->loaded_tsc = rdtsc();
 #endif
-	if (unlikely(v->reset_pending)) { /* INIT/SIPI: the VMCS is current here now */
-		v->reset_pending = false;
-		vmcs_reset_real(v);
+	} else {
+		e->entry_tsc = 0;
+		if (!load_here(v, e))
+			return;
+#ifdef SLIVER_PINGTRACE
+		e->loaded_tsc = rdtsc();
+#endif
+		if (unlikely(v->reset_pending)) { /* INIT/SIPI: the VMCS is current here now */
+			v->reset_pending = false;
+			vmcs_reset_real(v);
+		}
+		inject(v, inject_vector < 0 ? -1 : inject_vector, e);
 	}
-	inject(v, inject_vector, e);
 	uint64_t now = rdtsc();
 	arm_preemption_timer(v, deadline_tsc, now);
 	if (unlikely(v->vmx_error)) {
+		e->entry_tsc = 0;
 		e->kind = HV_EXIT_ENTRY_FAIL;
 		e->fail.error = v->vmx_error_field;
 		e->fail.why = "a VMREAD/VMWRITE failed (fail.error = VMCS field)";
@@ -302,7 +317,7 @@ void vmx_vcpu_run(struct hv_vcpu *hv, uint64_t deadline_tsc, int inject_vector, 
 	v->launched = true;
 	vmx_uncache(v); /* the exit saved the guest state: nothing read before holds */
 #ifdef SLIVER_EXITSTATS
-	v->xs.cur[1] += v->host_rsp != rsp_before; /* entry.S wrote HOST_RSP */
+	v->xs.cur[1] += v->host_rsp != rsp_before; /* enter.h wrote HOST_RSP */
 	exitstats_close(&v->xs);
 #endif
 	/* CR8 exiting keeps the guest off the host's TPR: the scheduler's timer relies on

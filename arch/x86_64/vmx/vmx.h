@@ -44,7 +44,7 @@ struct vmx_gprs {
 extern const uint32_t vmx_lazy_msrs[VMX_NR_LAZY_MSRS];
 
 struct vmx_vcpu {
-	union { /* first: entry.S addresses it directly; core reads it as struct hv_vcpu */
+	union { /* first: enter.h addresses it directly; core reads it as struct hv_vcpu */
 		struct vmx_gprs g;
 		struct hv_vcpu hv;
 	};
@@ -85,7 +85,7 @@ struct vmx_vcpu {
 	/* Guest RFLAGS and interruptibility state as of this exit (VMX_UNREAD until read: no
 	 * value either field can hold): vmx_rflags, vmx_intr. */
 	uint64_t c_rflags, c_intr;
-	uint64_t host_rsp;	/* HOST_RSP as last written (entry.S compares) */
+	uint64_t host_rsp;	/* HOST_RSP as last written (enter.h compares) */
 	uint64_t preempt_ticks; /* the preemption timer value last written */
 #ifdef SLIVER_EXITSTATS
 	struct exitstats_trip xs; /* counters [0] VMREAD, [1] VMWRITE (hv_exit_stats) */
@@ -254,10 +254,5 @@ static inline void vmx_decode_io(struct vmx_vcpu *v, struct hv_exit *e)
 /* PAUSE-loop window: grown on a PAUSE-loop exit, shrunk when loaded after a put. */
 void vmx_ple_grow(struct vmx_vcpu *v);
 void vmx_ple_shrink(struct vmx_vcpu *v);
-
-/* entry.S: 0 after a VM exit, 1 when VMLAUNCH/VMRESUME (or the VMWRITE of HOST_RSP)
- * failed. HOST_RSP is written only when the stack pointer differs from *host_rsp, which
- * then follows (KVM: vmx_update_host_rsp). */
-int vmx_enter(struct vmx_gprs *g, int launched, uint64_t *host_rsp);
 
 #endif
