@@ -24,8 +24,12 @@ $(BUILD)/linux/badkernel: $(BUILD)/linux/vmlinuz
 	python3 -c 'import sys,struct; d=bytearray(open(sys.argv[1],"rb").read()); \
 	    n=((d[0x1f1] or 4)+1)*512; d[0x260:0x264]=struct.pack("<I",1<<20); \
 	    open(sys.argv[2],"wb").write(bytes(d[:n])+b"\xff"*4096)' $< $@
-LINUX_ISO_DEPS = $(BUILD)/sliver.elf $(GUEST_ELFS) $(BUILD)/linux/vmlinuz $(BUILD)/linux/initrd.cpio \
+# GUEST_ELFS in a second expansion ($$): files read after this one (mk/pc.mk,
+# mk/service.mk) add guests to it, and a rule's prerequisites are otherwise expanded when
+# the rule is read (`make e2e-linux-echo-svm` alone, on a fresh tree, missed pc.elf).
+LINUX_ISO_DEPS = $(BUILD)/sliver.elf $$(GUEST_ELFS) $(BUILD)/linux/vmlinuz $(BUILD)/linux/initrd.cpio \
                  $(BUILD)/linux/badkernel tools/mkiso.sh
+.SECONDEXPANSION:
 $(BUILD)/linux.iso $(BUILD)/linux-bios.iso: test/scenarios/linux.cfg $(LINUX_ISO_DEPS)
 	tools/mkiso.sh linux $< $(BUILD) $(GUEST_ELFS) $(filter $(BUILD)/linux/%,$^)
 $(BUILD)/linux-%.iso $(BUILD)/linux-%-bios.iso: test/scenarios/linux-%.cfg $(LINUX_ISO_DEPS)
