@@ -36,17 +36,10 @@ static bool heap_del(struct sched *s, struct sched_vcpu *v)
 	struct sched_pcpu *pc = &s->pcpu[v->pcpu];
 	switch (cv(v)->heap) {
 	case HEAP_BOOST:
-		hn_remove(&cpc(pc)->rq_boost, &cv(v)->hn);
-		SCHED_ADD(pc->nr_queued, -1u);
-		break;
 	case HEAP_NORM:
-		hn_remove(&cpc(pc)->rq_norm, &cv(v)->hn);
-		SCHED_ADD(pc->nr_queued, -1u);
-		break;
 	case HEAP_PIN:
-		hn_remove(&cpc(pc)->rq_pin, &cv(v)->hn);
-		SCHED_ADD(pc->nr_queued, -1u);
-		break;
+		cr_runq_del(pc, v, cv(v)->heap);
+		return true;
 	case HEAP_SLEEP:
 		cr_sleeper_del(pc, v);
 		return false; /* no run queue changed: the summaries stay (credit_note) */

@@ -283,21 +283,27 @@ static inline void cr_sleeper_del(struct sched_pcpu *pc, struct sched_vcpu *v)
 	cv(v)->heap = HEAP_NONE;
 }
 
-/* A pick's dequeue of the vCPU it runs (cr_heap_del_quiet), inline where that is a run
- * queue's vCPU (its head, but for a directed yield's target). */
-static inline void cr_dequeue_next(struct sched *s, struct sched_pcpu *pc, struct sched_vcpu *v)
+/* Takes v off the run queue it is in on pc: h, its heap, is HEAP_BOOST, HEAP_NORM or HEAP_PIN. */
+static inline __attribute__((always_inline)) void cr_runq_del(struct sched_pcpu *pc,
+							      struct sched_vcpu *v, uint8_t h)
 {
-	uint8_t h = cv(v)->heap;
-	if (h != HEAP_BOOST && h != HEAP_NORM && h != HEAP_PIN) {
-		cr_heap_del_quiet(s, v);
-		return;
-	}
 	hn_remove(h == HEAP_BOOST  ? &cpc(pc)->rq_boost
 		  : h == HEAP_NORM ? &cpc(pc)->rq_norm
 				   : &cpc(pc)->rq_pin,
 		  &cv(v)->hn);
 	SCHED_ADD(pc->nr_queued, -1u);
 	cv(v)->heap = HEAP_NONE;
+}
+
+/* A pick's dequeue of the vCPU it runs (cr_heap_del_quiet), inline where that is a run
+ * queue's vCPU (its head, but for a directed yield's target). */
+static inline void cr_dequeue_next(struct sched *s, struct sched_pcpu *pc, struct sched_vcpu *v)
+{
+	uint8_t h = cv(v)->heap;
+	if (h != HEAP_BOOST && h != HEAP_NORM && h != HEAP_PIN)
+		cr_heap_del_quiet(s, v);
+	else
+		cr_runq_del(pc, v, h);
 }
 
 /* Anything queued on pc (cr_queue_head would not be NULL), without choosing. */
