@@ -6,6 +6,19 @@
 
 /* ---- inline: on the path of every wake and pick (credit_vt.c has the rest) ------------ */
 
+/* ns of one period in virtual time at weight w (w may exceed 2^32), from c when it was
+ * computed for the same w and ns. */
+static inline uint64_t cr_period_vt(struct cr_period_vt *c, uint64_t ns, uint64_t w)
+{
+	if (w != c->w || ns != c->ns) {
+		uint64_t rem = 0;
+		c->w = w;
+		c->ns = ns;
+		c->vt = cr_vt_add(0, ns, w, &rem);
+	}
+	return c->vt;
+}
+
 /* The sleeper bank in virtual time: what pCPU's virtual clock advances in one period at its
  * earning weight W (v counted), the same for every weight. In ns of CPU it is one period's
  * entitlement, period * w_v / W: a heavier vCPU banks more, so two sleepers that both
@@ -15,16 +28,10 @@
 static inline uint64_t cr_bank_vt(struct sched *s, const struct sched_vcpu *v)
 {
 	struct sched_pcpu *pc = &s->pcpu[v->pcpu];
-	uint64_t w = cpc(pc)->w_active + (cv(v)->w_acct ? 0 : ew_of(v)), rem = 0;
+	uint64_t w = cpc(pc)->w_active + (cv(v)->w_acct ? 0 : ew_of(v));
 	if (!w)
 		w = ew_of(v);
-	/* One division per change of W or of the period, not per sleep and wake. */
-	if (w != cpc(pc)->bank_w || bank_ns(s) != cpc(pc)->bank_ns) {
-		cpc(pc)->bank_w = w;
-		cpc(pc)->bank_ns = bank_ns(s);
-		cpc(pc)->bank_vt = cr_vt_add(0, bank_ns(s), w, &rem); /* W may exceed 2^32 */
-	}
-	return cpc(pc)->bank_vt;
+	return cr_period_vt(&cpc(pc)->bank, bank_ns(s), w);
 }
 
 /* Credit in ns: positive is UNDER (owed CPU), negative is OVER (in debt). */
@@ -81,14 +88,7 @@ static inline __attribute__((always_inline)) int64_t cr_boost_budget(struct sche
 						 : 0);
 	if (!w)
 		w = ew_of(v);
-	/* One division per change of W or of the period (cr_bank_vt's cache). */
-	if (w != cpc(pc)->budget_w || cs(s)->p.period_ns != cpc(pc)->budget_ns) {
-		uint64_t rem = 0;
-		cpc(pc)->budget_w = w;
-		cpc(pc)->budget_ns = cs(s)->p.period_ns;
-		cpc(pc)->budget_vt = cr_vt_add(0, cs(s)->p.period_ns, w, &rem);
-	}
-	uint64_t floor = cpc(pc)->bclock - cpc(pc)->budget_vt;
+	uint64_t floor = cpc(pc)->bclock - cr_period_vt(&cpc(pc)->budget, cs(s)->p.period_ns, w);
 	if ((int64_t)(cv(v)->bvt - floor) < 0) {
 		cv(v)->bvt = floor;
 		cv(v)->bvrem = 0;

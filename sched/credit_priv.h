@@ -74,6 +74,12 @@ struct cr_dom {
 	struct sched_dom *rw_next; /* cr_sched.rw_list link while rw_pending */
 };
 
+/* One period in virtual time at earning weight w (period * 2^32 / w), kept for the last w and
+ * period asked: a division per change of either, not per call (cr_period_vt). */
+struct cr_period_vt {
+	uint64_t w, ns, vt;
+};
+
 /* credit's part of a pCPU (sched_pcpu.priv). */
 struct cr_pcpu {
 	struct sched_hnode *rq_boost, *rq_norm, *sleepers, *parked;
@@ -82,16 +88,16 @@ struct cr_pcpu {
 	uint64_t vclock;	    /* virtual clock, weighted ns */
 	uint64_t vclock_rem;	    /* remainder of its division */
 	uint64_t vclock_last;
-	uint64_t w_active;		   /* sum of w_acct of the vCPUs earning credit here */
-	uint64_t w_sleep;		   /* the part of w_active that is sleepers' */
-	uint64_t w_park;		   /* the part of w_active that is parked (capped) */
-	uint64_t bclock, bclock_rem;	   /* the boost budget's clock: as vclock, over
-					    * w_active - w_park (invariant 7) */
-	uint64_t bal_next;		   /* no balancing look from here before this time */
-	uint16_t bal_cursor;		   /* first pCPU of the next balancing look */
-	uint16_t wake_cursor;		   /* next pCPU cr_wake_beside_ahead compares */
-	uint64_t bank_w, bank_ns, bank_vt; /* the bank in vtime, for that W and period */
-	uint64_t budget_w, budget_ns, budget_vt; /* the boost budget's depth in vtime, as bank */
+	uint64_t w_active;	     /* sum of w_acct of the vCPUs earning credit here */
+	uint64_t w_sleep;	     /* the part of w_active that is sleepers' */
+	uint64_t w_park;	     /* the part of w_active that is parked (capped) */
+	uint64_t bclock, bclock_rem; /* the boost budget's clock: as vclock, over
+				      * w_active - w_park (invariant 7) */
+	uint64_t bal_next;	     /* no balancing look from here before this time */
+	uint16_t bal_cursor;	     /* first pCPU of the next balancing look */
+	uint16_t wake_cursor;	     /* next pCPU cr_wake_beside_ahead compares */
+	struct cr_period_vt bank;    /* the sleepers' bank in vtime (cr_bank_vt) */
+	struct cr_period_vt budget;  /* the boost budget's depth in vtime (cr_boost_budget) */
 };
 
 /* credit's part of the instance (sched.priv). */
