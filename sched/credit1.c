@@ -266,7 +266,7 @@ static sched_cpumask_t c1_yield_to(struct sched *s, struct sched_vcpu *v, struct
 {
 	c1_advance(s, now);
 	unsigned tp = SCHED_GET(t->pcpu);
-	if (!sched_peer(s, tp) || t->pcpu != tp || t->state != SCHED_VS_RUNNABLE)
+	if (!sched_peer(s, tp) || SCHED_GET(t->pcpu) != tp || t->state != SCHED_VS_RUNNABLE)
 		return sched_take_kicks(s); /* refused: t's pCPU is busy elsewhere, or t moved */
 	s->pcpu[tp].yield_next = t;
 	if (tp == v->pcpu) {

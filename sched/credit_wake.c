@@ -196,7 +196,8 @@ sched_cpumask_t cr_yield_to(struct sched *s, struct sched_vcpu *v, struct sched_
 			    uint64_t now)
 {
 	unsigned q = SCHED_GET(t->pcpu);
-	if (!sched_peer(s, q) || t->pcpu != q) /* its pCPU is another's now, or it moved */
+	if (!sched_peer(s, q) ||
+	    SCHED_GET(t->pcpu) != q) /* its pCPU is another's now, or it moved */
 		return cpumask_none();
 	if (t->state != SCHED_VS_RUNNABLE ||
 	    (cv(t)->heap != HEAP_NORM && cv(t)->heap != HEAP_PIN && cv(t)->heap != HEAP_BOOST))

@@ -149,7 +149,7 @@ static sched_cpumask_t distribute(struct sched *s, struct sched_dom *d, uint64_t
 		unsigned q = SCHED_GET(v->pcpu);
 		if (!SCHED_GET(EV(v)->throttled))
 			continue;
-		if (!sched_peer(s, q) || v->pcpu != q) {
+		if (!sched_peer(s, q) || SCHED_GET(v->pcpu) != q) {
 			SCHED_PUT(EDOM(d)->dist_pending, true);
 			sched_defer(s);
 			break;

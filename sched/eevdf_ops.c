@@ -148,7 +148,8 @@ static sched_cpumask_t eevdf_yield_to(struct sched *s, struct sched_vcpu *v, str
 				      uint64_t now)
 {
 	unsigned tp = SCHED_GET(t->pcpu);
-	if (!sched_peer(s, tp) || t->pcpu != tp) /* its pCPU is another's now, or it moved */
+	if (!sched_peer(s, tp) ||
+	    SCHED_GET(t->pcpu) != tp) /* its pCPU is another's now, or it moved */
 		return cpumask_none();
 	if (t->state != SCHED_VS_RUNNABLE || EV(t)->throttled)
 		return cpumask_none();
@@ -180,7 +181,7 @@ static void set_next(struct sched *s, unsigned p, struct sched_vcpu *v, uint64_t
 static struct sched_vcpu *pick_next_entity(struct sched *s, unsigned p)
 {
 	struct sched_vcpu *b = s->pcpu[p].yield_next;
-	if (ES(s)->next_buddy && b && b->state == SCHED_VS_RUNNABLE && b->pcpu == p) {
+	if (ES(s)->next_buddy && b && SCHED_GET(b->pcpu) == p && b->state == SCHED_VS_RUNNABLE) {
 		if (eevdf_eligible(s, p, b))
 			return b;
 	}

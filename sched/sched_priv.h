@@ -90,12 +90,15 @@ static inline bool sched_peer_all(struct sched *s)
 
 /* Holds the locks of every pCPU d's vCPUs are on, for the rest of the call (true); or
  * false (some are another pCPU's now: the work is deferred). A vCPU moves only under its
- * pCPU's lock, so once that lock is held and v->pcpu still names it, v stays. */
+ * pCPU's lock, so once that lock is held and v->pcpu still names it, v stays. The check
+ * reads v->pcpu atomically, as every such check does: until it names a held lock, another
+ * pair of pCPUs may be moving v (a plain read raced with cr_steal's move, TSan, torture
+ * threads mode seed 107). */
 static inline bool sched_peer_dom(struct sched *s, const struct sched_dom *d)
 {
 	for (const struct sched_vcpu *v = d->vcpus; v; v = v->next_in_dom) {
 		unsigned q = SCHED_GET(v->pcpu);
-		if (!sched_peer(s, q) || v->pcpu != q)
+		if (!sched_peer(s, q) || SCHED_GET(v->pcpu) != q)
 			return false;
 	}
 	return true;

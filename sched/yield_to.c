@@ -118,7 +118,7 @@ sched_cpumask_t sched_pause_loop(struct sched *s, struct sched_vcpu *v, uint64_t
 	/* The policy takes t's pCPU lock (sched_peer) and checks t there; it refuses when it
 	 * cannot have it, or t moved, or fairness says no. */
 	sched_cpumask_t kick = s->ops->yield_to(s, v, t, now);
-	if (!sched_holds(s, tp) || t->pcpu != tp || s->pcpu[tp].yield_next != t) {
+	if (!sched_holds(s, tp) || SCHED_GET(t->pcpu) != tp || s->pcpu[tp].yield_next != t) {
 		/* Refused: t waits its turn; when that is here, so does v (a plain yield),
 		 * else v goes on. */
 		if (may_yield)

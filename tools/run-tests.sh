@@ -16,6 +16,8 @@ for t in "$@"; do
 	fi
 	printf '%s %-32s %4ss\n' "$res" "$t" "$(( $(date +%s) - start ))"
 	if [ "$res" = FAIL ]; then
+		echo "---- first failure lines of $log"
+		grep -m 5 -E 'FAIL|SUMMARY: |error:' "$log"
 		echo "---- last lines of $log"
 		tail -n 40 "$log"
 		echo "----"
