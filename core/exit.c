@@ -1,8 +1,11 @@
 /* Exit dispatch by normalized kind: a const table, bounds-checked. Every kind without a
  * handler crashes the domain (exit_fatal): nothing is skipped silently. Counting per raw
  * reason happens in the loop (vmm.c). */
+#include "arch/x86_64/tsc.h"
+#include "core/pingtrace.h"
 #include "core/vmm.h"
 #include "drivers/console.h"
+#include "lib/compiler.h"
 #include "lib/fmt.h"
 
 typedef enum exit_action (*exit_handler)(struct vcpu *v, struct hv_exit *e);
@@ -53,6 +56,42 @@ enum exit_action exit_dispatch(struct vcpu *v, struct hv_exit *e)
 	if (e->kind >= HV_EXIT_NR_KINDS || !handlers[e->kind])
 		return exit_fatal(v, e);
 	return handlers[e->kind](v, e);
+}
+
+/* The quick path (hv.h, hv_exit_quick): what run_vcpu (vmm.c) does on its same path for an
+ * exit that changes nothing but the vCPU's registers, RIP and flags (CPUID, HC_CLOCK),
+ * less what cannot have changed there: the checks of state set without an interrupt
+ * (need_resched, dying, paused), the guest's time, the counters and the answer (the
+ * backend completes the instruction). A host
+ * interrupt that came meanwhile is still pending: the next entry exits for it at once,
+ * back to run_vcpu. Decided before anything is done, so false leaves the exit as it was. */
+static __attribute__((noinline)) bool exit_quick(struct hv_vcpu *hv, struct hv_exit *e)
+{
+	struct vmm_cpu *pc = vmm_this();
+	struct vcpu *v = pc->curr;
+	if (e->kind == HV_EXIT_HYPERCALL && hv_guest_cpl(hv) != 0)
+		return false;
+	if (__atomic_load_n(&pc->need_resched, __ATOMIC_ACQUIRE) || v->dom->dying ||
+	    __atomic_load_n(&v->s.paused, __ATOMIC_ACQUIRE))
+		return false;
+	PT_HOOK(pt_ran(v->dom->id, e->entry_tsc, e->loaded_tsc, e->exit_tsc, e->reason));
+	v->guest_tsc += rdtsc() - e->entry_tsc;
+	__atomic_fetch_add(&v->dom->exits[e->reason], 1, __ATOMIC_RELAXED); /* < NR: hv.h */
+	v->exits++;
+	PT_HOOK(pt_run(v->dom->id));
+	if (e->kind == HV_EXIT_CPUID)
+		cpuid_answer(v);
+	else
+		hypercall_clock(v);
+	return true;
+}
+
+/* Every other hypercall is turned away here, before anything is loaded. */
+bool hv_exit_quick(struct hv_vcpu *hv, struct hv_exit *e)
+{
+	if (e->kind == HV_EXIT_HYPERCALL && hv->gpr[HV_RAX] != HC_CLOCK)
+		return false;
+	return exit_quick(hv, e);
 }
 
 /* EXITSTATS builds (hv_exit_stats): per exit kind, the round trips of every domain so far

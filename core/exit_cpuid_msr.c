@@ -46,7 +46,8 @@
 #define EXT1_ECX_OK (BIT(0) | BIT(5) | BIT(8))
 #define EXT1_EDX_OK (BIT(11) | BIT(20) | BIT(26) | BIT(29))
 
-static struct cpuid_regs cpuid_filter(const struct vcpu *v, uint32_t leaf, uint32_t sub)
+static inline __attribute__((always_inline)) struct cpuid_regs
+cpuid_filter(const struct vcpu *v, uint32_t leaf, uint32_t sub)
 {
 	struct cpuid_regs r = cpuid(leaf, sub);
 	switch (leaf) {
@@ -108,9 +109,10 @@ static struct cpuid_regs cpuid_filter(const struct vcpu *v, uint32_t leaf, uint3
 	}
 }
 
-enum exit_action exit_cpuid(struct vcpu *v, struct hv_exit *e)
+/* CPUID's answer in the guest's registers, the instruction not completed yet (exit_cpuid;
+ * core's quick path, exit.c, leaves that to the backend). */
+void cpuid_answer(struct vcpu *v)
 {
-	(void)e;
 	struct hv_vcpu *h = v->hv;
 	uint32_t leaf = (uint32_t)hv_gpr_get(h, HV_RAX), sub = (uint32_t)hv_gpr_get(h, HV_RCX);
 	struct cpuid_regs r = {0, 0, 0, 0};
@@ -125,7 +127,13 @@ enum exit_action exit_cpuid(struct vcpu *v, struct hv_exit *e)
 	hv_gpr_set(h, HV_RBX, r.ebx);
 	hv_gpr_set(h, HV_RCX, r.ecx);
 	hv_gpr_set(h, HV_RDX, r.edx);
-	hv_skip_exit_insn(h);
+}
+
+enum exit_action exit_cpuid(struct vcpu *v, struct hv_exit *e)
+{
+	(void)e;
+	cpuid_answer(v);
+	hv_skip_exit_insn(v->hv);
 	return ACT_RESUME; /* registers only */
 }
 

@@ -20,6 +20,7 @@
 #include "sliver/bootinfo.h"
 #include "sliver/dominfo.h"
 #include "sliver/event.h"
+#include "sliver/hypercall.h"
 
 #define DCON_LINE 200
 /* Bytes one HC_CONSOLE_WRITE takes at most (docs/hypercalls.md): a 4 KiB call took 1.3 ms
@@ -272,6 +273,11 @@ int event_allow(struct domain *d, uint64_t port, uint64_t dom, bool on);
 
 /* hypercall.c */
 enum exit_action hypercall(struct vcpu *v, struct hv_exit *e);
+void hypercall_clock(struct vcpu *v);
+static inline bool hypercall_is_clock(struct hv_vcpu *h)
+{
+	return h->gpr[HV_RAX] == HC_CLOCK && hv_guest_cpl(h) == 0;
+}
 /* Privileged calls hypercall.c has no entry for (HC_PING, HC_CONSOLE_READ, the service
  * domain's sliver/service.h calls, any number up to HC_PRIV_END - 1): the permission check
  * is done; a[] holds the five arguments (32 bits each for a 32-bit caller); *act may be set
@@ -282,6 +288,7 @@ int64_t hypercall_ext(struct vcpu *v, uint64_t nr, const uint64_t a[5], enum exi
 /* exit.c: the dispatch by exit kind to the handlers in exit_*.c */
 enum exit_action exit_dispatch(struct vcpu *v, struct hv_exit *e);
 enum exit_action exit_cpuid(struct vcpu *v, struct hv_exit *e);
+void cpuid_answer(struct vcpu *v);
 enum exit_action exit_rdmsr(struct vcpu *v, struct hv_exit *e);
 enum exit_action exit_wrmsr(struct vcpu *v, struct hv_exit *e);
 enum exit_action exit_io(struct vcpu *v, struct hv_exit *e);

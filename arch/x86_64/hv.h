@@ -229,6 +229,20 @@ void hv_vcpu_run(struct hv_vcpu *v, uint64_t deadline_tsc, int inject_vector, st
  * or an exception (hv_inject_exception). The backend skips what cannot have changed (the
  * VMCS / VMCB is current here, no reset or NMI asked for, no window open). */
 #define HV_INJECT_SAME (-2)
+/* The quick path, core's (core/exit.c): inside an hv_vcpu_run called with HV_INJECT_SAME,
+ * after an exit of e->kind (< HV_EXIT_NR_KINDS) whose entry was calm and that needs
+ * nothing of the backend's slow path, the backend asks core whether it completed the exit
+ * itself. true: core answered the exiting instruction in the guest's registers and changed
+ * nothing else; the backend completes the instruction (as hv_skip_exit_insn) and enters
+ * again at once with the same deadline (e->entry_tsc and the kind are then the next
+ * exit's); false: core did nothing and the
+ * exit returns from hv_vcpu_run as any other. Host interrupts stay disabled throughout:
+ * one pending exits the next entry at once (VMX: the backend asks only when the guest's
+ * IF is set, Bochs bug 1 in vmx/run.c). */
+bool hv_exit_quick(struct hv_vcpu *v, struct hv_exit *e);
+/* The kinds hv_exit_quick may take (a bit per kind): the backend asks for no other. */
+#define HV_EXIT_QUICK_KINDS ((1u << HV_EXIT_CPUID) | (1u << HV_EXIT_HYPERCALL))
+_Static_assert(HV_EXIT_NR_KINDS <= 32, "HV_EXIT_QUICK_KINDS shifts by a kind");
 
 /* RSP, from the VMCS / VMCB (the other registers are v->gpr). */
 uint64_t hv_rsp_get(struct hv_vcpu *v);

@@ -4,6 +4,7 @@
  * 15.25.6) or, for MOV CR/DR, CLTS, LMSW, from the instruction itself (decode.c), and the
  * instruction length from NRIP (15.7.1) or the decoder. EXITCODEs outside the table decode
  * as HV_EXIT_UNHANDLED: core/ crashes the domain, it never skips them. */
+#include "arch/x86_64/panic.h"
 #include "arch/x86_64/svm/svm.h"
 
 struct exit_desc {
@@ -85,6 +86,9 @@ void svm_exits_init(void)
 	for (unsigned i = 0; i < NR_EXITS; i++)
 		if (exit_table[i].code < sizeof code_index)
 			code_index[exit_table[i].code] = (uint8_t)(i + 1);
+	if (exit_table[SVM_REASON_CPUID].code != VMEXIT_CPUID ||
+	    exit_table[SVM_REASON_VMMCALL].code != VMEXIT_VMMCALL)
+		panic("svm: SVM_REASON_CPUID / SVM_REASON_VMMCALL are not the table's");
 }
 
 static unsigned find_exit(uint64_t code)
@@ -144,42 +148,13 @@ static bool expected_opcode(uint64_t code, const struct svm_insn *in, uint32_t i
 	}
 }
 
-/* The length of the exiting instruction when its bytes at RIP are exactly the opcode
- * the exit expects, without a prefix (the usual case: CPUID is 0F A2, VMMCALL 0F 01 D9,
- * PAUSE F3 90), else 0 (the decoder then reads prefixes and checks the opcode). */
-static inline __attribute__((always_inline)) unsigned plain_length(uint64_t code, uint32_t info1,
-								   const uint8_t *p, unsigned n)
-{
-	switch (code) {
-	case VMEXIT_CPUID:
-		return n >= 2 && p[0] == 0x0f && p[1] == 0xa2 ? 2 : 0;
-	case VMEXIT_VMMCALL:
-		return n >= 3 && p[0] == 0x0f && p[1] == 0x01 && p[2] == 0xd9 ? 3 : 0;
-	case VMEXIT_HLT:
-		return n >= 1 && p[0] == 0xf4 ? 1 : 0;
-	case VMEXIT_PAUSE:
-		return n >= 2 && p[0] == 0xf3 && p[1] == 0x90 ? 2 : 0;
-	case VMEXIT_MSR:
-		return n >= 2 && p[0] == 0x0f && p[1] == (info1 ? 0x30 : 0x32) ? 2 : 0;
-	default:
-		return 0;
-	}
-}
-
 /* Length of the instruction the exit reports: NRIP when the CPU saves it, else the bytes
- * at RIP (plain_length, or the decoder). */
+ * at RIP (svm_plain_length, or the decoder). */
 static inline __attribute__((always_inline)) bool insn_length(struct svm_vcpu *s, struct hv_exit *e,
 							      uint64_t code)
 {
 	struct vmcb *vb = s->vmcb;
-	if (svm_has(CPUID_8000000A_EDX_NRIPS) && vb->next_rip > vb->rip &&
-	    vb->next_rip - vb->rip <= 15) {
-		s->exit_len = (uint8_t)(vb->next_rip - vb->rip);
-		return true;
-	}
-	const uint8_t *p;
-	unsigned n = svm_insn_bytes(s, &p);
-	if ((s->exit_len = (uint8_t)plain_length(code, (uint32_t)vb->exitinfo1, p, n)))
+	if ((s->exit_len = (uint8_t)svm_plain_length(s, code, (uint32_t)vb->exitinfo1)))
 		return true;
 	struct svm_insn in;
 	const char *why;

@@ -321,65 +321,86 @@ void svm_vcpu_run(struct hv_vcpu *v, uint64_t deadline_tsc, int inject_vector, s
 	(void)deadline_tsc; /* physical interrupts always exit: see the top of this file */
 	struct svm_vcpu *s = to_svm(v);
 	struct vmcb *vb = s->vmcb;
-	e->kind = HV_EXIT_NONE;
-	e->injected = e->nmi_injected = e->calm = false;
 	unsigned cpu = this_cpu()->id;
-	if (likely(inject_vector == HV_INJECT_SAME &&
-		   !(s->pending_event | s->nmi_requested | s->nmi_step))) {
-		/* The last entry again (hv.h): the VMCB is still loaded here with its ASID, no
-		 * window is open, EVENTINJ is still 0 (inject wrote it). An event to deliver again
-		 * or raised by the handler, an NMI asked for after all or a single step under
-		 * way take the whole path. */
-		e->calm = true;
+	/* Once per exit core completed on its quick path (hv.h, hv_exit_quick): a host
+	 * interrupt that came meanwhile exits the next VMRUN at once, whatever the guest's IF. */
+	for (;; inject_vector = HV_INJECT_SAME) {
+		e->kind = HV_EXIT_NONE;
+		e->injected = e->nmi_injected = e->calm = false;
+		if (likely(inject_vector == HV_INJECT_SAME &&
+			   !(s->pending_event | s->nmi_requested | s->nmi_step))) {
+			/* The last entry again (hv.h): the VMCB is still loaded here with its
+			 * ASID, no window is open, EVENTINJ is still 0 (inject wrote it). An event
+			 * to deliver again or raised by the handler, an NMI asked for after all or
+			 * a single step under way take the whole path. */
+			e->calm = true;
 #ifdef SLIVER_PINGTRACE
-		e->loaded_tsc = rdtsc();
+			e->loaded_tsc = rdtsc();
 #endif
-	} else {
-		e->entry_tsc = 0;
-		if (!load_here(s, cpu, e))
+		} else {
+			e->entry_tsc = 0;
+			if (!load_here(s, cpu, e))
+				return;
+			assign_asid(s, cpu);
+#ifdef SLIVER_PINGTRACE
+			e->loaded_tsc = rdtsc();
+#endif
+			inject(s, inject_vector < 0 ? -1 : inject_vector, e);
+		}
+		vb->rax = s->g.r[HV_RAX];
+		s->last_eventinj = vb->eventinj;
+		vb->clean = svm_has(CPUID_8000000A_EDX_VMCB_CLEAN) ? CLEAN_ALL & ~s->dirty : 0;
+#ifdef SLIVER_EXITSTATS
+		stats_before_vmrun(s);
+#endif
+		s->dirty = 0;
+		e->entry_tsc = rdtsc(); /* the last instant before VMRUN (core's wake-to-run) */
+		svm_enter(&s->g, s->vmcb_pa, svm_cpu[cpu].host_vmcb_pa);
+#ifdef SLIVER_PINGTRACE
+		e->exit_tsc = rdtsc();
+#endif
+#ifdef SLIVER_EXITSTATS
+		stats_after_vmexit(s);
+#endif
+		s->g.r[HV_RAX] = vb->rax;
+		vb->tlb_control = TLB_CONTROL_DO_NOTHING;
+		/* With V_INTR_MASKING the guest's CR8 is V_TPR, never the host's: check it
+		 * stayed 0 (a raised host TPR would mask the scheduler's timer and freeze this
+		 * pCPU). */
+		uint64_t tpr;
+		__asm__ volatile("mov %%cr8, %0" : "=r"(tpr));
+		if (unlikely(tpr))
+			panic("svm: host TPR is %lu after #VMEXIT (V_INTR_MASKING missing?)",
+			      (unsigned long)tpr);
+		/* The quick path's exits decoded here when their length is plain (NRIP, or the
+		 * bare opcode at RIP); every other one, and those, by svm_decode_exit. */
+		uint64_t code = vb->exitcode;
+		unsigned len;
+		if ((code == VMEXIT_CPUID || code == VMEXIT_VMMCALL) &&
+		    (len = svm_plain_length(s, code, 0))) {
+			bool cpuid = code == VMEXIT_CPUID;
+			s->exit_len = (uint8_t)len;
+			e->reason = cpuid ? SVM_REASON_CPUID : SVM_REASON_VMMCALL;
+			e->kind = cpuid ? HV_EXIT_CPUID : HV_EXIT_HYPERCALL;
+		} else {
+			svm_decode_exit(s, e);
+		}
+		if (unlikely(s->virq))
+			virq_after_exit(s, e);
+		if (unlikely(e->kind == HV_EXIT_ENTRY_FAIL)) {
+			e->injected = e->nmi_injected = false;
+		} else {
+			requeue_exitintinfo(s);
+			nmi_after_exit(s, e);
+		}
+		if (unlikely(e->kind == HV_EXIT_INTWIN))
+			set_vintr_window(s, false);
+#ifdef SLIVER_EXITSTATS
+		exitstats_open(&s->xs, e->kind);
+#endif
+		if (!((HV_EXIT_QUICK_KINDS >> e->kind) & 1) || !e->calm || s->virq ||
+		    s->pending_event || !hv_exit_quick(v, e))
 			return;
-		assign_asid(s, cpu);
-#ifdef SLIVER_PINGTRACE
-		e->loaded_tsc = rdtsc();
-#endif
-		inject(s, inject_vector < 0 ? -1 : inject_vector, e);
+		svm_skip_insn(v, -1);
 	}
-	vb->rax = s->g.r[HV_RAX];
-	s->last_eventinj = vb->eventinj;
-	vb->clean = svm_has(CPUID_8000000A_EDX_VMCB_CLEAN) ? CLEAN_ALL & ~s->dirty : 0;
-#ifdef SLIVER_EXITSTATS
-	stats_before_vmrun(s);
-#endif
-	s->dirty = 0;
-	e->entry_tsc = rdtsc(); /* the last instant before VMRUN (core's wake-to-run) */
-	svm_enter(&s->g, s->vmcb_pa, svm_cpu[cpu].host_vmcb_pa);
-#ifdef SLIVER_PINGTRACE
-	e->exit_tsc = rdtsc();
-#endif
-#ifdef SLIVER_EXITSTATS
-	stats_after_vmexit(s);
-#endif
-	s->g.r[HV_RAX] = vb->rax;
-	vb->tlb_control = TLB_CONTROL_DO_NOTHING;
-	/* With V_INTR_MASKING the guest's CR8 is V_TPR, never the host's: check it stayed 0
-	 * (a raised host TPR would mask the scheduler's timer and freeze this pCPU). */
-	uint64_t tpr;
-	__asm__ volatile("mov %%cr8, %0" : "=r"(tpr));
-	if (unlikely(tpr))
-		panic("svm: host TPR is %lu after #VMEXIT (V_INTR_MASKING missing?)",
-		      (unsigned long)tpr);
-	svm_decode_exit(s, e);
-	if (unlikely(s->virq))
-		virq_after_exit(s, e);
-	if (unlikely(e->kind == HV_EXIT_ENTRY_FAIL)) {
-		e->injected = e->nmi_injected = false;
-	} else {
-		requeue_exitintinfo(s);
-		nmi_after_exit(s, e);
-	}
-	if (unlikely(e->kind == HV_EXIT_INTWIN))
-		set_vintr_window(s, false);
-#ifdef SLIVER_EXITSTATS
-	exitstats_open(&s->xs, e->kind);
-#endif
 }

@@ -169,7 +169,7 @@ bool svm_fetch_decode(struct svm_vcpu *s, struct svm_insn *in, const char **why)
 bool svm_translate(struct svm_vcpu *s, uint64_t la, uint64_t *gpa);
 /* The exiting instruction's first bytes, those in RIP's page (at most 15; 0 when they
  * cannot be read): *p points at them in guest memory. Inline in the exit decode (exits.c,
- * plain_length, for the exits whose instruction is usually the bare opcode): no per-byte
+ * svm_opcode_length, for the exits whose instruction is usually the bare opcode): no per-byte
  * state, one translation when paging is on. */
 static inline unsigned svm_insn_bytes(struct svm_vcpu *s, const uint8_t **p)
 {
@@ -186,6 +186,48 @@ static inline unsigned svm_insn_bytes(struct svm_vcpu *s, const uint8_t **p)
 	*p = hv_space_ptr(s->space, gpa, n);
 	return *p ? n : 0;
 }
+
+/* The length of the exiting instruction when its bytes at RIP are exactly the opcode
+ * the exit expects, without a prefix (the usual case: CPUID is 0F A2, VMMCALL 0F 01 D9,
+ * PAUSE F3 90), else 0 (the decoder then reads prefixes and checks the opcode). */
+static inline __attribute__((always_inline)) unsigned
+svm_opcode_length(uint64_t code, uint32_t info1, const uint8_t *p, unsigned n)
+{
+	switch (code) {
+	case VMEXIT_CPUID:
+		return n >= 2 && p[0] == 0x0f && p[1] == 0xa2 ? 2 : 0;
+	case VMEXIT_VMMCALL:
+		return n >= 3 && p[0] == 0x0f && p[1] == 0x01 && p[2] == 0xd9 ? 3 : 0;
+	case VMEXIT_HLT:
+		return n >= 1 && p[0] == 0xf4 ? 1 : 0;
+	case VMEXIT_PAUSE:
+		return n >= 2 && p[0] == 0xf3 && p[1] == 0x90 ? 2 : 0;
+	case VMEXIT_MSR:
+		return n >= 2 && p[0] == 0x0f && p[1] == (info1 ? 0x30 : 0x32) ? 2 : 0;
+	default:
+		return 0;
+	}
+}
+
+/* The exiting instruction's length from NRIP when the CPU saves it, else from its bytes at
+ * RIP when they are the bare opcode the exit expects; 0 otherwise (exits.c then decodes).
+ * info1: EXITINFO1 (RDMSR or WRMSR). */
+static inline __attribute__((always_inline)) unsigned
+svm_plain_length(struct svm_vcpu *s, uint64_t code, uint32_t info1)
+{
+	struct vmcb *vb = s->vmcb;
+	if (svm_has(CPUID_8000000A_EDX_NRIPS) && vb->next_rip > vb->rip &&
+	    vb->next_rip - vb->rip <= 15)
+		return (unsigned)(vb->next_rip - vb->rip);
+	const uint8_t *p;
+	unsigned n = svm_insn_bytes(s, &p);
+	return svm_opcode_length(code, info1, p, n);
+}
+
+/* Dense reasons (exits.c's table; svm_exits_init checks them) of the exits run.c decodes
+ * itself for core's quick path. */
+#define SVM_REASON_CPUID   4
+#define SVM_REASON_VMMCALL 8
 
 /* PAUSE-loop detection through the PAUSE filter (pause.c). */
 uint32_t svm_ple_grow(const struct hv_pause_loop *p, uint32_t w);

@@ -17,12 +17,9 @@ void vmx_rsp_set(struct hv_vcpu *hv, uint64_t val)
 	vmcs_write(to_vmx(hv), VMCS_GUEST_RSP, val);
 }
 
-/* len < 0: the exiting instruction's length (SDM 27.2.5: defined for the exits of an
- * instruction), read only now. A CPUID or VMCALL round trip reads the length, RIP,
- * interruptibility and RFLAGS once each and writes RIP alone. */
-/* What skipping an instruction does beyond RIP, rarely needed: end an STI / MOV-SS shadow,
- * clear RF, raise the single-step trap of TF. */
-static __attribute__((noinline)) void skip_rare(struct vmx_vcpu *v, uint64_t intr, uint64_t rflags)
+/* What skipping an instruction does beyond RIP, rarely needed (vmx_skip, vmx.h): end an
+ * STI / MOV-SS shadow, clear RF, raise the single-step trap of TF. */
+__attribute__((noinline)) void vmx_skip_rare(struct vmx_vcpu *v, uint64_t intr, uint64_t rflags)
 {
 	if (intr & (INTR_BLOCKING_BY_STI | INTR_BLOCKING_BY_MOV_SS))
 		vmx_set_intr(v, intr & ~(uint64_t)(INTR_BLOCKING_BY_STI | INTR_BLOCKING_BY_MOV_SS));
@@ -32,18 +29,13 @@ static __attribute__((noinline)) void skip_rare(struct vmx_vcpu *v, uint64_t int
 		hv_single_step_trap(to_hv(v));
 }
 
+/* len < 0: the exiting instruction's length (SDM 27.2.5: defined for the exits of an
+ * instruction), read only now. */
 void vmx_skip_insn(struct hv_vcpu *hv, int len)
 {
 	struct vmx_vcpu *v = to_vmx(hv);
 	uint64_t n = likely(len < 0) ? vmcs_read(v, VMCS_EXIT_INSTRUCTION_LENGTH) : (uint64_t)len;
-	vmcs_write(v, VMCS_GUEST_RIP, vmcs_read(v, VMCS_GUEST_RIP) + n);
-	/* Read afresh, not through vmx_intr/vmx_rflags: at the skip they are not read yet as
-	 * a rule (the cache is written through, so both agree), and the test is saved. */
-	uint64_t intr = v->c_intr = vmcs_read(v, VMCS_GUEST_INTERRUPTIBILITY);
-	uint64_t rflags = v->c_rflags = vmcs_read(v, VMCS_GUEST_RFLAGS);
-	if (unlikely((intr & (INTR_BLOCKING_BY_STI | INTR_BLOCKING_BY_MOV_SS)) ||
-		     (rflags & (RFLAGS_RF | RFLAGS_TF))))
-		skip_rare(v, intr, rflags);
+	vmx_skip(v, n, vmx_rflags(v));
 }
 
 uint64_t vmx_rflags_get(struct hv_vcpu *hv)

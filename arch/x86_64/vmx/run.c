@@ -265,82 +265,102 @@ static void after_exit_slow(struct vmx_vcpu *v, uint32_t raw, struct hv_exit *e)
 void vmx_vcpu_run(struct hv_vcpu *hv, uint64_t deadline_tsc, int inject_vector, struct hv_exit *e)
 {
 	struct vmx_vcpu *v = to_vmx(hv);
-	e->kind = HV_EXIT_NONE;
-	e->injected = e->nmi_injected = e->calm = false;
-	if (likely(inject_vector == HV_INJECT_SAME && !(v->pending_exc | v->nmi_requested))) {
-		/* The last entry again (hv.h): the VMCS is still current here, no reset was
-		 * asked for since, no window is open; an exception the handler raised (a single
-		 * step) or an NMI asked for after all take the whole path. */
-		e->calm = true;
+	/* Once per exit core completed on its quick path (hv.h, hv_exit_quick), with the same
+	 * deadline and HV_INJECT_SAME. */
+	for (bool quick = false;; quick = true, inject_vector = HV_INJECT_SAME) {
+		e->kind = HV_EXIT_NONE;
+		e->injected = e->nmi_injected = e->calm = false;
+		if (likely(inject_vector == HV_INJECT_SAME &&
+			   !(v->pending_exc | v->nmi_requested))) {
+			/* The last entry again (hv.h): the VMCS is still current here, no reset
+			 * was asked for since, no window is open; an exception the handler raised
+			 * (a single step) or an NMI asked for after all take the whole path. */
+			e->calm = true;
 #ifdef SLIVER_PINGTRACE
-		e->loaded_tsc = rdtsc();
+			e->loaded_tsc = rdtsc();
 #endif
-	} else {
-		e->entry_tsc = 0;
-		if (!load_here(v, e))
-			return;
+		} else {
+			e->entry_tsc = 0;
+			if (!load_here(v, e))
+				return;
 #ifdef SLIVER_PINGTRACE
-		e->loaded_tsc = rdtsc();
+			e->loaded_tsc = rdtsc();
 #endif
-		if (unlikely(v->reset_pending)) { /* INIT/SIPI: the VMCS is current here now */
-			v->reset_pending = false;
-			vmcs_reset_real(v);
+			if (unlikely(v->reset_pending)) { /* INIT/SIPI: the VMCS is current now */
+				v->reset_pending = false;
+				vmcs_reset_real(v);
+			}
+			inject(v, inject_vector < 0 ? -1 : inject_vector, e);
 		}
-		inject(v, inject_vector < 0 ? -1 : inject_vector, e);
-	}
-	uint64_t now = rdtsc();
-	arm_preemption_timer(v, deadline_tsc, now);
-	if (unlikely(v->vmx_error)) {
-		e->entry_tsc = 0;
-		e->kind = HV_EXIT_ENTRY_FAIL;
-		e->fail.error = v->vmx_error_field;
-		e->fail.why = "a VMREAD/VMWRITE failed (fail.error = VMCS field)";
-		return;
-	}
+		uint64_t now = rdtsc();
+		/* After a quick exit IF is set: a timer at its maximum stays there. */
+		if (!quick || v->preempt_ticks != 0xffffffffull)
+			arm_preemption_timer(v, deadline_tsc, now);
+		if (unlikely(v->vmx_error)) {
+			e->entry_tsc = 0;
+			e->kind = HV_EXIT_ENTRY_FAIL;
+			e->fail.error = v->vmx_error_field;
+			e->fail.why = "a VMREAD/VMWRITE failed (fail.error = VMCS field)";
+			return;
+		}
 #ifdef SLIVER_EXITSTATS
-	uint64_t rsp_before = v->host_rsp;
+		uint64_t rsp_before = v->host_rsp;
 #endif
-	e->entry_tsc = now; /* right before the entry (core's wake-to-run) */
-	int failed = vmx_enter(&v->g, v->launched, &v->host_rsp);
+		e->entry_tsc = now; /* right before the entry (core's wake-to-run) */
+		int failed = vmx_enter(&v->g, v->launched, &v->host_rsp);
 #ifdef SLIVER_PINGTRACE
-	e->exit_tsc = rdtsc();
+		e->exit_tsc = rdtsc();
 #endif
-	if (unlikely(failed)) {
-		uint64_t err = 0;
-		vmread_checked(VMCS_VM_INSTRUCTION_ERROR, &err);
-		e->kind = HV_EXIT_ENTRY_FAIL;
-		e->injected = false;
-		e->fail.error = (uint32_t)err;
-		e->fail.why = vmx_insn_error_name((uint32_t)err);
-		return;
-	}
-	v->launched = true;
-	vmx_uncache(v); /* the exit saved the guest state: nothing read before holds */
+		if (unlikely(failed)) {
+			uint64_t err = 0;
+			vmread_checked(VMCS_VM_INSTRUCTION_ERROR, &err);
+			e->kind = HV_EXIT_ENTRY_FAIL;
+			e->injected = false;
+			e->fail.error = (uint32_t)err;
+			e->fail.why = vmx_insn_error_name((uint32_t)err);
+			return;
+		}
+		v->launched = true;
+		vmx_uncache(v); /* the exit saved the guest state: nothing read before holds */
 #ifdef SLIVER_EXITSTATS
-	v->xs.cur[1] += v->host_rsp != rsp_before; /* enter.h wrote HOST_RSP */
-	exitstats_close(&v->xs);
+		v->xs.cur[1] += v->host_rsp != rsp_before; /* enter.h wrote HOST_RSP */
+		exitstats_close(&v->xs);
 #endif
-	/* CR8 exiting keeps the guest off the host's TPR: the scheduler's timer relies on
-	 * it staying 0 (a guest that could raise it would freeze this pCPU). */
-	uint64_t tpr;
-	__asm__ volatile("mov %%cr8, %0" : "=r"(tpr));
-	if (unlikely(tpr))
-		panic("vmx: host TPR is %lu after a VM exit (CR8 exiting missing?)",
-		      (unsigned long)tpr);
-	uint32_t raw = (uint32_t)vmcs_read(v, VMCS_EXIT_REASON);
-	/* The common exit: its reason says it all (no operands but an I/O instruction's; by
-	 * construction not one that can interrupt an event's delivery, during_delivery), no
-	 * flag bit is set in the exit-reason field (a failed entry) and no NMI is involved. */
-	uint8_t kind = raw < VMX_NR_EXIT_REASONS ? vmx_exit_fast_kind[raw] : 0;
-	if (likely(kind && !v->vmx_error && !v->nmi_masked)) {
+		/* CR8 exiting keeps the guest off the host's TPR: the scheduler's timer relies
+		 * on it staying 0 (a guest that could raise it would freeze this pCPU). */
+		uint64_t tpr;
+		__asm__ volatile("mov %%cr8, %0" : "=r"(tpr));
+		if (unlikely(tpr))
+			panic("vmx: host TPR is %lu after a VM exit (CR8 exiting missing?)",
+			      (unsigned long)tpr);
+		uint32_t raw = (uint32_t)vmcs_read(v, VMCS_EXIT_REASON);
+		/* The common exit: its reason says it all (no operands but an I/O
+		 * instruction's; by construction not one that can interrupt an event's
+		 * delivery, during_delivery), no flag bit is set in the exit-reason field (a
+		 * failed entry) and no NMI is involved. */
+		uint8_t kind = raw < VMX_NR_EXIT_REASONS ? vmx_exit_fast_kind[raw] : 0;
+		if (unlikely(!kind || v->vmx_error || v->nmi_masked)) {
+			after_exit_slow(v, raw, e);
+#ifdef SLIVER_EXITSTATS
+			exitstats_open(&v->xs, e->kind);
+#endif
+			return;
+		}
 		e->reason = (uint16_t)raw;
 		e->kind = kind;
 		if (kind == HV_EXIT_IO)
 			vmx_decode_io(v, e);
-	} else {
-		after_exit_slow(v, raw, e);
-	}
 #ifdef SLIVER_EXITSTATS
-	exitstats_open(&v->xs, e->kind);
+		exitstats_open(&v->xs, e->kind);
 #endif
+		/* Core's quick path: with the guest's IF clear a pending host interrupt would
+		 * not exit the next entry at once (Bochs bug 1), so only with it set. RFLAGS
+		 * is not read yet (vmx_uncache above). */
+		if (!((HV_EXIT_QUICK_KINDS >> kind) & 1) || !e->calm)
+			return;
+		uint64_t rflags = v->c_rflags = vmcs_read(v, VMCS_GUEST_RFLAGS);
+		if (!(rflags & RFLAGS_IF) || !hv_exit_quick(hv, e))
+			return;
+		vmx_skip(v, vmcs_read(v, VMCS_EXIT_INSTRUCTION_LENGTH), rflags);
+	}
 }

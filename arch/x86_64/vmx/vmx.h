@@ -5,11 +5,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "arch/x86_64/cpu.h"
+#include "arch/x86_64/debugreg.h"
 #include "arch/x86_64/memory.h"
 #include "arch/x86_64/exitstats.h"
 #include "arch/x86_64/hv_backend.h"
 #include "arch/x86_64/vmx/vmx_defs.h"
 #include "arch/x86_64/vmx/vmx_ops.h"
+#include "lib/compiler.h"
 
 struct vmx_caps {
 	uint32_t revision;
@@ -209,6 +211,20 @@ void vmx_vcpu_run(struct hv_vcpu *hv, uint64_t deadline_tsc, int inject_vector, 
 uint64_t vmx_rsp_get(struct hv_vcpu *hv);
 void vmx_rsp_set(struct hv_vcpu *hv, uint64_t val);
 void vmx_skip_insn(struct hv_vcpu *hv, int len);
+void vmx_skip_rare(struct vmx_vcpu *v, uint64_t intr, uint64_t rflags);
+/* Completes an instruction of n bytes (vmx_skip_insn, and run.c's quick path), RFLAGS as
+ * vmx_rflags reads it: RIP, then the STI / MOV-SS shadow, RF and TF (vmx_skip_rare). A CPUID or
+ * VMCALL round trip reads the length, RIP, interruptibility and RFLAGS once each and writes RIP
+ * alone. Interruptibility is read afresh, not through vmx_intr: at the skip it is not read yet as
+ * a rule (the cache is written through, so both agree), and the test is saved. */
+static inline void vmx_skip(struct vmx_vcpu *v, uint64_t n, uint64_t rflags)
+{
+	vmcs_write(v, VMCS_GUEST_RIP, vmcs_read(v, VMCS_GUEST_RIP) + n);
+	uint64_t intr = v->c_intr = vmcs_read(v, VMCS_GUEST_INTERRUPTIBILITY);
+	if (unlikely((intr & (INTR_BLOCKING_BY_STI | INTR_BLOCKING_BY_MOV_SS)) ||
+		     (rflags & (RFLAGS_RF | RFLAGS_TF))))
+		vmx_skip_rare(v, intr, rflags);
+}
 void vmx_inject_exception(struct hv_vcpu *hv, uint8_t vector, bool has_error, uint32_t error);
 void vmx_request_nmi(struct hv_vcpu *hv);
 bool vmx_nmi_masked(struct hv_vcpu *hv);
