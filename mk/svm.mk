@@ -10,8 +10,8 @@ HV_SRCS += arch/x86_64/svm/svm.c arch/x86_64/svm/vmcb.c arch/x86_64/svm/npt.c \
 # 8 VMMCALL, 29 MOV to DR7, 32 WBINVD, 49 VMEXIT_INVALID, 50 IRET) in the `exits` lines.
 # d3 idles: HLT (5) once, I/O (6) for its prints. Pings: at least 1000 of the 1500 answered,
 # fewer than 100 lost (31 answered before core/vmm.c's TCG backstop, docs/svm.md QEMU item 6).
-e2e-vmx-mix_SVM = --expect '^exits d3( [0-9]+:[0-9]+)* 5:1 6:[0-9]+' \
-	--expect '^ping d4 n=1[0-9]{3} lost=[0-9]{1,2} '
+E2E_MIX_SVM_EXITS := --expect '^exits d3( [0-9]+:[0-9]+)* 5:1 6:[0-9]+'
+e2e-vmx-mix_SVM = $(E2E_MIX_SVM_EXITS) --expect '^ping d4 n=1[0-9]{3} lost=[0-9]{1,2} '
 # MOV to DR7 and WBINVD (INVD exits as WBINVD under QEMU 7.2) seen; the test hook's failed
 # VMRUN is VMEXIT_INVALID (49), counted once.
 e2e-vmx-hostile_SVM = --expect '^exits d1 .* 29:[0-9]+ .*32:2( |$$)' \

@@ -40,7 +40,16 @@ $(eval $(call e2e_twin,e2e-vmx-mix,$(BUILD)/vmx-mix-bios.iso,$(VMM_RUN2)))
 # Under SVM also booted by UEFI (OVMF, the hybrid ISO) and on 4 pCPUs (the 1-pCPU run is
 # e2e-vmx-duty-1cpu-svm).
 $(eval $(call e2e_svm_variant,e2e-vmx-mix,uefi,$(BUILD)/vmx-mix.iso,--emu qemu-uefi --icount --cpus 2 --timeout 300))
-$(eval $(call e2e_svm_variant,e2e-vmx-mix,4cpu,$(BUILD)/vmx-mix-bios.iso,--emu qemu --icount --cpus 4 --timeout 150))
+# On 4 pCPUs single-threaded TCG runs the vCPUs in turns of up to the 500 us backstop, and
+# how many pings miss their turn moves with the code's shape, not its meaning (docs/svm.md,
+# QEMU item 6: 9 to 123 lost of 1500 across neutral changes): fewer than 200 lost here, the
+# 2-pCPU run keeps its bound of 100 and Bochs its 20.
+.PHONY: e2e-vmx-mix-svm-4cpu
+e2e-vmx-mix-svm-4cpu: $(BUILD)/vmx-mix-bios.iso
+	tools/e2e.sh $@ $(e2e-vmx-mix_EXPECT) $(E2E_MIX_SVM_EXITS) \
+	    --expect '^ping d4 n=1[0-9]{3} lost=1?[0-9]{1,2} ' \
+	    -- --emu qemu --icount --cpus 4 --timeout 150 $<
+SVM_TESTS += e2e-vmx-mix-svm-4cpu
 
 # Hostile guests: every attempt refused, fatal acts crash only their domain, memory
 # scrubbed, bad modules refused at load, a failed VM entry (test hook) crashes only its
