@@ -75,12 +75,13 @@ e2e-console-burst e2e-console-burst-svm: $(BUILD)/console-burst.iso $(BUILD)/con
 # (d) issue 27, backpressure: two writers on the echo domain's pCPU 0 write 96 KiB
 # (HC_CONSOLE_WRITE) and 48 KiB (COM1, polling LSR), more than the 32 KiB guest ring holds:
 # every line of both arrives (no drop, no note), both waited for room (blocked), and the
-# echo domain's p99 stays under 100 us and 1.5x the quiet run's (where the writers spin
-# instead: its wakes all cost one exit of a busy pCPU, 67 us; with the writers blocked most
-# wakes come from idle, 52 us, the rest from inside a writer's I/O exits, 64-128 us, and
-# where p99 falls among those moves with each build's phase, 78-91 us measured: docs/
-# console.md, "Backpressure, measured").
-e2e-console-backpressure: CONSOLE_LAT_RATIO = 1.5
+# echo domain's p99 stays under 100 us and 1.8x the quiet run's (where the writers spin
+# instead: its wakes all cost one exit of a busy pCPU, 67 us when this was written, 52 us
+# since the shorter exit paths of issue 25; with the writers blocked most wakes come from
+# idle, 52 us, the rest from inside a writer's I/O exits, 64-128 us, and where p99 falls
+# among those moves with each build's phase, 69-91 us measured: 1.5x of a 52 us quiet run
+# would fail builds inside that range. docs/console.md, "Backpressure, measured").
+e2e-console-backpressure: CONSOLE_LAT_RATIO = 1.8
 e2e-console-backpressure: $(BUILD)/console-backpressure.iso $(BUILD)/console-backpressure-quiet.iso
 	tools/e2e.sh $@-quiet $(CONSOLE_OK) $(CONSOLE_RUN) $(BUILD)/console-backpressure-quiet.iso
 	tools/e2e.sh $@ $(CONSOLE_OK) --reject 'console (ring full|rate limit)' \
