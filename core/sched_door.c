@@ -324,26 +324,30 @@ void sd_pause_loop(struct sd_vcpu *v)
 	end(c, &k);
 }
 
-void sd_stop(struct sd_vcpu *v)
+bool sd_stop(struct sd_vcpu *v)
 {
 	struct ctx *c = enter_vcpu(v);
 	sched_cpumask_t k = cpumask_none();
-	if (!v->gone && !v->blocked) {
+	bool stopped = !v->gone && !v->blocked;
+	if (stopped) {
 		v->blocked = true;
 		k = sched_sleep(&door_s, &v->sv, door_p->now());
 	}
 	cpumask_clear(&k, door_p->self());
 	end(c, &k);
+	return stopped;
 }
 
-void sd_pause_self(struct sd_vcpu *v)
+bool sd_pause_self(struct sd_vcpu *v)
 {
 	struct ctx *c = enter_vcpu(v);
 	sched_cpumask_t k = cpumask_none();
-	if (v->paused && !v->gone && v->sv.state != SCHED_VS_BLOCKED)
+	bool stopped = v->paused && !v->gone && v->sv.state != SCHED_VS_BLOCKED;
+	if (stopped)
 		k = sched_sleep(&door_s, &v->sv, door_p->now());
 	cpumask_clear(&k, door_p->self());
 	end(c, &k);
+	return stopped;
 }
 
 /* The pick's own rq, and for `then` prev's too: prev ran here until its exit, but a policy

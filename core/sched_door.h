@@ -101,8 +101,12 @@ enum sd_wake sd_notify(struct sd_vcpu *v, unsigned flags);
 bool sd_block(struct sd_vcpu *v, bool (*pending)(void *arg), void *arg);
 void sd_yield(struct sd_vcpu *v);      /* gives up the rest of its slice */
 void sd_pause_loop(struct sd_vcpu *v); /* a PAUSE-loop exit (sched.ple) */
-void sd_stop(struct sd_vcpu *v);       /* its domain is dying: it leaves the run queues */
-void sd_pause_self(struct sd_vcpu *v); /* its domain was paused while it ran */
+/* Its domain is dying (sd_stop) or was paused while it ran (sd_pause_self): it leaves the run
+ * queues. True when this call took it off, its run charged up to the call's `now`; false when
+ * there was nothing to do: off or gone already, or (sd_pause_self) unpaused since the caller
+ * saw the flag, and then it runs on, charged until its pCPU's next sd_pick. */
+bool sd_stop(struct sd_vcpu *v);
+bool sd_pause_self(struct sd_vcpu *v);
 
 /* What sd_pick does with prev first, under the lock it takes for the pick anyway: a yield or
  * a block and the decision after it in one door call instead of two. */
