@@ -58,7 +58,7 @@ enum exit_action exit_dispatch(struct vcpu *v, struct hv_exit *e)
 	return handlers[e->kind](v, e);
 }
 
-/* The quick path (hv.h, hv_exit_quick): what run_vcpu (vmm.c) does on its same path for an
+/* The quick path (hv.h, hv_set_exit_quick): what run_vcpu (vmm.c) does on its same path for an
  * exit that changes nothing but the vCPU's registers, RIP and flags (CPUID, HC_CLOCK),
  * less what cannot have changed there: the checks of state set without an interrupt
  * (need_resched, dying, paused), the guest's time, the counters and the answer (the
@@ -87,7 +87,7 @@ static __attribute__((noinline)) bool exit_quick(struct hv_vcpu *hv, struct hv_e
 }
 
 /* Every other hypercall is turned away here, before anything is loaded. */
-bool hv_exit_quick(struct hv_vcpu *hv, struct hv_exit *e)
+bool exit_quick_offer(struct hv_vcpu *hv, struct hv_exit *e)
 {
 	if (e->kind == HV_EXIT_HYPERCALL && hv->gpr[HV_RAX] != HC_CLOCK)
 		return false;

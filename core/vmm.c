@@ -235,6 +235,7 @@ void vmm_boot(void)
 {
 	static const struct hv_frame_ops frames = {frame_alloc, frame_free};
 	hv_set_frame_ops(&frames);
+	hv_set_exit_quick(exit_quick_offer);
 	const char *why = "?";
 	if (!hv_detect(&why)) {
 		printk("sliver: neither VMX nor SVM is available on this CPU: use Bochs, QEMU "

@@ -289,6 +289,8 @@ int64_t hypercall_ext(struct vcpu *v, uint64_t nr, const uint64_t a[5], enum exi
 enum exit_action exit_dispatch(struct vcpu *v, struct hv_exit *e);
 enum exit_action exit_cpuid(struct vcpu *v, struct hv_exit *e);
 void cpuid_answer(struct vcpu *v);
+/* exit.c: core's quick path, handed to the backend at boot (hv_set_exit_quick). */
+bool exit_quick_offer(struct hv_vcpu *hv, struct hv_exit *e);
 enum exit_action exit_rdmsr(struct vcpu *v, struct hv_exit *e);
 enum exit_action exit_wrmsr(struct vcpu *v, struct hv_exit *e);
 enum exit_action exit_io(struct vcpu *v, struct hv_exit *e);

@@ -18,6 +18,19 @@ void hv_set_frame_ops(const struct hv_frame_ops *ops)
 	hv_frames = *ops;
 }
 
+static bool no_quick(struct hv_vcpu *v, struct hv_exit *e)
+{
+	(void)v, (void)e;
+	return false;
+}
+
+hv_exit_quick_fn hv_exit_quick = no_quick;
+
+void hv_set_exit_quick(hv_exit_quick_fn fn)
+{
+	hv_exit_quick = fn;
+}
+
 struct hv_pause_loop hv_pause_loop;
 
 void hv_set_pause_loop(const struct hv_pause_loop *p)

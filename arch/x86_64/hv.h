@@ -229,18 +229,19 @@ void hv_vcpu_run(struct hv_vcpu *v, uint64_t deadline_tsc, int inject_vector, st
  * or an exception (hv_inject_exception). The backend skips what cannot have changed (the
  * VMCS / VMCB is current here, no reset or NMI asked for, no window open). */
 #define HV_INJECT_SAME (-2)
-/* The quick path, core's (core/exit.c): inside an hv_vcpu_run called with HV_INJECT_SAME,
- * after an exit of e->kind (< HV_EXIT_NR_KINDS) whose entry was calm and that needs
- * nothing of the backend's slow path, the backend asks core whether it completed the exit
- * itself. true: core answered the exiting instruction in the guest's registers and changed
- * nothing else; the backend completes the instruction (as hv_skip_exit_insn) and enters
- * again at once with the same deadline (e->entry_tsc and the kind are then the next
- * exit's); false: core did nothing and the
- * exit returns from hv_vcpu_run as any other. Host interrupts stay disabled throughout:
- * one pending exits the next entry at once (VMX: the backend asks only when the guest's
- * IF is set, Bochs bug 1 in vmx/run.c). */
-bool hv_exit_quick(struct hv_vcpu *v, struct hv_exit *e);
-/* The kinds hv_exit_quick may take (a bit per kind): the backend asks for no other. */
+/* The quick path, core's (core/exit.c), handed to the backend by hv_set_exit_quick before
+ * the first hv_vcpu_run, as the frames are (until then the backend asks nobody): inside an
+ * hv_vcpu_run called with HV_INJECT_SAME, after an exit of e->kind (< HV_EXIT_NR_KINDS)
+ * whose entry was calm and that needs nothing of the backend's slow path, the backend asks
+ * core whether it completed the exit itself. true: core answered the exiting instruction in the
+ * guest's registers and changed nothing else; the backend completes the instruction (as
+ * hv_skip_exit_insn) and enters again at once with the same deadline (e->entry_tsc and the kind are
+ * then the next exit's); false: core did nothing and the exit returns from hv_vcpu_run as any
+ * other. Host interrupts stay disabled throughout: one pending exits the next entry at once (VMX:
+ * the backend asks only when the guest's IF is set, Bochs bug 1 in vmx/run.c). */
+typedef bool (*hv_exit_quick_fn)(struct hv_vcpu *v, struct hv_exit *e);
+void hv_set_exit_quick(hv_exit_quick_fn fn);
+/* The kinds the quick path may take (a bit per kind): the backend asks for no other. */
 #define HV_EXIT_QUICK_KINDS ((1u << HV_EXIT_CPUID) | (1u << HV_EXIT_HYPERCALL))
 _Static_assert(HV_EXIT_NR_KINDS <= 32, "HV_EXIT_QUICK_KINDS shifts by a kind");
 

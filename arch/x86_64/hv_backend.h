@@ -86,6 +86,8 @@ void hv_single_step_trap(struct hv_vcpu *v);
 
 /* Frames for VMCSs/VMCBs, bitmaps and paging structures (set by hv_set_frame_ops). */
 extern struct hv_frame_ops hv_frames;
+/* Core's quick path (hv.h, hv_set_exit_quick; a refusal until core sets it). */
+extern hv_exit_quick_fn hv_exit_quick;
 /* PAUSE-loop detection as core set it (hv_set_pause_loop); read at vcpu_create. */
 extern struct hv_pause_loop hv_pause_loop;
 
