@@ -119,10 +119,18 @@ void cr_charge(struct sched *s, struct sched_vcpu *v, uint64_t now)
 	cr_charge_inline(s, v, now);
 }
 
+/* Keeps what v's latency slice used (charged up to now) as its next request (boost_req). */
+void cr_boost_used(struct sched *s, struct sched_vcpu *v)
+{
+	uint64_t used = cs(s)->p.boost_ns - min_u64(cv(v)->boost_left, cs(s)->p.boost_ns);
+	cv(v)->boost_req = cr_ns_to_vt(used, ew_of(v));
+}
+
 void cr_unboost(struct sched *s, struct sched_vcpu *v, uint64_t now)
 {
 	if (v->prio != SCHED_PRI_BOOST)
 		return;
+	cr_boost_used(s, v);
 	cv(v)->boost_left = 0;
 	SCHED_PUT(v->prio, (uint8_t)(cr_vcredit(s, v) > 0 ? SCHED_PRI_UNDER : SCHED_PRI_OVER));
 	sched_trace_ev(s, v->pcpu, now, SCHED_EV_UNBOOST, v, cr_vcredit(s, v));

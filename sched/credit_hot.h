@@ -110,11 +110,15 @@ static inline void cr_enqueue_quiet(struct sched *s, struct sched_vcpu *v)
 	SCHED_PUT(v->state, (uint8_t)SCHED_VS_RUNNABLE);
 	cv(v)->hn.seq = sched_next_seq(s);
 	if (v->prio == SCHED_PRI_BOOST) {
-		/* Least boosted time per weight first (start-time fair queueing on bvt, the
-		 * virtual time only boosted ns advance; credit1 queues boosts FIFO): a vCPU that
-		 * wakes often and spends its boost budget cannot queue ahead of one that wakes
-		 * rarely, however many wakes it makes (the fuzzer next to an echo domain). */
-		cv(v)->hn.key = cv(v)->bvt;
+		/* Earliest virtual deadline first, EEVDF's rule on the boosted: the deadline is
+		 * bvt (the virtual time only boosted ns advance; credit1 queues boosts FIFO) plus
+		 * the request, what its last latency slice used (boost_req). A vCPU that wakes
+		 * often and spends its boost budget cannot queue ahead of one that wakes rarely,
+		 * however many wakes it makes; and where both have budget to spare (their bvt at
+		 * the same floor), one that answers in a few us goes before one that runs its
+		 * whole latency slice (the echo domain beside the fuzzers, whose timer wakes each
+		 * ran 100 us ahead of the echo's). */
+		cv(v)->hn.key = cv(v)->bvt + cv(v)->boost_req;
 		cv(v)->heap = HEAP_BOOST;
 		hn_insert(&cpc(pc)->rq_boost, &cv(v)->hn);
 	} else {

@@ -63,8 +63,12 @@ static struct sched_vcpu *decide_current(struct sched *s, unsigned p, uint64_t n
 	/* A latency slice that just ended sends the vCPU back in line (vtime order). */
 	bool expired = boosted ? cv(cur)->boost_left == 0
 			       : was_boosted || now >= pc->curr_since + slice_of(s, cur);
-	/* A boosted vCPU finishes its (short) latency slice; others yield to a tickle. */
-	bool want = yielded || expired || (SCHED_GET(pc->resched) && !boosted);
+	/* A boosted vCPU finishes its (short) latency slice unless the boost queue's head
+	 * passes it (rule 5); others yield to a tickle. */
+	bool want = yielded || expired ||
+		    (SCHED_GET(pc->resched) &&
+		     (!boosted ||
+		      (cpc(pc)->rq_boost && cr_boost_passes(cr_vcpu_of(cpc(pc)->rq_boost), cur))));
 	if (expired && !yielded)
 		SCHED_PUT(cur->in_spin_loop, false); /* ran a full slice: a yield target again */
 	if (want && !yielded && cs(s)->p.ratelimit_ns &&

@@ -55,6 +55,8 @@ struct cr_vcpu {
 	uint64_t gvt;		  /* vtime never rebased by migration: comparable across pCPUs */
 	uint64_t bal_hold;	  /* not moved by balancing before this time */
 	uint64_t bvt;		  /* boost budget: a vtime charged only by boosted ns */
+	uint64_t boost_req;	  /* its last latency slice's boosted ns, in vtime at its
+				   * weight then: the request of its boost queue deadline */
 	uint64_t bvrem;		  /* remainder of its division */
 	uint64_t idle_lag;	  /* F_IDLE_RET: vclock - vtime when it retired */
 	uint64_t cyc_at, cyc_run; /* start of its use window (a block), c.run_ns then */
@@ -327,6 +329,7 @@ static inline void cr_set_vtime(struct sched_vcpu *v, uint64_t vt)
 void cr_retire_at_idle(struct sched *s, unsigned p);
 void cr_restore_idle_lag(struct sched *s, struct sched_vcpu *v);
 void cr_transfer(struct sched *s, struct sched_vcpu *v, unsigned to, uint64_t now);
+void cr_boost_used(struct sched *s, struct sched_vcpu *v);
 void cr_unboost(struct sched *s, struct sched_vcpu *v, uint64_t now);
 
 /* credit_wake.c: wakes, sleeps, yields (ops) */
@@ -437,13 +440,25 @@ unsigned cr_audit(const struct sched *s, sched_print_fn pr, void *arg);
 
 /* credit_balance.c: between pCPUs */
 int cr_tickle_slow(struct sched *s, struct sched_vcpu *v);
+/* Whether boosted v, queued on the pCPU where boosted cur runs, preempts it (rule 5): v's
+ * deadline in the boost queue (hn.key: bvt + boost_req) is before cur's, its bvt charged
+ * so far plus what is left of its latency slice. An echo's wake then no longer waits for
+ * the rest of a fuzzer's latency slice; two that spend alike stay in their order. */
+static inline bool cr_boost_passes(const struct sched_vcpu *v, const struct sched_vcpu *cur)
+{
+	return (int64_t)(cv(v)->hn.key - cv(cur)->bvt -
+			 cr_ns_to_vt(cv(cur)->boost_left, ew_of(cur))) < 0;
+}
+
 /* The pCPU to kick for a vCPU just queued (-1: none): its own when it preempts the current
  * vCPU there (inline: every event wake), else cr_tickle_slow's answer. */
 static inline int cr_tickle(struct sched *s, struct sched_vcpu *v)
 {
 	struct sched_pcpu *pc = &s->pcpu[v->pcpu];
 	struct sched_vcpu *cur = pc->curr;
-	if (!cur || cur->state != SCHED_VS_RUNNING || v->prio < cur->prio) {
+	if (!cur || cur->state != SCHED_VS_RUNNING || v->prio < cur->prio ||
+	    (v->prio == SCHED_PRI_BOOST && cur->prio == SCHED_PRI_BOOST &&
+	     cr_boost_passes(v, cur))) {
 		SCHED_PUT(pc->resched, true);
 		return v->pcpu;
 	}

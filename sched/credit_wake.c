@@ -25,6 +25,8 @@ static inline __attribute__((always_inline)) void boost(struct sched *s, struct 
 	if (v->prio != SCHED_PRI_BOOST) {
 		v->c.boosts++;
 		sched_add(&v->dom->c.boosts, 1);
+	} else {
+		cr_boost_used(s, v); /* the latency slice it restarts */
 	}
 	SCHED_PUT(v->prio, (uint8_t)SCHED_PRI_BOOST);
 	cv(v)->boost_left = cs(s)->p.boost_ns;
