@@ -283,6 +283,33 @@ static void sort(uint32_t *a, unsigned n)
 		}
 }
 
+/* The slowest pings of a path (the p99 of 250 is its third slowest): per ping, the stages
+ * more than 20 ticks off their p50 (p50s[]), as
+ *   pingtrace <path> slow total= <stage>=<ticks>(<p50>) ... */
+#define PT_SLOWEST 5
+static void report_slowest(unsigned p, const uint32_t *p50s)
+{
+	static bool shown[PT_MAX];
+	for (unsigned i = 0; i < PT_MAX; i++)
+		shown[i] = false;
+	for (unsigned k = 0; k < PT_SLOWEST && k < pt.n[p]; k++) {
+		unsigned w = PT_MAX;
+		for (unsigned i = 0; i < pt.n[p]; i++)
+			if (!shown[i] && (w == PT_MAX || pt.d[p][PT_DUE][i] > pt.d[p][PT_DUE][w]))
+				w = i;
+		if (w == PT_MAX)
+			break;
+		shown[w] = true;
+		printk("pingtrace %s slow total=%u", path_name[p], pt.d[p][PT_DUE][w] - 1);
+		for (unsigned s = PT_FIRE; s < PT_N; s++) {
+			uint32_t d = pt.d[p][s][w];
+			if (d && (d - 1 > p50s[s] + 20 || d - 1 + 20 < p50s[s]))
+				printk(" %s=%u(%u)", stage_name[s], d - 1, p50s[s]);
+		}
+		printk("\n");
+	}
+}
+
 /* One line per path and stage:
  *   pingtrace <path> <stage> n= p50= p99= min= max= avg=
  * in TSC ticks (Bochs: instructions); stage `total` is the round trip from the scheduled
@@ -300,6 +327,7 @@ void pt_report(void)
 	if (late.lost)
 		printk("pingtrace late unkeyed n=%lu\n", (unsigned long)late.lost);
 	for (unsigned p = 0; p < PATH_N; p++) {
+		uint32_t p50s[PT_N] = {0};
 		if (!pt.n[p])
 			continue;
 		printk("pingtrace %s pings n=%u of=%lu\n", path_name[p], pt.n[p],
@@ -315,10 +343,12 @@ void pt_report(void)
 			if (!n)
 				continue;
 			sort(col, n);
+			p50s[s] = col[(n - 1) / 2];
 			printk("pingtrace %s %s n=%u p50=%u p99=%u min=%u max=%u avg=%lu\n",
 			       path_name[p], s == PT_DUE ? "total" : stage_name[s], n,
 			       col[(n - 1) / 2], col[(n * 99 + 99) / 100 - 1], col[0], col[n - 1],
 			       (unsigned long)(sum / n));
 		}
+		report_slowest(p, p50s);
 	}
 }

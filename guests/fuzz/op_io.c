@@ -54,8 +54,7 @@ void op_io(void)
 		if (got == 0xc1)
 			return;
 		want = 0x01;
-	}
-	else if (com1)
+	} else if (com1)
 		return;
 	/* The minimal PC's registers with values of their own (docs/guests.md): fw_cfg data,
 	 * the PM1 block and the PM timer. */
