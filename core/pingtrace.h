@@ -3,11 +3,11 @@
  * source (core/ping.c), the TSC at each stage of its round trip below, and prints per path
  * and stage the ticks spent since the previous stage (p50, p99, min, max) at the end of the
  * run (`pingtrace ...` lines, tools/pingtrace-table.sh), and the stages of its five slowest
- * pings that were off their p50 (`pingtrace <path> slow ...`: where a p99 comes from). Under Bochs one TSC tick is one
- * instruction (`clock: sync=none`: deterministic). Every other build compiles PT_STAMP and
- * the other hooks to nothing: no code, no data. The hooks are called from core/ping.c,
- * core/vcpu.c, core/vmm.c, core/hypercall.c and core/sched_door.c (which also builds for
- * the host, without this option). */
+ * pings that were off their p50 (`pingtrace <path> slow ...`: where a p99 comes from).
+ * Under Bochs one TSC tick is one instruction (`clock: sync=none`: deterministic). Every
+ * other build compiles PT_STAMP and the other hooks to nothing: no code, no data. The hooks
+ * are called from core/ping.c, core/vcpu.c, core/vmm.c, core/hypercall.c and
+ * core/sched_door.c (which also builds for the host, without this option). */
 #ifndef CORE_PINGTRACE_H
 #define CORE_PINGTRACE_H
 
