@@ -69,7 +69,7 @@ static __attribute__((noinline)) bool exit_quick(struct hv_vcpu *hv, struct hv_e
 {
 	struct vmm_cpu *pc = vmm_this();
 	struct vcpu *v = pc->curr;
-	if (e->kind == HV_EXIT_HYPERCALL && hv_guest_cpl(hv) != 0)
+	if (e->kind == HV_EXIT_HYPERCALL && !hypercall_is_clock(hv))
 		return false;
 	if (__atomic_load_n(&pc->need_resched, __ATOMIC_ACQUIRE) || v->dom->dying ||
 	    __atomic_load_n(&v->s.paused, __ATOMIC_ACQUIRE))
@@ -89,7 +89,7 @@ static __attribute__((noinline)) bool exit_quick(struct hv_vcpu *hv, struct hv_e
 /* Every other hypercall is turned away here, before anything is loaded. */
 bool exit_quick_offer(struct hv_vcpu *hv, struct hv_exit *e)
 {
-	if (e->kind == HV_EXIT_HYPERCALL && hv->gpr[HV_RAX] != HC_CLOCK)
+	if (e->kind == HV_EXIT_HYPERCALL && !hypercall_nr_is_clock(hv))
 		return false;
 	return exit_quick(hv, e);
 }

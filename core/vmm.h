@@ -274,9 +274,15 @@ int event_allow(struct domain *d, uint64_t port, uint64_t dom, bool on);
 /* hypercall.c */
 enum exit_action hypercall(struct vcpu *v, struct hv_exit *e);
 void hypercall_clock(struct vcpu *v);
+/* HC_CLOCK from CPL 0: answered by hypercall_clock alone. Its number is tested first, and
+ * alone by core's quick path (exit_quick_offer) to turn other calls away at once. */
+static inline bool hypercall_nr_is_clock(const struct hv_vcpu *h)
+{
+	return h->gpr[HV_RAX] == HC_CLOCK;
+}
 static inline bool hypercall_is_clock(struct hv_vcpu *h)
 {
-	return h->gpr[HV_RAX] == HC_CLOCK && hv_guest_cpl(h) == 0;
+	return hypercall_nr_is_clock(h) && hv_guest_cpl(h) == 0;
 }
 /* Privileged calls hypercall.c has no entry for (HC_PING, HC_CONSOLE_READ, the service
  * domain's sliver/service.h calls, any number up to HC_PRIV_END - 1): the permission check
