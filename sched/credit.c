@@ -119,11 +119,15 @@ void cr_charge(struct sched *s, struct sched_vcpu *v, uint64_t now)
 	cr_charge_inline(s, v, now);
 }
 
-/* Keeps what v's latency slice used (charged up to now) as its next request (boost_req). */
+/* Folds what v's latency slice used (charged up to now) into its request (boost_req), a
+ * moving average that gives the new slice a quarter: one short slice of a vCPU that
+ * usually runs its whole latency slice (a fuzzer whose timer wake finds a HLT) does not
+ * put it ahead of one that always answers in a few us. */
 void cr_boost_used(struct sched *s, struct sched_vcpu *v)
 {
 	uint64_t used = cs(s)->p.boost_ns - min_u64(cv(v)->boost_left, cs(s)->p.boost_ns);
-	cv(v)->boost_req = cr_ns_to_vt(used, ew_of(v));
+	uint64_t req = cv(v)->boost_req;
+	cv(v)->boost_req = req - req / 4 + cr_ns_to_vt(used, ew_of(v)) / 4;
 }
 
 void cr_unboost(struct sched *s, struct sched_vcpu *v, uint64_t now)
