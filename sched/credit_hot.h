@@ -112,7 +112,7 @@ static inline void cr_enqueue_quiet(struct sched *s, struct sched_vcpu *v)
 	if (v->prio == SCHED_PRI_BOOST) {
 		/* Earliest virtual deadline first, EEVDF's rule on the boosted: the deadline is
 		 * bvt (the virtual time only boosted ns advance; credit1 queues boosts FIFO) plus
-		 * the request, what its last latency slice used (boost_req). A vCPU that wakes
+		 * the request, what its latency slices used (boost_req). A vCPU that wakes
 		 * often and spends its boost budget cannot queue ahead of one that wakes rarely,
 		 * however many wakes it makes; and where both have budget to spare (their bvt at
 		 * the same floor), one that answers in a few us goes before one that runs its

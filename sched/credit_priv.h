@@ -55,8 +55,8 @@ struct cr_vcpu {
 	uint64_t gvt;		  /* vtime never rebased by migration: comparable across pCPUs */
 	uint64_t bal_hold;	  /* not moved by balancing before this time */
 	uint64_t bvt;		  /* boost budget: a vtime charged only by boosted ns */
-	uint64_t boost_req;	  /* its last latency slice's boosted ns, in vtime at its
-				   * weight then: the request of its boost queue deadline */
+	uint64_t boost_req;	  /* its latency slices' boosted ns (a moving average), in
+				   * vtime at its weight: the request of its boost deadline */
 	uint64_t bvrem;		  /* remainder of its division */
 	uint64_t idle_lag;	  /* F_IDLE_RET: vclock - vtime when it retired */
 	uint64_t cyc_at, cyc_run; /* start of its use window (a block), c.run_ns then */
