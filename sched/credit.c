@@ -176,7 +176,8 @@ static int credit_vcpu_insert(struct sched *s, struct sched_vcpu *v, uint64_t no
 	cv(v)->w_acct = 0;
 	cv(v)->lease = 0;
 	cv(v)->boost_left = 0;
-	v->since = now; /* owed_ns, refund_ns: the caller's (zero for a new vCPU), kept */
+	cv(v)->boost_req = 0; /* the priv bytes may be another policy's (a policy change) */
+	v->since = now;	      /* owed_ns, refund_ns: the caller's (zero for a new vCPU), kept */
 	SCHED_ADD(s->pcpu[p].nr_vcpus, 1);
 	s->nr_vcpus++;
 	if (d->nr_vcpus++ == 0) {
