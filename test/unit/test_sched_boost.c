@@ -208,6 +208,100 @@ static void test_boost_order_least_boosted_first(void **st)
 	assert_ptr_equal(sched_pick_next(&S, 0, t + cs(&S)->p.boost_ns).vcpu, &V[1]);
 }
 
+/* Trains the boost request of V[long_i] (runs every latency slice to its end) and V[short_i]
+ * (answers in 2 us), beside V0 which always runs: 12 rounds, each followed by 1 ms of V0, so
+ * that both budgets stay full (their bvt at the same floor, rule 7). Returns the time. */
+static uint64_t train_requests(uint64_t t, unsigned long_i, unsigned short_i)
+{
+	for (int i = 0; i < 12; i++) {
+		sched_wake(&S, &V[long_i], t, WAKE_EVENT);
+		struct sched_pick pk = sched_pick_next(&S, 0, t);
+		assert_ptr_equal(pk.vcpu, &V[long_i]);
+		t = pk.run_until; /* its whole latency slice */
+		sched_pick_next(&S, 0, t);
+		sched_sleep(&S, &V[long_i], t);
+		sched_wake(&S, &V[short_i], t, WAKE_EVENT);
+		assert_ptr_equal(sched_pick_next(&S, 0, t).vcpu, &V[short_i]);
+		t += 2 * US;
+		sched_sleep(&S, &V[short_i], t);
+		t = run(t, t + MS);
+	}
+	return t;
+}
+
+/* Rule 5: the boost queue by earliest virtual deadline, bvt + the request. Both boosted
+ * with budget to spare (bvt at the floor): the one whose latency slices took 2 us goes
+ * before the one that runs its whole slice, though it woke second (FIFO, or bvt alone,
+ * put the fuzzer's timer wake ahead of the echo: BENCHMARKS.md, "The boost queue by
+ * virtual deadline"). */
+static void test_boost_order_short_request_first(void **st)
+{
+	(void)st;
+	setup(3);
+	for (unsigned i = 0; i < 3; i++)
+		sched_wake(&S, &V[i], 0, WAKE_NEW);
+	uint64_t t = run(0, 10 * MS);
+	sched_sleep(&S, &V[1], t);
+	sched_sleep(&S, &V[2], t);
+	t = train_requests(t, 1, 2);
+	assert_true(cv(&V[1])->boost_req > 8 * cv(&V[2])->boost_req);
+	/* 200 ms runnable beside V0, unboosted (a wake that is not an event): both budgets
+	 * fill; then both block, and their events come together. */
+	sched_wake(&S, &V[1], t, 0);
+	sched_wake(&S, &V[2], t, 0);
+	t = run(t, t + 200 * MS);
+	sched_sleep(&S, &V[1], t);
+	sched_sleep(&S, &V[2], t);
+	sched_pick_next(&S, 0, t);
+	t += 10 * US;
+	sched_wake(&S, &V[1], t, WAKE_EVENT); /* first */
+	sched_wake(&S, &V[2], t, WAKE_EVENT);
+	assert_int_equal(V[1].prio, SCHED_PRI_BOOST);
+	assert_int_equal(V[2].prio, SCHED_PRI_BOOST);
+	assert_true(cv(&V[1])->bvt == cv(&V[2])->bvt); /* both at the floor (rule 7) */
+	assert_ptr_equal(sched_pick_next(&S, 0, t).vcpu, &V[2]);
+	sched_sleep(&S, &V[2], t + 2 * US);
+	assert_ptr_equal(sched_pick_next(&S, 0, t + 2 * US).vcpu, &V[1]);
+}
+
+/* Rule 5: a boosted wake preempts a boosted runner whose deadline (its bvt charged so far
+ * plus what is left of its latency slice) is later than the woken one's, and not the other
+ * way round. */
+static void test_boosted_wake_preempts_later_deadline(void **st)
+{
+	(void)st;
+	setup(3);
+	for (unsigned i = 0; i < 3; i++)
+		sched_wake(&S, &V[i], 0, WAKE_NEW);
+	uint64_t t = run(0, 10 * MS);
+	sched_sleep(&S, &V[1], t);
+	sched_sleep(&S, &V[2], t);
+	t = train_requests(t, 1, 2);
+	/* The long one runs boosted; the short one's wake preempts it. */
+	sched_wake(&S, &V[1], t, WAKE_EVENT);
+	assert_ptr_equal(sched_pick_next(&S, 0, t).vcpu, &V[1]);
+	t += 5 * US;
+	sched_cpumask_t k = sched_wake(&S, &V[2], t, WAKE_EVENT);
+	assert_true(cpumask_test(k, 0));
+	assert_ptr_equal(sched_pick_next(&S, 0, t).vcpu, &V[2]);
+	t += 2 * US;
+	sched_sleep(&S, &V[2], t);
+	struct sched_pick pk = sched_pick_next(&S, 0, t);
+	assert_ptr_equal(pk.vcpu, &V[1]); /* back, boosted, with the rest of its slice */
+	assert_int_equal(V[1].prio, SCHED_PRI_BOOST);
+	assert_true(pk.run_until == t + cs(&S)->p.boost_ns - 5 * US);
+	/* The short one runs boosted; the long one's wake waits for it. */
+	sched_pick_next(&S, 0, pk.run_until);
+	sched_sleep(&S, &V[1], pk.run_until);
+	t = run(pk.run_until, pk.run_until + MS);
+	sched_wake(&S, &V[2], t, WAKE_EVENT);
+	assert_ptr_equal(sched_pick_next(&S, 0, t).vcpu, &V[2]);
+	t += 1 * US;
+	sched_wake(&S, &V[1], t, WAKE_EVENT);
+	assert_int_equal(V[1].prio, SCHED_PRI_BOOST);
+	assert_ptr_equal(sched_pick_next(&S, 0, t).vcpu, &V[2]);
+}
+
 /* The budget refills at the rate the cap leaves free: a parked vCPU runs nothing, so its
  * weight does not dilute the others' budgets (sched-fuzz seed 257: an echo of weight 256
  * beside a domain of weight 49084 capped at 114% of 2 pCPUs, 86% of the machine idle under
@@ -239,6 +333,8 @@ int main(void)
 		cmocka_unit_test(test_self_waking_attacker_gains_nothing),
 		cmocka_unit_test(test_budget_not_granted_by_migration),
 		cmocka_unit_test(test_boost_order_least_boosted_first),
+		cmocka_unit_test(test_boost_order_short_request_first),
+		cmocka_unit_test(test_boosted_wake_preempts_later_deadline),
 		cmocka_unit_test(test_budget_refills_beside_a_parked_heavy_domain),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
