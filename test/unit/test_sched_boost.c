@@ -208,11 +208,18 @@ static void test_boost_order_least_boosted_first(void **st)
 	assert_ptr_equal(sched_pick_next(&S, 0, t + cs(&S)->p.boost_ns).vcpu, &V[1]);
 }
 
-/* Trains the boost request of V[long_i] (runs every latency slice to its end) and V[short_i]
- * (answers in 2 us), beside V0 which always runs: 12 rounds, each followed by 1 ms of V0, so
- * that both budgets stay full (their bvt at the same floor, rule 7). Returns the time. */
-static uint64_t train_requests(uint64_t t, unsigned long_i, unsigned short_i)
+/* Three vCPUs beside each other, V0 always runnable; trains the boost request of V1 (runs
+ * every latency slice to its end) and V2 (answers in 2 us): 12 rounds, each followed by
+ * 1 ms of V0, so that both keep budget to spare. Returns the time, V1 and V2 asleep. */
+static uint64_t train_requests(void)
 {
+	const unsigned long_i = 1, short_i = 2;
+	setup(3);
+	for (unsigned i = 0; i < 3; i++)
+		sched_wake(&S, &V[i], 0, WAKE_NEW);
+	uint64_t t = run(0, 10 * MS);
+	sched_sleep(&S, &V[long_i], t);
+	sched_sleep(&S, &V[short_i], t);
 	for (int i = 0; i < 12; i++) {
 		sched_wake(&S, &V[long_i], t, WAKE_EVENT);
 		struct sched_pick pk = sched_pick_next(&S, 0, t);
@@ -237,13 +244,7 @@ static uint64_t train_requests(uint64_t t, unsigned long_i, unsigned short_i)
 static void test_boost_order_short_request_first(void **st)
 {
 	(void)st;
-	setup(3);
-	for (unsigned i = 0; i < 3; i++)
-		sched_wake(&S, &V[i], 0, WAKE_NEW);
-	uint64_t t = run(0, 10 * MS);
-	sched_sleep(&S, &V[1], t);
-	sched_sleep(&S, &V[2], t);
-	t = train_requests(t, 1, 2);
+	uint64_t t = train_requests();
 	assert_true(cv(&V[1])->boost_req > 8 * cv(&V[2])->boost_req);
 	/* 200 ms runnable beside V0, unboosted (a wake that is not an event): both budgets
 	 * fill; then both block, and their events come together. */
@@ -270,13 +271,7 @@ static void test_boost_order_short_request_first(void **st)
 static void test_boosted_wake_preempts_later_deadline(void **st)
 {
 	(void)st;
-	setup(3);
-	for (unsigned i = 0; i < 3; i++)
-		sched_wake(&S, &V[i], 0, WAKE_NEW);
-	uint64_t t = run(0, 10 * MS);
-	sched_sleep(&S, &V[1], t);
-	sched_sleep(&S, &V[2], t);
-	t = train_requests(t, 1, 2);
+	uint64_t t = train_requests();
 	/* The long one runs boosted; the short one's wake preempts it. */
 	sched_wake(&S, &V[1], t, WAKE_EVENT);
 	assert_ptr_equal(sched_pick_next(&S, 0, t).vcpu, &V[1]);
